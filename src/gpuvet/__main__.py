@@ -1,0 +1,5 @@
+import sys
+
+from gpuvet.cli import main
+
+sys.exit(main())

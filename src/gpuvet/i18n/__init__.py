@@ -1,0 +1,62 @@
+"""Message catalogs: every user-facing sentence exists in English and Chinese.
+
+Catalogs are TOML files under ``i18n/<lang>/<area>.toml`` (one file per area so that areas grow independently);
+each top-level key is a message id and its value a ``str.format`` template. ``render`` fills the template with a
+:class:`~gpuvet.models.Message`'s parameters; a missing id renders as the id itself, and a test makes sure none is
+missing in either language.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional
+
+from gpuvet.kb.toml import load_toml
+
+LANGS = ("en", "zh")
+_HERE = Path(__file__).parent
+
+
+def default_lang(environ: Optional[Mapping[str, str]] = None) -> str:
+    """``zh`` when LC_ALL / LC_MESSAGES / LANG (first set wins, like gettext) starts with zh; else ``en``."""
+    environ = os.environ if environ is None else environ
+    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(key)
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> Dict[str, str]:
+    messages: Dict[str, str] = {}
+    folder = _HERE / lang
+    for path in sorted(folder.glob("*.toml")):
+        for key, value in load_toml(path).items():
+            if key in messages:
+                raise ValueError(f"message id {key!r} defined twice ({path.name})")
+            messages[key] = value
+    return messages
+
+
+class _Lenient(dict):
+    """Leaves an unknown placeholder visible instead of raising, so a message never crashes a report."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def text(lang: str, message_id: str, **params: Any) -> str:
+    template = catalog(lang).get(message_id) or catalog("en").get(message_id) or message_id
+    return template.format_map(_Lenient(params))
+
+
+def render(message: Any, lang: str) -> str:
+    """Render a Message (or pass a plain string through)."""
+    if message is None:
+        return ""
+    if isinstance(message, str):
+        return message
+    return text(lang, message.id, **dict(message.params))

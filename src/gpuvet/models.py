@@ -1,0 +1,148 @@
+"""The data that flows from checks to formatters: messages, findings, chain links, target results, reports.
+
+Titles and details are :class:`Message` objects (a catalog id plus parameters), not strings, so one result renders
+in English or Chinese (``gpuvet.i18n``). Everything here is frozen, plain data.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Tuple
+
+# DESIGN.md §5: the one vocabulary for check findings and diagnose causes. Add, never rename.
+FINDING_CODES = (
+    "no_driver",
+    "driver_too_old",
+    "nvml_driver_mismatch",
+    "gpu_unsupported_by_cuda",
+    "arch_not_in_build",
+    "feature_arch_unsupported",
+    "cpu_only_build",
+    "cuda_library_missing",
+    "cudnn_mismatch",
+    "nccl_mismatch",
+    "toolkit_mismatch",
+    "abi_mismatch",
+    "python_unsupported",
+    "package_conflict",
+    "insufficient_vram",
+    "container_gpu_not_exposed",
+    "virtualization_limit",
+    "interconnect_slow",
+    "health_problem",
+    "nccl_comm_failure",
+    "unknown_version",
+    "not_a_stack_problem",
+)
+
+# The chain, checked in this order (the mission statement), plus the GPU itself.
+LAYERS = ("driver", "cuda", "cudnn", "nccl", "framework", "python", "packages", "gpu", "host")
+
+
+class Severity(str, enum.Enum):
+    FAIL = "fail"
+    WARN = "warn"
+    INFO = "info"
+
+
+class Verdict(str, enum.Enum):
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    UNKNOWN = "unknown"
+    SKIP = "skip"
+
+
+# Worst first: a target's verdict is the worst of its parts.
+_VERDICT_ORDER = (Verdict.FAIL, Verdict.UNKNOWN, Verdict.WARN, Verdict.PASS, Verdict.SKIP)
+
+
+def worst(verdicts) -> Verdict:
+    """The worst verdict of an iterable (PASS when empty)."""
+    present = set(verdicts)
+    for verdict in _VERDICT_ORDER:
+        if verdict in present:
+            return verdict
+    return Verdict.PASS
+
+
+@dataclass(frozen=True)
+class Message:
+    """A catalog message id and its parameters; rendered by ``gpuvet.i18n.render(message, lang)``."""
+
+    id: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def msg(message_id: str, **params: Any) -> Message:
+    return Message(message_id, params)
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: Message
+    commands: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # one of FINDING_CODES
+    severity: Severity
+    layer: str  # one of LAYERS
+    title: Message
+    detail: Message
+    expected: Optional[str] = None
+    actual: Optional[str] = None
+    fix: Optional[Fix] = None
+    sources: Tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.code not in FINDING_CODES:
+            raise ValueError(f"unknown finding code {self.code!r}")
+        if self.layer not in LAYERS:
+            raise ValueError(f"unknown layer {self.layer!r}")
+
+    @property
+    def verdict(self) -> Verdict:
+        if self.code == "unknown_version":
+            return Verdict.UNKNOWN
+        return {Severity.FAIL: Verdict.FAIL, Severity.WARN: Verdict.WARN}.get(self.severity, Verdict.PASS)
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link of the chain driver → CUDA → cuDNN/NCCL → framework build → Python for one target."""
+
+    layer: str
+    verdict: Verdict
+    actual: Optional[str]
+    expected: Optional[str] = None
+    source: Optional[str] = None  # where ``actual`` came from (snapshot fact source)
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    target: str  # as the user wrote it
+    resolved: Optional[str]  # the exact build judged, e.g. torch==2.1.2+cu121
+    chain: Tuple[Link, ...]
+    findings: Tuple[Finding, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        parts = [f.verdict for f in self.findings] + [link.verdict for link in self.chain]
+        return worst(v for v in parts if v is not Verdict.SKIP)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    snapshot: Mapping[str, Any]
+    targets: Tuple[TargetResult, ...]
+    machine: Tuple[Finding, ...] = ()  # findings about the machine that belong to no target (no driver, health)
+    kb_version: str = ""
+    kb_updated: str = ""
+
+    @property
+    def verdict(self) -> Verdict:
+        parts = [t.verdict for t in self.targets] + [f.verdict for f in self.machine]
+        return worst(parts)

@@ -1,0 +1,231 @@
+"""Reading, merging and querying snapshots (the schema is docs/SNAPSHOT.md).
+
+The probe and the ingest parsers build plain dicts; everything downstream reads them through
+:class:`SnapshotView`, which turns facts into typed answers and never raises on a missing section.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime, timezone
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
+from gpuvet import __version__
+from gpuvet.errors import InputError
+from gpuvet.probe.facts import FAILED, FOUND, MISSING, is_found, missing, value_of
+from gpuvet.probe.names import canonical_name
+
+SCHEMA_VERSION = 1
+
+SECTIONS = {
+    "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl"),
+    "driver": ("version", "cuda_max", "kernel_module", "nvml_binding", "error"),
+}
+TOP_LEVEL_FACTS = (
+    "gpus",
+    "topology",
+    "cuda_toolkits",
+    "cudnn",
+    "nccl",
+    "python",
+    "pip",
+    "conda",
+    "packages",
+    "frameworks",
+    "binaries",
+    "env",
+)
+
+
+def new_snapshot(origin_type: str, inputs: Iterable[str] = (), host: Optional[str] = None) -> Dict[str, Any]:
+    """An empty snapshot envelope; parsers fill in the sections they know."""
+    origin: Dict[str, Any] = {"type": origin_type, "inputs": list(inputs)}
+    if host:
+        origin["host"] = host
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "gpuvet_version": __version__,
+        "kind": "snapshot",
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "origin": origin,
+    }
+
+
+def looks_like_snapshot(document: Any) -> bool:
+    return isinstance(document, dict) and document.get("kind") == "snapshot" and "schema_version" in document
+
+
+def load_snapshot(text: str, name: str = "snapshot") -> Dict[str, Any]:
+    """Parse and validate a snapshot JSON document; InputError with one clear line when it is not one."""
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{name}: not JSON ({exc})", hint="pass a file written by `gpuvet probe --format json`")
+    return validate_snapshot(document, name)
+
+
+def validate_snapshot(document: Any, name: str = "snapshot") -> Dict[str, Any]:
+    if not looks_like_snapshot(document):
+        raise InputError(
+            f"{name}: not a gpuvet snapshot (no \"kind\": \"snapshot\")",
+            hint="pass a file written by `gpuvet probe --format json`",
+        )
+    version = document.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"{name}: snapshot schema_version {version!r} is not supported (this gpuvet reads {SCHEMA_VERSION})",
+            hint="re-run the probe with this gpuvet version",
+        )
+    for section, keys in SECTIONS.items():
+        value = document.get(section, {})
+        if not isinstance(value, dict):
+            raise InputError(f"{name}: section {section!r} is not an object")
+        for key in keys:
+            _check_fact(value.get(key), f"{section}.{key}", name)
+    for key in TOP_LEVEL_FACTS:
+        _check_fact(document.get(key), key, name)
+    return document
+
+
+def _check_fact(fact: Any, where: str, name: str) -> None:
+    if fact is None:
+        return
+    if not isinstance(fact, dict) or fact.get("status") not in (FOUND, MISSING, FAILED):
+        raise InputError(f"{name}: {where} is not a fact (status found|missing|failed)")
+
+
+def _rank(fact: Any) -> int:
+    if not isinstance(fact, dict):
+        return 0
+    return {FOUND: 3, FAILED: 2, MISSING: 1}.get(fact.get("status"), 0)
+
+
+def _merge_fact(old: Any, new: Any, key: str) -> Any:
+    if new is None:
+        return old
+    if old is None:
+        return new
+    if key == "packages" and is_found(old) and is_found(new):
+        by_name = {p["name"]: p for p in old["value"]}
+        by_name.update({p["name"]: p for p in new["value"]})
+        merged = dict(new)
+        merged["value"] = sorted(by_name.values(), key=lambda p: p["name"])
+        return merged
+    if key == "frameworks" and is_found(old) and is_found(new):
+        merged = dict(new)
+        combined = dict(old["value"])
+        for fw, info in new["value"].items():
+            combined[fw] = {**combined.get(fw, {}), **{k: v for k, v in info.items() if v is not None}}
+        merged["value"] = combined
+        return merged
+    return new if _rank(new) >= _rank(old) else old
+
+
+def merge(base: Mapping[str, Any], other: Mapping[str, Any]) -> Dict[str, Any]:
+    """Merge ``other`` into a copy of ``base``: found beats missing/failed; later found beats earlier found."""
+    result = copy.deepcopy(dict(base))
+    for section in SECTIONS:
+        if section in other:
+            target = result.setdefault(section, {})
+            for key, fact in other[section].items():
+                target[key] = _merge_fact(target.get(key), fact, key)
+    for key in TOP_LEVEL_FACTS:
+        if key in other:
+            result[key] = _merge_fact(result.get(key), other[key], key)
+    inputs = list(result.get("origin", {}).get("inputs", [])) + list(other.get("origin", {}).get("inputs", []))
+    result["origin"] = {"type": "merged", "inputs": inputs}
+    return result
+
+
+def merge_all(snapshots: List[Mapping[str, Any]]) -> Dict[str, Any]:
+    if not snapshots:
+        return new_snapshot("merged")
+    result = copy.deepcopy(dict(snapshots[0]))
+    for other in snapshots[1:]:
+        result = merge(result, other)
+    return result
+
+
+class SnapshotView:
+    """Typed, forgiving accessors over a snapshot dict. Missing sections read as missing facts."""
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self.document = document
+
+    # -- raw facts ---------------------------------------------------------------------------------------------
+    def fact(self, path: str) -> Dict[str, Any]:
+        """The fact at ``section.key`` or ``key``; a missing fact (reason: not provided) when absent."""
+        node: Any = self.document
+        for part in path.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return missing("not in this snapshot")
+            node = node[part]
+        return node if isinstance(node, dict) and "status" in node else missing("not a fact")
+
+    def value(self, path: str, default: Any = None) -> Any:
+        return value_of(self.fact(path), default)
+
+    def source(self, path: str) -> Optional[str]:
+        fact = self.fact(path)
+        return fact.get("source") if is_found(fact) else None
+
+    # -- convenient answers ------------------------------------------------------------------------------------
+    @property
+    def driver_version(self) -> Optional[str]:
+        return self.value("driver.version") or self.value("driver.kernel_module")
+
+    @property
+    def driver_cuda_max(self) -> Optional[str]:
+        return self.value("driver.cuda_max")
+
+    @property
+    def driver_error(self) -> Optional[str]:
+        return self.value("driver.error")
+
+    @property
+    def gpus(self) -> List[Dict[str, Any]]:
+        return list(self.value("gpus", []) or [])
+
+    @property
+    def packages(self) -> Dict[str, Dict[str, Any]]:
+        return {p["name"]: p for p in self.value("packages", []) or []}
+
+    def package_version(self, name: str) -> Optional[str]:
+        package = self.packages.get(canonical_name(name))
+        return package.get("version") if package else None
+
+    @property
+    def frameworks(self) -> Dict[str, Dict[str, Any]]:
+        return dict(self.value("frameworks", {}) or {})
+
+    @property
+    def python_version(self) -> Optional[str]:
+        return (self.value("python") or {}).get("version")
+
+    @property
+    def toolkits(self) -> List[Dict[str, Any]]:
+        return list(self.value("cuda_toolkits", []) or [])
+
+    @property
+    def nvcc_on_path(self) -> Optional[Dict[str, Any]]:
+        for toolkit in self.toolkits:
+            if toolkit.get("on_path"):
+                return toolkit
+        return None
+
+    @property
+    def cudnn(self) -> List[Dict[str, Any]]:
+        return list(self.value("cudnn", []) or [])
+
+    @property
+    def nccl(self) -> List[Dict[str, Any]]:
+        return list(self.value("nccl", []) or [])
+
+    @property
+    def binaries(self) -> List[Dict[str, Any]]:
+        return list(self.value("binaries", []) or [])
+
+    @property
+    def origin_is_live(self) -> bool:
+        return self.document.get("origin", {}).get("type") == "probe"
