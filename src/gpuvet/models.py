@@ -34,6 +34,8 @@ FINDING_CODES = (
     "nccl_comm_failure",
     "unknown_version",
     "not_a_stack_problem",
+    # added after the first contract (adding is allowed, renaming is not):
+    "platform_unsupported",  # host glibc, CPU instruction set (AVX) or OS below what the build needs
 )
 
 # The chain, checked in this order (the mission statement), plus the GPU itself.

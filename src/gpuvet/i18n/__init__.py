@@ -59,4 +59,10 @@ def render(message: Any, lang: str) -> str:
         return ""
     if isinstance(message, str):
         return message
-    return text(lang, message.id, **dict(message.params))
+    params = {key: render(value, lang) if _is_message(value) else value for key, value in dict(message.params).items()}
+    return text(lang, message.id, **params)
+
+
+def _is_message(value: Any) -> bool:
+    # Messages may nest (a fix that says "do A, or else B"); duck-typed to keep this module free of models.
+    return hasattr(value, "id") and hasattr(value, "params")

@@ -1,0 +1,91 @@
+"""Checks: a snapshot meets the knowledge base, and findings come out.
+
+``run_checks`` is the one entry point (used by ``gpuvet check``, ``gpuvet fleet --check`` and the benchmarks): pure
+over its inputs, no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable, List, Mapping, Optional, Sequence
+
+from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
+from gpuvet.checks.machine import machine_findings
+from gpuvet.checks.resolve import Resolution, alternatives, resolve
+from gpuvet.checks.targets import Target, parse_target
+from gpuvet.models import CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
+from gpuvet.snapshot import SnapshotView
+
+# Findings whose fix gains "or install this build instead" when another build fits the machine as it stands.
+_ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_build", "python_unsupported", "no_driver"}
+
+
+def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
+    """``name==version`` for every framework the KB knows that the snapshot has installed."""
+    targets = []
+    for framework in kb.frameworks():
+        installed = installed_build(view, framework)
+        if installed and installed.get("version"):
+            targets.append(f"{framework.name}=={installed['version']}")
+    return targets
+
+
+def check_target(view: SnapshotView, target: Target, kb: Any) -> TargetResult:
+    resolution: Resolution = resolve(view, target, kb)
+    if resolution.candidate is None:
+        link = Link("framework", Verdict.UNKNOWN, None, target.text)
+        return TargetResult(target.text, None, (link,), resolution.findings)
+    candidate = resolution.candidate
+    links, findings = evaluate(view, candidate, kb)
+    if blocking(findings):
+        findings = _with_alternatives(view, candidate, kb, findings)
+    if resolution.note is not None:
+        findings = findings + (resolution.note,)
+    resolved = f"{candidate.framework.name}=={candidate.release.version}"
+    if candidate.variant.name:
+        resolved += f" ({candidate.variant.name})"
+    return TargetResult(target.text, resolved, links, tuple(findings))
+
+
+def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding]) -> tuple:
+    options = alternatives(view, candidate, kb)
+    if not options:
+        return tuple(findings)
+    better = []
+    for finding in findings:
+        if finding.severity is Severity.FAIL and finding.code in _ALTERNATIVE_HELPS:
+            summary = finding.fix.summary if finding.fix else None
+            commands = tuple(finding.fix.commands) if finding.fix else ()
+            labels = " / ".join(option.label for option in options)
+            alternative = msg("checks.alternative.fix", builds=labels)
+            combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
+            finding = dataclasses.replace(
+                finding, fix=Fix(combined, commands + tuple(option.install for option in options))
+            )
+        better.append(finding)
+    return tuple(better)
+
+
+def run_checks(
+    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Any = None
+) -> CheckReport:
+    """Check ``snapshot`` against each TARGET (or every installed framework when there is none)."""
+    if kb is None:
+        from gpuvet import kb as kb_module
+
+        kb = kb_module.load()
+    view = SnapshotView(snapshot)
+    parsed = [parse_target(text) for text in (targets or [])]
+    if not parsed:
+        parsed = [parse_target(text) for text in installed_targets(view, kb)]
+    results = tuple(check_target(view, target, kb) for target in parsed)
+    return CheckReport(
+        snapshot=snapshot,
+        targets=results,
+        machine=tuple(machine_findings(view, kb)),
+        kb_version=kb.version,
+        kb_updated=kb.updated,
+    )
+
+
+__all__ = ["run_checks", "check_target", "installed_targets", "parse_target", "CheckReport", "TargetResult"]

@@ -1,0 +1,197 @@
+"""From a TARGET to the exact build to judge, and from a failing build to the builds that would fit.
+
+Resolution rules (the knowledge base never guesses):
+- ``torch==2.1.2+cu121``: exactly that release and variant; an unknown release or variant is ``unknown_version``.
+- ``torch==2.1.2``: that release, in the variant installed (when the snapshot has it installed) or the variant plain
+  ``pip install`` gives (the release's PyPI default).
+- ``torch`` / ``torch>=2.1``: the installed version when it satisfies the target; else the newest admitted release
+  whose some variant fits the machine; else the newest admitted release in its default variant (which then fails,
+  with the fitting alternatives in its fixes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, List, Optional, Tuple
+
+from packaging.version import InvalidVersion, Version
+
+from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, major_minor
+from gpuvet.checks.targets import Target
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.snapshot import SnapshotView
+
+
+@dataclass(frozen=True)
+class Resolution:
+    candidate: Optional[Candidate]
+    findings: Tuple[Finding, ...] = ()  # unknown_version and friends when no candidate could be chosen
+    note: Optional[Finding] = None  # e.g. "plain pip install gives another variant"
+
+
+def _unknown(title_id: str, detail_id: str, target: Target, source: Tuple[str, ...] = (), **params: Any) -> Finding:
+    return Finding(
+        code="unknown_version",
+        severity=Severity.WARN,
+        layer="framework",
+        title=msg(title_id, target=target.text, **params),
+        detail=msg(detail_id, target=target.text, **params),
+        sources=source,
+    )
+
+
+def _version(text: Optional[str]) -> Optional[Version]:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _why_unknown(framework: Any, version: str, kb: Any, target: Target) -> Finding:
+    known = [r.version for r in framework.releases]
+    wanted = _version(version)
+    params = dict(
+        name=framework.display,
+        version=version,
+        oldest=known[-1] if known else "-",
+        newest=known[0] if known else "-",
+        kb=kb.version,
+    )
+    if wanted is not None and (wanted.is_prerelease or wanted.is_devrelease):
+        return _unknown("checks.unknown.prerelease.title", "checks.unknown.prerelease.detail", target, **params)
+    if wanted is not None and known and wanted > Version(known[0]):
+        return _unknown("checks.unknown.newer.title", "checks.unknown.newer.detail", target, **params)
+    if wanted is not None and known and wanted < Version(known[-1]):
+        return _unknown("checks.unknown.older.title", "checks.unknown.older.detail", target, **params)
+    return _unknown("checks.unknown.release.title", "checks.unknown.release.detail", target, **params)
+
+
+def _variant_for_installed(release: Any, installed: dict) -> Optional[Any]:
+    local = (_version(installed.get("version")) or Version("0")).local
+    if local:
+        variant = release.variant(local)
+        if variant is not None:
+            return variant
+    if "cuda" in installed:
+        cuda = installed.get("cuda")
+        if not cuda:
+            return release.variant("cpu")
+        return release.variant(major_minor(cuda) or cuda)
+    return None
+
+
+def candidates(framework: Any, admit=lambda release: True) -> Iterator[Candidate]:
+    """Every (release, variant) of a framework, newest release first, the PyPI default variant first within it."""
+    for release in framework.releases:
+        if not admit(release):
+            continue
+        names = list(release.variants)
+        if release.default_variant in names:
+            names.remove(release.default_variant)
+            names.insert(0, release.default_variant)
+        for name in names:
+            yield Candidate(framework, release, release.variants[name])
+
+
+def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
+    _, findings = evaluate(view, candidate, kb)
+    return not blocking(findings) and not any(f.code == "unknown_version" for f in findings)
+
+
+def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release: True) -> Optional[Candidate]:
+    """The newest build of ``framework`` that fits the machine as it stands (GPU builds before CPU builds)."""
+    cpu_fallback = None
+    for candidate in candidates(framework, admit):
+        if not candidate.variant.cuda:
+            if cpu_fallback is None and view.gpus == [] and fits(view, candidate, kb):
+                cpu_fallback = candidate
+            continue
+        if fits(view, candidate, kb):
+            return candidate
+    return cpu_fallback
+
+
+def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
+    framework = kb.framework(target.name)
+    if framework is None:
+        return Resolution(None, (_unknown("checks.unknown.framework.title", "checks.unknown.framework.detail", target, name=target.name, kb=kb.version),))
+    installed = installed_build(view, framework)
+    installed_version = _version(installed.get("version")) if installed else None
+
+    if target.pinned is not None:
+        release = framework.release(target.pinned)
+        if release is None:
+            return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
+        if target.local:
+            variant = release.variant(target.local)
+            if variant is None:
+                return Resolution(
+                    None,
+                    (
+                        _unknown(
+                            "checks.unknown.variant.title",
+                            "checks.unknown.variant.detail",
+                            target,
+                            name=framework.display,
+                            version=release.version,
+                            variant=target.local,
+                            known=", ".join(release.variants) or "-",
+                        ),
+                    ),
+                )
+            return Resolution(Candidate(framework, release, variant))
+        variant = None
+        if installed_version is not None and installed_version.public == Version(release.version).public:
+            variant = _variant_for_installed(release, installed)
+        variant = variant or release.variants.get(release.default_variant) or next(iter(release.variants.values()), None)
+        if variant is None:
+            return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
+        return Resolution(Candidate(framework, release, variant))
+
+    # A range or a bare name.
+    if installed_version is not None and target.admits(installed_version.public):
+        release = framework.release(installed_version.public)
+        if release is None:
+            return Resolution(None, (_why_unknown(framework, str(installed_version), kb, target),))
+        variant = _variant_for_installed(release, installed) or release.variants.get(release.default_variant)
+        if variant is not None:
+            return Resolution(Candidate(framework, release, variant))
+    admitted = [r for r in framework.releases if target.admits(r.version)]
+    if not admitted:
+        newest = framework.releases[0].version if framework.releases else "-"
+        return Resolution(
+            None,
+            (_unknown("checks.unknown.range.title", "checks.unknown.range.detail", target, name=framework.display, newest=newest, kb=kb.version),),
+        )
+    fitting = first_fit(view, framework, kb, admit=lambda r: target.admits(r.version))
+    newest = admitted[0]
+    default = newest.variants.get(newest.default_variant) or next(iter(newest.variants.values()))
+    if fitting is None:
+        return Resolution(Candidate(framework, newest, default))
+    note = None
+    if (fitting.release.version, fitting.variant.name) != (newest.version, default.name):
+        _, default_findings = evaluate(view, Candidate(framework, newest, default), kb)
+        reasons = [f for f in default_findings if f.severity is Severity.FAIL]
+        if reasons:
+            plain = f"{framework.name}=={newest.version} ({default.name})"
+            note = Finding(
+                code=reasons[0].code,
+                severity=Severity.INFO,
+                layer=reasons[0].layer,
+                title=msg("checks.plain_install_differs.title", plain=plain, chosen=fitting.label),
+                detail=msg("checks.plain_install_differs.detail", plain=plain, chosen=fitting.label, why=reasons[0].title),
+                fix=Fix(msg("checks.install_this.fix", build=fitting.label), (fitting.install,)),
+            )
+    return Resolution(fitting, note=note)
+
+
+def alternatives(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Candidate]:
+    """Builds that fit where ``candidate`` does not: the same release in another variant, then the newest release."""
+    found: List[Candidate] = []
+    same = first_fit(view, candidate.framework, kb, admit=lambda r: r.version == candidate.release.version)
+    if same is not None and same.variant.cuda:
+        found.append(same)
+    newest = first_fit(view, candidate.framework, kb)
+    if newest is not None and all(newest.label != c.label for c in found):
+        found.append(newest)
+    return found

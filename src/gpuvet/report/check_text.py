@@ -1,0 +1,89 @@
+"""The terminal rendering of a check document (the dict of ``report.findings.check_to_dict``).
+
+A pure function of the document and options: colour and width are decided by the caller (``report.console``).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any, Dict, List, Mapping
+
+from gpuvet.i18n import text
+from gpuvet.report.machine_summary import machine_lines
+
+_MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
+_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "unknown": "magenta", "skip": "dim", "info": "cyan"}
+
+
+def _badge(verdict: str, lang: str) -> str:
+    return f"[{_STYLE.get(verdict, '')}]{text(lang, 'verdict.' + verdict).upper()}[/]"
+
+
+def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
+    sev = finding["severity"]
+    lines = [f"  [{_STYLE.get(sev, '')}]{_MARK.get(sev, '-')} {esc(finding['title'])}[/]  [dim]({finding['code']}, {finding['layer']})[/]"]
+    if finding.get("detail"):
+        lines.append(f"      {esc(finding['detail'])}")
+    if finding.get("expected") or finding.get("actual"):
+        lines.append(
+            f"      {text(lang, 'report.expected')}: {esc(finding.get('expected') or '-')}   "
+            f"{text(lang, 'report.actual')}: {esc(finding.get('actual') or '-')}"
+        )
+    fix = finding.get("fix")
+    if fix:
+        lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(fix['summary'])}")
+        for command in fix.get("commands") or []:
+            lines.append(f"        [cyan]$ {esc(command)}[/]")
+    if finding.get("sources"):
+        lines.append(f"      [dim]{text(lang, 'report.sources')}: {esc(' '.join(finding['sources']))}[/]")
+    return lines
+
+
+def render_check_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
+    from rich.console import Console
+    from rich.markup import escape as esc
+
+    out: List[str] = []
+    kb = document.get("kb") or {}
+    out.append(f"[bold]gpuvet check[/]  ·  {text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))}")
+    for line in machine_lines(document.get("snapshot") or {}, lang):
+        out.append(f"  {esc(line)}")
+    machine = document.get("machine") or []
+    if machine:
+        out.append("")
+        out.append(f"[bold]{text(lang, 'report.machine')}[/]")
+        for finding in machine:
+            out.extend(_finding_lines(finding, lang, esc))
+    for target in document.get("targets") or []:
+        out.append("")
+        resolved = f" → {esc(target['resolved'])}" if target.get("resolved") and target["resolved"] != target["target"] else ""
+        out.append(f"[bold]{esc(target['target'])}[/]{resolved}   {_badge(target['verdict'], lang)}")
+        for link in target.get("chain") or []:
+            verdict = link["verdict"]
+            expected = f"  [dim]{text(lang, 'report.needs')} {esc(link['expected'])}[/]" if link.get("expected") else ""
+            source = f"  [dim]({text(lang, 'report.from', source=esc(link['source']))})[/]" if link.get("source") else ""
+            out.append(
+                f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {text(lang, 'layer.' + link['layer']):<10}[/] "
+                f"{esc(str(link.get('actual') or '-'))}{expected}{source}"
+            )
+        for finding in target.get("findings") or []:
+            out.extend(_finding_lines(finding, lang, esc))
+    if not document.get("targets"):
+        out.append("")
+        out.append(text(lang, "report.no_targets"))
+    out.append("")
+    out.append(f"{text(lang, 'report.verdict')}: {_badge(document.get('verdict', 'unknown'), lang)}")
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        width=width,
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+    for line in out:
+        console.print(line)
+    return buffer.getvalue()

@@ -1,0 +1,56 @@
+"""A short description of the machine a snapshot describes, for the head of every report."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, List, Mapping
+
+from gpuvet.i18n import text
+from gpuvet.snapshot import SnapshotView
+
+
+def _from(view: SnapshotView, path: str, lang: str) -> str:
+    source = view.source(path)
+    return f" ({text(lang, 'report.from', source=source)})" if source else ""
+
+
+def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
+    """Lines like "GPUs: 8 × NVIDIA H100 80GB HBM3", "Driver: 535.104.05, CUDA ≤ 12.2 (from nvidia-smi)"."""
+    view = SnapshotView(snapshot)
+    lines = []
+    gpus = view.gpus
+    if gpus:
+        counts = Counter(g.get("name") or "?" for g in gpus)
+        names = ", ".join(f"{n} × {name}" for name, n in counts.items())
+        lines.append(text(lang, "report.gpus", gpus=names) + _from(view, "gpus", lang))
+    elif view.fact("gpus").get("status") in ("missing", "failed"):
+        lines.append(text(lang, "report.gpus", gpus=text(lang, "report.none", reason=view.fact("gpus").get("reason", ""))))
+    driver = view.driver_version
+    if driver or view.driver_cuda_max:
+        lines.append(
+            text(lang, "report.driver", driver=driver or "?", cuda=view.driver_cuda_max or "?")
+            + _from(view, "driver.version" if driver else "driver.cuda_max", lang)
+        )
+    elif view.document.get("driver"):
+        reason = view.driver_error or view.fact("driver.version").get("reason", "")
+        lines.append(text(lang, "report.driver_none", reason=reason))
+    toolkits = view.toolkits
+    if toolkits:
+        described = ", ".join(
+            f"{t.get('version')}{' (PATH)' if t.get('on_path') else ''}" for t in toolkits
+        )
+        lines.append(text(lang, "report.toolkits", toolkits=described))
+    python = view.python_version
+    if python:
+        lines.append(text(lang, "report.python", python=python) + _from(view, "python", lang))
+    frameworks = view.frameworks
+    if frameworks:
+        described = ", ".join(
+            f"{name} {info.get('version')}" + (f" (CUDA {info['cuda']})" if info.get("cuda") else "")
+            for name, info in sorted(frameworks.items())
+        )
+        lines.append(text(lang, "report.frameworks", frameworks=described))
+    inputs = (view.document.get("origin") or {}).get("inputs") or []
+    if inputs:
+        lines.append(text(lang, "report.inputs", inputs=", ".join(inputs)))
+    return lines

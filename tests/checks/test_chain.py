@@ -1,0 +1,204 @@
+"""The PyTorch chain, judged against the shipped knowledge base: one case per rule, with its boundaries.
+
+Expected values come from the sources the KB cites (CUDA release notes' minor-version compatibility floors, the
+arch lists read from the PyPI wheels), not from running the code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuvet.checks import run_checks
+from gpuvet.kb import load
+from snapshots import gpu, snapshot
+
+H100 = gpu("NVIDIA H100 80GB HBM3", "9.0")
+RTX5090 = gpu("NVIDIA GeForce RTX 5090", "12.0", memory_mib=32607)
+V100 = gpu("Tesla V100-SXM2-16GB", "7.0", memory_mib=16384)
+T4 = gpu("Tesla T4", "7.5", memory_mib=15360)
+
+
+def one(snap, target):
+    report = run_checks(snap, [target])
+    assert len(report.targets) == 1
+    return report.targets[0]
+
+
+def codes(result, severity=None):
+    return [f.code for f in result.findings if severity is None or f.severity.value == severity]
+
+
+def link(result, layer):
+    return next(l for l in result.chain if l.layer == layer)
+
+
+def test_cu121_build_passes_on_a_535_driver():
+    result = one(snapshot(driver="535.104.05", cuda_max="12.2", gpus=[H100], python="3.10.12"), "torch==2.1.2+cu121")
+    assert result.verdict.value == "pass", [f.title for f in result.findings]
+    assert link(result, "driver").verdict.value == "pass"
+    assert result.resolved == "torch==2.1.2 (cu121)"
+
+
+def test_the_chain_is_reported_in_order():
+    result = one(snapshot(driver="535.104.05", gpus=[H100], python="3.10.12"), "torch==2.1.2+cu121")
+    assert [l.layer for l in result.chain] == ["driver", "cuda", "cudnn", "nccl", "framework", "python"]
+
+
+@pytest.mark.parametrize(
+    "driver, verdict",
+    [
+        ("525.60.13", "pass"),  # exactly the CUDA 12.x minor-version compatibility floor
+        ("525.60.12", "fail"),  # one below it
+        ("520.61.05", "fail"),  # the CUDA 11.8 driver
+        ("550.54.14", "pass"),  # the CUDA 12.4 driver: full feature set
+    ],
+)
+def test_cu124_build_against_the_12x_floor(driver, verdict):
+    # A naive ">= toolkit driver" rule would demand 550.54.14 for cu124 and wrongly fail 525.x.
+    result = one(snapshot(driver=driver, gpus=[H100], python="3.11.7"), "torch==2.4.1+cu124")
+    assert link(result, "driver").verdict.value == verdict
+
+
+def test_minor_version_compatibility_is_said_as_info():
+    result = one(snapshot(driver="525.60.13", gpus=[H100], python="3.11.7"), "torch==2.4.1+cu124")
+    info = [f for f in result.findings if f.severity.value == "info" and f.layer == "driver"]
+    assert info and info[0].expected.startswith(">= 550.54")
+
+
+def test_driver_too_old_names_the_floor_and_a_build_that_fits():
+    result = one(snapshot(driver="470.182.03", cuda_max="11.4", gpus=[T4], python="3.10.12"), "torch==2.1.2+cu121")
+    assert result.verdict.value == "fail"
+    finding = next(f for f in result.findings if f.code == "driver_too_old" and f.severity.value == "fail")
+    assert finding.expected == "driver >= 525.60.13"
+    assert finding.actual == "470.182.03"
+    assert finding.sources, "a finding cites where its rule comes from"
+    # torch 2.1.2 also ships cu118, which runs on any driver >= 450.80.02: the fix says so with the exact index.
+    assert any("download.pytorch.org/whl/cu118" in c for c in finding.fix.commands), finding.fix.commands
+
+
+def test_cuda_13_build_fails_on_a_12x_driver():
+    result = one(snapshot(driver="570.124.06", cuda_max="12.8", gpus=[H100], python="3.11.7"), "torch==2.11.0+cu130")
+    assert "driver_too_old" in codes(result, "fail")
+
+
+def test_rtx_5090_has_no_kernels_in_a_cu124_build():
+    result = one(snapshot(driver="575.57.08", gpus=[RTX5090], python="3.11.7"), "torch==2.6.0+cu124")
+    assert "arch_not_in_build" in codes(result, "fail")
+    finding = next(f for f in result.findings if f.code == "arch_not_in_build")
+    assert "sm_90" in finding.actual and "sm_120" in finding.expected
+    # A build that carries sm_120 (cu128, 2.7+) fits this driver and is offered.
+    assert any("cu128" in c or "cu129" in c for c in finding.fix.commands), finding.fix.commands
+
+
+def test_sass_of_an_older_minor_runs_on_ada():
+    # RTX 4090 is sm_89; the wheels carry sm_86, which runs on 8.9 (same major, higher minor).
+    result = one(snapshot(driver="535.104.05", gpus=[gpu("NVIDIA GeForce RTX 4090", "8.9")], python="3.10.12"), "torch==2.1.2+cu121")
+    assert "arch_not_in_build" not in codes(result)
+
+
+def test_volta_is_outside_cuda_13():
+    result = one(snapshot(driver="580.65.06", gpus=[V100], python="3.11.7"), "torch==2.11.0+cu130")
+    assert set(codes(result, "fail")) & {"gpu_unsupported_by_cuda", "arch_not_in_build"}
+
+
+def test_python_outside_the_release_range():
+    result = one(snapshot(driver="535.104.05", gpus=[H100], python="3.12.1"), "torch==2.1.2+cu121")
+    assert "python_unsupported" in codes(result, "fail")
+    assert link(result, "python").verdict.value == "fail"
+
+
+def test_installed_cpu_build_on_a_gpu_machine_fails():
+    snap = snapshot(
+        driver="535.104.05",
+        gpus=[H100],
+        python="3.11.7",
+        frameworks={"torch": {"version": "2.13.0+cpu", "cuda": None}},
+        packages={"torch": "2.13.0+cpu"},
+    )
+    result = one(snap, "torch==2.13.0")
+    assert "cpu_only_build" in codes(result, "fail")
+
+
+def test_no_target_checks_what_is_installed():
+    snap = snapshot(
+        driver="535.104.05",
+        gpus=[H100],
+        python="3.10.12",
+        frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}},
+        packages={"torch": "2.1.2+cu121"},
+    )
+    report = run_checks(snap, [])
+    assert [t.target for t in report.targets] == ["torch==2.1.2+cu121"]
+    assert report.targets[0].resolved == "torch==2.1.2 (cu121)"
+
+
+@pytest.mark.parametrize("target", ["torch==2.99.0", "torch==9.0.0+cu121"])
+def test_a_version_newer_than_the_kb_is_unknown(target):
+    result = one(snapshot(driver="535.104.05", gpus=[H100]), target)
+    assert result.verdict.value == "unknown"
+    assert codes(result) == ["unknown_version"]
+    assert "newer" in result.findings[0].title.id
+
+
+def test_a_nightly_is_unknown_not_guessed():
+    snap = snapshot(driver="550.54.14", gpus=[H100], frameworks={"torch": {"version": "2.6.0.dev20241010+cu124", "cuda": "12.4"}})
+    result = one(snap, "torch==2.6.0.dev20241010+cu124")
+    assert result.verdict.value == "unknown"
+
+
+def test_pasted_input_without_driver_is_unknown_not_failed():
+    snap = snapshot(probed=False, packages={"torch": "2.1.2+cu121"}, frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}})
+    result = one(snap, "torch==2.1.2+cu121")
+    assert link(result, "driver").verdict.value == "unknown"
+    assert "driver_too_old" not in codes(result) and "no_driver" not in codes(result)
+
+
+def test_driver_max_cuda_alone_decides_by_major():
+    snap = snapshot(probed=False, cuda_max="12.0", gpus=[H100])
+    assert link(one(snap, "torch==2.4.1+cu124"), "driver").verdict.value == "pass"
+    assert link(one(snap, "torch==2.11.0+cu130"), "driver").verdict.value == "fail"
+
+
+def test_local_nvcc_of_another_major_warns_for_extensions():
+    result = one(snapshot(driver="535.104.05", gpus=[H100], nvcc="13.0.88", python="3.10.12"), "torch==2.1.2+cu121")
+    assert "toolkit_mismatch" in codes(result, "warn")
+
+
+def test_cudnn_of_another_major_fails():
+    snap = snapshot(
+        driver="535.104.05",
+        gpus=[H100],
+        python="3.10.12",
+        frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}},
+        packages={"torch": "2.1.2+cu121", "nvidia-cudnn-cu12": "9.1.0.70"},
+    )
+    assert "cudnn_mismatch" in codes(one(snap, "torch==2.1.2"), "fail")
+
+
+def test_no_driver_with_a_toolkit_is_said_plainly():
+    report = run_checks(snapshot(nvcc="13.0.88"), [])
+    assert [f.code for f in report.machine][:1] == ["no_driver"]
+    assert report.machine[0].title.id == "checks.toolkit_without_driver.title"
+
+
+def test_driver_library_mismatch():
+    snap = snapshot()
+    snap["driver"]["error"] = {"status": "found", "value": "Failed to initialize NVML: Driver/library version mismatch", "source": "nvidia-smi"}
+    assert "nvml_driver_mismatch" in [f.code for f in run_checks(snap, []).machine]
+
+
+def test_bare_name_picks_the_newest_build_that_fits_and_says_plain_pip_would_not():
+    result = one(snapshot(driver="535.104.05", cuda_max="12.2", gpus=[H100], python="3.11.7"), "torch")
+    assert result.verdict.value in ("pass", "warn")
+    # The newest torch defaults to CUDA 13, which needs a 580 driver: the chosen build is a 12.x one.
+    assert "cu12" in result.resolved
+    assert any(f.title.id == "checks.plain_install_differs.title" for f in result.findings)
+
+
+def test_every_kb_torch_release_is_judged_without_error():
+    kb = load()
+    snap = snapshot(driver="590.48.01", gpus=[H100], python="3.11.7")
+    for release in kb.framework("torch").releases:
+        for variant in release.variants:
+            result = one(snap, f"torch=={release.version}+{variant}")
+            assert result.verdict.value in ("pass", "warn", "fail", "unknown")
