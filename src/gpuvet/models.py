@@ -118,8 +118,8 @@ class Link:
 
     layer: str
     verdict: Verdict
-    actual: Optional[str]
-    expected: Optional[str] = None
+    actual: Any  # a value string, or a Message when it is a phrase ("comes with the build")
+    expected: Any = None
     source: Optional[str] = None  # where ``actual`` came from (snapshot fact source)
 
 

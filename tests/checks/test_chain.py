@@ -81,13 +81,25 @@ def test_cuda_13_build_fails_on_a_12x_driver():
     assert "driver_too_old" in codes(result, "fail")
 
 
-def test_rtx_5090_has_no_kernels_in_a_cu124_build():
+def test_rtx_5090_is_outside_cuda_12_4_and_a_cu128_build_is_offered():
     result = one(snapshot(driver="575.57.08", gpus=[RTX5090], python="3.11.7"), "torch==2.6.0+cu124")
-    assert "arch_not_in_build" in codes(result, "fail")
-    finding = next(f for f in result.findings if f.code == "arch_not_in_build")
-    assert "sm_90" in finding.actual and "sm_120" in finding.expected
-    # A build that carries sm_120 (cu128, 2.7+) fits this driver and is offered.
-    assert any("cu128" in c or "cu129" in c for c in finding.fix.commands), finding.fix.commands
+    assert codes(result, "fail") == ["gpu_unsupported_by_cuda"]  # the cause; the missing arch follows from it
+    finding = result.findings[0]
+    assert finding.actual.endswith("(sm_120)")
+    # A build that carries sm_120 (cu128, 2.7+) fits this 575 driver and is offered with its index.
+    assert any("whl/cu128" in c for c in finding.fix.commands), finding.fix.commands
+
+
+def test_pascal_has_no_kernels_in_the_2_8_default_build():
+    # torch 2.8.0's PyPI default (cu128) dropped sm_50/sm_60; CUDA 12.8 itself still targets sm_60.
+    p100 = gpu("Tesla P100-PCIE-16GB", "6.0", memory_mib=16280)
+    result = one(snapshot(driver="570.124.06", gpus=[p100], python="3.11.7"), "torch==2.8.0")
+    assert codes(result, "fail") == ["arch_not_in_build"]
+    finding = result.findings[0]
+    assert finding.expected == "SASS sm_60 or PTX <= compute_60"
+    assert "sm_60" not in finding.actual and "sm_70" in finding.actual
+    # The cu126 variant of the same release still carries sm_60.
+    assert any("2.8.0" in c and "whl/cu126" in c for c in finding.fix.commands), finding.fix.commands
 
 
 def test_sass_of_an_older_minor_runs_on_ada():

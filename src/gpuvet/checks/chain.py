@@ -95,7 +95,7 @@ def _sources(*records: Any) -> Tuple[str, ...]:
 def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     cuda = candidate.variant.cuda
     if not cuda:
-        return LayerResult(Link("driver", Verdict.SKIP, view.driver_version, "not needed (CPU build)"))
+        return LayerResult(Link("driver", Verdict.SKIP, view.driver_version, msg("link.not_needed_cpu")))
     driver = view.driver_version
     source = view.source("driver.version") or view.source("driver.kernel_module")
     floor = kb.min_driver_for_cuda(cuda)
@@ -110,7 +110,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
             actual=driver,
             sources=_sources(candidate.variant),
         )
-        return LayerResult(Link("driver", Verdict.UNKNOWN, driver, f"CUDA {cuda}: unknown to the KB", source), (finding,))
+        return LayerResult(Link("driver", Verdict.UNKNOWN, driver, msg("link.cuda_unknown", cuda=cuda), source), (finding,))
     minimum = floor.minimum
     extra_min = candidate.extra("min_driver")
     if extra_min and version_or_none(extra_min) and version_or_none(extra_min) > version_or_none(minimum):
@@ -118,7 +118,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     expected = f">= {minimum} (CUDA {major_minor(cuda)})"
     if driver is None and _not_provided(view):
         # A pasted input without driver information: we cannot judge this link, and say so.
-        return LayerResult(Link("driver", Verdict.UNKNOWN, "not provided", expected))
+        return LayerResult(Link("driver", Verdict.UNKNOWN, msg("link.not_provided"), expected))
     if driver is None:
         cuda_max = view.driver_cuda_max
         if cuda_max and version_or_none(cuda_max):
@@ -127,10 +127,10 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
             ok = version_or_none(cuda_max).major >= version_or_none(cuda).major
             if ok:
                 return LayerResult(
-                    Link("driver", Verdict.PASS, f"CUDA {cuda_max} (driver max)", expected, view.source("driver.cuda_max"))
+                    Link("driver", Verdict.PASS, msg("link.driver_max", cuda=cuda_max), expected, view.source("driver.cuda_max"))
                 )
             return LayerResult(
-                Link("driver", Verdict.FAIL, f"CUDA {cuda_max} (driver max)", expected, view.source("driver.cuda_max")),
+                Link("driver", Verdict.FAIL, msg("link.driver_max", cuda=cuda_max), expected, view.source("driver.cuda_max")),
                 (_driver_too_old(view, candidate, kb, floor, minimum, f"CUDA {cuda_max} (max of the driver)"),),
             )
         return LayerResult(
@@ -221,7 +221,7 @@ def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -
 def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     cuda = candidate.variant.cuda
     if not cuda:
-        return LayerResult(Link("cuda", Verdict.SKIP, None, "not needed (CPU build)"))
+        return LayerResult(Link("cuda", Verdict.SKIP, None, msg("link.not_needed_cpu")))
     findings: List[Finding] = []
     verdict = Verdict.PASS
     for gpu in view.gpus:
@@ -245,7 +245,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                         gpu=gpu.get("name"),
                         cc=cc,
                     ),
-                    expected=f"a GPU CUDA {major_minor(cuda)} supports ({_span(sass)})",
+                    expected=f"sm_XX in {_span(sass)}",
                     actual=f"{gpu.get('name')} (sm_{cc.replace('.', '')})",
                     sources=_sources(candidate.variant),
                 )
@@ -269,8 +269,15 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                     fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda))),
                 )
             )
-    actual = f"CUDA {major_minor(cuda)} (build)"
+    actual = msg("link.build_cuda", cuda=major_minor(cuda))
     return LayerResult(Link("cuda", verdict, actual, None), tuple(findings))
+
+
+def _runnable_archs(cc: str) -> str:
+    """What a GPU of compute capability ``cc`` can run, e.g. "SASS sm_80..sm_86 or PTX <= compute_86"."""
+    major, _, minor = cc.partition(".")
+    sass = f"sm_{major}0" if minor in ("", "0") else f"sm_{major}0..sm_{major}{minor}"
+    return f"SASS {sass} or PTX <= compute_{major}{minor or '0'}"
 
 
 def _span(archs: Sequence[str]) -> str:
@@ -284,16 +291,16 @@ def _library_layer(
     view: SnapshotView, candidate: Candidate, layer: str, wanted: Optional[str], pip_prefix: str, code: str
 ) -> LayerResult:
     if not candidate.variant.cuda:
-        return LayerResult(Link(layer, Verdict.SKIP, None, "not needed (CPU build)"))
+        return LayerResult(Link(layer, Verdict.SKIP, None, msg("link.not_needed_cpu")))
     if not wanted:
-        return LayerResult(Link(layer, Verdict.PASS, "bundled", None))
+        return LayerResult(Link(layer, Verdict.PASS, msg("link.bundled"), None))
     installed = _installed_version(view, candidate)
     if installed is None:
         # The build is not installed yet: pip brings the pinned library along.
-        return LayerResult(Link(layer, Verdict.PASS, f"{wanted} (installed with the build)", wanted))
+        return LayerResult(Link(layer, Verdict.PASS, msg("link.comes_with_build", version=wanted), wanted))
     packages = [p for name, p in view.packages.items() if name.startswith(pip_prefix)]
     if not packages:
-        return LayerResult(Link(layer, Verdict.PASS, "bundled in the wheel or system", wanted))
+        return LayerResult(Link(layer, Verdict.PASS, msg("link.bundled"), wanted))
     package = packages[0]
     have, want = version_or_none(package.get("version")), version_or_none(wanted)
     if have is None or want is None:
@@ -374,7 +381,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 sources=_sources(candidate.release),
             )
         )
-        return LayerResult(Link("framework", verdict, f"{candidate.release.version} CPU build", "a CUDA build"), tuple(findings))
+        return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
     min_cc = candidate.extra("min_compute_capability")
     for gpu in gpus:
         cc, cc_source = gpu_compute_capability(gpu, kb)
@@ -415,7 +422,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                         gpu=gpu.get("name"),
                         arch="sm_" + cc.replace(".", ""),
                     ),
-                    expected=f"SASS for sm_{cc.replace('.', '')} (or older minor of the same major) or older PTX",
+                    expected=_runnable_archs(cc),
                     actual=f"SASS {' '.join(sass) or '-'}; PTX {' '.join(ptx) or '-'}",
                     sources=_sources(variant),
                 )
@@ -424,7 +431,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     installed = installed_build(view, candidate.framework)
     actual = f"{candidate.release.version} ({variant.name})"
     if installed:
-        actual = f"{installed.get('version')} installed"
+        actual = msg("link.installed", version=installed.get("version"))
     return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
 
 
@@ -510,6 +517,9 @@ def evaluate(view: SnapshotView, candidate: Candidate, kb: Any) -> Tuple[Tuple[L
         result = layer(view, candidate, kb)
         links.append(result.link)
         findings.extend(result.findings)
+    if any(f.code == "gpu_unsupported_by_cuda" for f in findings):
+        # The CUDA version cannot target the GPU at all: that is the cause; a missing arch in the build follows from it.
+        findings = [f for f in findings if f.code != "arch_not_in_build"]
     return tuple(links), tuple(findings)
 
 

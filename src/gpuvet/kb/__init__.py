@@ -1,0 +1,239 @@
+"""The knowledge base: sourced facts about drivers, CUDA, GPUs, cuDNN, NCCL and frameworks.
+
+``load()`` returns a cached :class:`KnowledgeBase`; each data file is read only when a question needs it, so a
+``check`` that asks about torch and one driver never parses the others. Every answer is a frozen record or None
+("the KB does not know"), never a guess.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Dict, List, Optional, Tuple
+
+from gpuvet.kb import gpumatch, loader, versions
+from gpuvet.kb.records import (  # noqa: F401  (re-exported: the public record types)
+    CudnnRelease,
+    DriverFloor,
+    Framework,
+    GpuModel,
+    NcclRelease,
+    Release,
+    Variant,
+)
+
+__all__ = [
+    "load", "KnowledgeBase", "DriverFloor", "GpuModel", "CudnnRelease", "NcclRelease", "Framework", "Release", "Variant",
+]
+
+
+def _file(name: str):
+    return loader.raw(loader.DATA_DIR / f"{name}.toml")
+
+
+class KnowledgeBase:
+    """Questions the checks ask. Versions are strings; comparisons use ``packaging.version.Version``."""
+
+    def __init__(self) -> None:
+        self._frameworks: Dict[str, Framework] = {}
+
+    # ------------------------------------------------------------------------------------------------ meta
+    @property
+    def version(self) -> str:
+        return str(_file("meta")["kb"]["version"])
+
+    @property
+    def updated(self) -> str:
+        return str(_file("meta")["kb"]["updated"])
+
+    # ------------------------------------------------------------------------------------------ driver/CUDA
+    def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> Optional[DriverFloor]:
+        mm = versions.cuda_major_minor(cuda)
+        if mm is None:
+            return None
+        data = _file("cuda_driver")
+        rows = [t for t in data.get("toolkit", ()) if versions.cuda_major_minor(t["cuda"]) == mm]
+        if not rows:
+            return None
+        column = "windows" if os.lower().startswith("win") else "linux"
+        update = versions.cuda_update(cuda)
+        exact = [t for t in rows if update is not None and versions.cuda_update(t["cuda"]) == update]
+        released = [t for t in rows if "RC" not in t.get("label", "")]  # a release candidate is no toolkit release
+        chosen = exact or released or rows
+        packaged = [t[column] for t in chosen if t.get(column)]
+        toolkit_driver = min(packaged, key=versions.parse) if packaged else None
+        family = self._family(mm[0])
+        if family is not None and family.get("minor_compat"):
+            floor = family.get(f"{column}_min")
+            # 11.0 shipped with drivers older than the 11.x family floor: its own driver suffices for itself.
+            candidates = [v for v in (floor, toolkit_driver) if v]
+            minimum = min(candidates, key=versions.parse) if candidates else None
+            minor_compat = True
+            note = family.get("note", "")
+            sources = [r["source"] for r in chosen] + [family["source"]]
+        else:
+            minimum, minor_compat, note = toolkit_driver, False, (family or {}).get("note", "")
+            sources = [r["source"] for r in chosen]
+        notes = [n for n in (note, *(r.get("note", "") for r in chosen)) if n]
+        return DriverFloor(
+            cuda=str(cuda).strip(),
+            minimum=minimum,
+            toolkit_driver=toolkit_driver,
+            source="; ".join(dict.fromkeys(sources)),
+            note=" ".join(dict.fromkeys(notes)),
+            minor_compat=minor_compat,
+        )
+
+    def _family(self, major: int):
+        families = _file("cuda_driver").get("family", ())
+        for family in families:
+            if family["major"] == major:
+                return family
+        if major < 11:
+            return next((f for f in families if not f.get("minor_compat")), None)
+        return None
+
+    def cuda_for_driver(self, driver: str) -> Optional[str]:
+        """The newest CUDA a driver supports (nvidia-smi's "CUDA Version"); None when its branch is newer than the KB.
+
+        A branch between two known branches gets the lower one's CUDA: branches never lose CUDA support.
+        """
+        branch = versions.driver_branch(driver)
+        if branch is None:
+            return None
+        known = sorted(_file("cuda_driver").get("branch", ()), key=lambda b: b["branch"])
+        if not known or branch > known[-1]["branch"] or branch < known[0]["branch"]:
+            return None
+        best = None
+        for record in known:
+            if record["branch"] <= branch:
+                best = record
+        return str(best["cuda"]) if best else None
+
+    def driver_branch_for_cuda(self, cuda: str) -> Optional[str]:
+        mm = versions.cuda_major_minor(cuda)
+        if mm is None:
+            return None
+        for record in sorted(_file("cuda_driver").get("branch", ()), key=lambda b: b["branch"]):
+            if versions.cuda_major_minor(record["cuda"]) == mm:
+                first = record.get("first_driver")
+                return f"R{record['branch']} (>= {first})" if first else f"R{record['branch']}"
+        return None
+
+    # --------------------------------------------------------------------------------------------- archs
+    def toolkit_sass(self, cuda: str) -> Optional[Tuple[str, ...]]:
+        mm = versions.cuda_major_minor(cuda)
+        for record in _file("cuda_arch").get("toolkit", ()):
+            if mm is not None and versions.cuda_major_minor(record["cuda"]) == mm:
+                return tuple(record["sm"])
+        return None
+
+    def cuda_supports_cc(self, cuda: str, cc: str) -> Optional[bool]:
+        archs = self.toolkit_sass(cuda)
+        if archs is None:
+            return None
+        sm = "sm_" + str(cc).strip().replace(".", "")
+        return sm in archs
+
+    # ---------------------------------------------------------------------------------------------- GPUs
+    def gpu(self, name: str) -> Optional[GpuModel]:
+        return gpumatch.match(name, self.gpu_models())
+
+    def gpu_models(self) -> Tuple[GpuModel, ...]:
+        return _gpu_models()
+
+    # ------------------------------------------------------------------------------------------ cuDNN/NCCL
+    def cudnn_release(self, version: str) -> Optional[CudnnRelease]:
+        record = _library_release("cudnn", version)
+        if record is None:
+            return None
+        return CudnnRelease(
+            version=str(record["version"]),
+            cuda=tuple(record.get("cuda", ())),
+            source=record["source"],
+            compute_capability=tuple(record.get("compute_capability", ())),
+            note=record.get("note", ""),
+        )
+
+    def nccl_release(self, version: str) -> Optional[NcclRelease]:
+        record = _library_release("nccl", version)
+        if record is None:
+            return None
+        return NcclRelease(version=str(record["version"]), cuda=tuple(record.get("cuda", ())), source=record["source"],
+                           note=record.get("note", ""))
+
+    # ------------------------------------------------------------------------------------------ frameworks
+    def framework(self, name: str) -> Optional[Framework]:
+        """By target name or any PyPI distribution name, case- and separator-insensitive."""
+        path = loader.find_framework_path(name)
+        if path is not None:
+            framework = self._framework_at(path)
+            if loader.normalize_name(framework.name) == loader.normalize_name(name):
+                return framework
+        wanted = loader.normalize_name(name)
+        for framework in self.frameworks():
+            names = [framework.name, *framework.distributions]
+            if wanted in (loader.normalize_name(n) for n in names):
+                return framework
+        return None
+
+    def frameworks(self) -> Tuple[Framework, ...]:
+        return tuple(self._framework_at(path) for path in loader.framework_paths().values())
+
+    def _framework_at(self, path) -> Framework:
+        if path not in self._frameworks:
+            self._frameworks[path] = loader.framework_from(path)
+        return self._frameworks[path]
+
+    # ------------------------------------------------------------------------------------------- sources
+    def sources(self) -> List[Tuple[str, str]]:
+        """(record id, source) for every record in every data file, e.g. ("torch:release[2.1.2]", "https://...")."""
+        found: List[Tuple[str, str]] = []
+        for name, path in loader.data_files().items():
+            for record_id, record in loader.records(loader.raw(path)):
+                for source in loader.sources_of(record.get("source")):
+                    # one string may cite several sources separated by "; "
+                    for part in (p.strip() for p in source.split("; ")):
+                        if part:
+                            found.append((f"{name}:{record_id}", part))
+        return found
+
+
+@lru_cache(maxsize=None)
+def _gpu_models() -> Tuple[GpuModel, ...]:
+    models = []
+    for record in _file("gpus").get("gpu", ()):
+        models.append(GpuModel(
+            name=record["name"],
+            aliases=tuple(record.get("aliases", ())),
+            architecture=record["architecture"],
+            compute_capability=str(record["compute_capability"]),
+            memory_gib=record.get("memory_gib"),
+            bandwidth_gbs=record.get("bandwidth_gbs"),
+            tflops=dict(record.get("tflops", {})),
+            nvlink=bool(record.get("nvlink", False)),
+            segment=record.get("segment", ""),
+            pcie_gen=record.get("pcie_gen"),
+            source=record["source"],
+            unverified=tuple(record.get("unverified", ())),
+            note=record.get("note", ""),
+        ))
+    return tuple(models)
+
+
+def _library_release(name: str, version: str):
+    """The record of ``version`` (compared on its first three parts: 9.1.0.70 == 9.1.0), or None."""
+    wanted = versions.parse(version)
+    if wanted is None:
+        return None
+    head = wanted.release[:3]
+    for record in _file(name).get("release", ()):
+        known = versions.parse(str(record["version"]))
+        if known is not None and known.release[:3] == head:
+            return record
+    return None
+
+
+@lru_cache(maxsize=1)
+def load() -> KnowledgeBase:
+    """The shipped knowledge base (one per process)."""
+    return KnowledgeBase()

@@ -29,12 +29,12 @@ def finding_to_dict(finding: Finding, lang: str) -> Dict[str, Any]:
     }
 
 
-def link_to_dict(link: Link) -> Dict[str, Any]:
+def link_to_dict(link: Link, lang: str) -> Dict[str, Any]:
     return {
         "layer": link.layer,
         "verdict": link.verdict.value,
-        "actual": link.actual,
-        "expected": link.expected,
+        "actual": render(link.actual, lang) if link.actual is not None else None,
+        "expected": render(link.expected, lang) if link.expected is not None else None,
         "source": link.source,
     }
 
@@ -44,7 +44,7 @@ def target_to_dict(result: TargetResult, lang: str) -> Dict[str, Any]:
         "target": result.target,
         "resolved": result.resolved,
         "verdict": result.verdict.value,
-        "chain": [link_to_dict(link) for link in result.chain],
+        "chain": [link_to_dict(link, lang) for link in result.chain],
         "findings": [finding_to_dict(f, lang) for f in _ordered(result.findings)],
     }
 

@@ -13,6 +13,8 @@ from gpuvet.report.envelope import dumps
 # (command, format) -> "module:function"; each function takes (document, lang, color, width) and returns str.
 TEXT_RENDERERS: Dict[str, str] = {
     "check": "gpuvet.report.check_text:render_check_text",
+    "recommend": "gpuvet.recommend.text:render_recommend_text",
+    "plan": "gpuvet.recommend.plan_command:render_plan_text",
 }
 MARKUP_RENDERERS: Dict[str, str] = {}  # "markdown"/"html" renderers register here: (command, format) keys
 

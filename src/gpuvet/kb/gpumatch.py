@@ -1,0 +1,94 @@
+"""Matching a GPU name as tools print it to a KB model.
+
+nvidia-smi's default table truncates long names ("Tesla V100-SXM2...", "NVIDIA GeForce RTX 2080 ..."), older drivers
+drop the "NVIDIA " prefix, and people write spec-sheet names ("H100", "4090"). Order: exact name/alias, then a
+truncated prefix, then the words of the query as a run inside one model's name. When a truncated name fits several
+models of one architecture, a combined model keeps only what they share (memory unknown); across architectures: None.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List, Optional, Sequence
+
+from gpuvet.kb.records import GpuModel
+
+_TRUNCATION = re.compile(r"\s*(\.\.\.|…)\s*$")
+
+
+def normalize(name: str) -> str:
+    text = name.strip().lower()
+    text = re.sub(r"[-_/]+", " ", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    for prefix in ("nvidia ",):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def _names(model: GpuModel) -> List[str]:
+    return [normalize(model.name)] + [normalize(alias) for alias in model.aliases]
+
+
+def match(query: str, models: Sequence[GpuModel]) -> Optional[GpuModel]:
+    if not query or not query.strip():
+        return None
+    truncated = bool(_TRUNCATION.search(query))
+    text = normalize(_TRUNCATION.sub("", query))
+    if not text:
+        return None
+    exact = [m for m in models if text in _names(m)]
+    if exact:
+        return exact[0]
+    if truncated:
+        # nvidia-smi cuts the name and appends "..."; the kept part may end mid-word ("Tesla V100-SXM2...").
+        candidates = [m for m in models if any(n.startswith(text) for n in _names(m))]
+        return _one(query.strip(), candidates)
+    words = text.split(" ")
+    candidates = [m for m in models if any(_contains_run(n.split(" "), words) for n in _names(m))]
+    return _one(query.strip(), candidates)
+
+
+def _contains_run(haystack: List[str], needle: List[str]) -> bool:
+    size = len(needle)
+    return any(haystack[i:i + size] == needle for i in range(len(haystack) - size + 1))
+
+
+def _one(query: str, candidates: Iterable[GpuModel]) -> Optional[GpuModel]:
+    unique = []
+    for model in candidates:  # GpuModel holds a dict, so dedupe by identity
+        if not any(model is seen for seen in unique):
+            unique.append(model)
+    if len(unique) == 1:
+        return unique[0]
+    if not unique:
+        return None
+    if len({(m.architecture, m.compute_capability) for m in unique}) != 1:
+        return None
+    return _combined(query, unique)
+
+
+def _combined(query: str, models: List[GpuModel]) -> GpuModel:
+    """What several same-architecture models have in common; anything that differs becomes unknown."""
+    first = models[0]
+
+    def same(values):
+        values = list(values)
+        return values[0] if all(v == values[0] for v in values) else None
+
+    tflops = {k: v for k, v in first.tflops.items() if all(m.tflops.get(k) == v for m in models)}
+    return GpuModel(
+        name=query,
+        aliases=tuple(m.name for m in models),
+        architecture=first.architecture,
+        compute_capability=first.compute_capability,
+        memory_gib=same(m.memory_gib for m in models),
+        bandwidth_gbs=same(m.bandwidth_gbs for m in models),
+        tflops=tflops,
+        nvlink=bool(same(m.nvlink for m in models)),
+        segment=same(m.segment for m in models) or first.segment,
+        pcie_gen=same(m.pcie_gen for m in models),
+        source="; ".join(dict.fromkeys(m.source for m in models)),
+        unverified=tuple(dict.fromkeys(u for m in models for u in m.unverified)),
+        note="ambiguous name: one of " + ", ".join(m.name for m in models),
+    )

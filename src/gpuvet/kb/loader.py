@@ -1,0 +1,179 @@
+"""Reading the data files: raw TOML per file (cached), validation, and conversion into record types.
+
+Every "record" is a top-level table or an element of an array of tables (at any depth); every record must carry a
+non-empty ``source``. Framework files share one schema (docs/KB.md); unknown keys are kept in ``extra``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from gpuvet.errors import KnowledgeBaseError
+from gpuvet.kb import versions
+from gpuvet.kb.records import Framework, Release, Variant
+from gpuvet.kb.toml import load_toml
+
+DATA_DIR = Path(__file__).parent / "data"
+FRAMEWORK_DIR = DATA_DIR / "frameworks"
+
+# Keys that name a record inside its array, tried in order, for record ids like "torch:release[2.1.2].variant[cu121]".
+_ID_KEYS = ("version", "name", "cuda", "branch", "major", "sm", "distribution", "framework", "id", "key")
+
+
+def data_files() -> Dict[str, Path]:
+    """Every data file by its short name: ``cuda_driver``, ``gpus``, ..., frameworks by their stem (``torch``)."""
+    files = {path.stem: path for path in sorted(DATA_DIR.glob("*.toml"))}
+    for path in sorted(FRAMEWORK_DIR.glob("*.toml")):
+        files.setdefault(path.stem, path)
+    return files
+
+
+@lru_cache(maxsize=None)
+def raw(path: Path) -> Dict[str, Any]:
+    try:
+        return load_toml(path)
+    except (OSError, ValueError) as exc:
+        raise KnowledgeBaseError(f"knowledge base file {path.name} cannot be read: {exc}", hint="reinstall gpuvet")
+
+
+def records(document: Mapping[str, Any], prefix: str = "") -> Iterator[Tuple[str, Mapping[str, Any]]]:
+    """(record id, table) for every top-level table and every array-of-tables element, at any depth."""
+    for key, value in document.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict) and not prefix:
+            yield path, value
+            yield from records(value, path)
+        elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            for index, item in enumerate(value):
+                item_id = f"{path}[{_record_name(item, index)}]"
+                yield item_id, item
+                yield from records(item, item_id)
+
+
+def _record_name(item: Mapping[str, Any], index: int) -> str:
+    for key in _ID_KEYS:
+        if key in item and isinstance(item[key], (str, int)):
+            return str(item[key])
+    return str(index)
+
+
+def sources_of(value: Any) -> Tuple[str, ...]:
+    """A record's source as a tuple: a string or a list of strings are both accepted."""
+    if isinstance(value, str):
+        return (value.strip(),) if value.strip() else ()
+    if isinstance(value, list):
+        return tuple(v.strip() for v in value if isinstance(v, str) and v.strip())
+    return ()
+
+
+def missing_sources(name: str, document: Mapping[str, Any]) -> List[str]:
+    return [f"{name}:{rid}" for rid, record in records(document) if not sources_of(record.get("source"))]
+
+
+# ---------------------------------------------------------------------------------------------------- frameworks
+
+def _require(record: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> None:
+    for key in keys:
+        if record.get(key) in (None, "", [], {}):
+            raise KnowledgeBaseError(f"knowledge base record {where} lacks required field {key!r}", hint="fix the data file")
+
+
+def _source(record: Mapping[str, Any], where: str) -> str:
+    found = sources_of(record.get("source"))
+    if not found:
+        raise KnowledgeBaseError(f"knowledge base record {where} has no source", hint="every record must cite a source")
+    return "; ".join(found)
+
+
+def _extra(record: Mapping[str, Any], known: Tuple[str, ...]) -> Dict[str, Any]:
+    return {k: v for k, v in record.items() if k not in known}
+
+
+_VARIANT_KEYS = ("name", "cuda", "cudnn", "nccl", "sass", "ptx", "index_url", "install", "source")
+_RELEASE_KEYS = ("version", "released", "python", "default_variant", "variant", "companions", "glibc_min", "source")
+_FRAMEWORK_KEYS = ("name", "display", "distributions", "source")
+
+
+def _variant(record: Mapping[str, Any], where: str) -> Variant:
+    _require(record, ("name",), where)
+    cuda = record.get("cuda")
+    if cuda is not None and versions.cuda_major_minor(str(cuda)) is None:
+        raise KnowledgeBaseError(f"knowledge base record {where} has CUDA version {cuda!r} (want X.Y)", hint="fix the data file")
+    return Variant(
+        name=str(record["name"]),
+        cuda=str(cuda) if cuda is not None else None,
+        cudnn=record.get("cudnn"),
+        nccl=record.get("nccl"),
+        sass=tuple(record.get("sass", ())),
+        ptx=tuple(record.get("ptx", ())),
+        index_url=record.get("index_url"),
+        install=record.get("install"),
+        source=_source(record, where),
+        extra=_extra(record, _VARIANT_KEYS),
+    )
+
+
+def _release(record: Mapping[str, Any], where: str) -> Release:
+    _require(record, ("version",), where)
+    version = str(record["version"])
+    if versions.parse(version) is None:
+        raise KnowledgeBaseError(f"knowledge base record {where} has an invalid version {version!r}", hint="fix the data file")
+    if record.get("python") and versions.in_specifier("3.11", str(record["python"])) is None:
+        raise KnowledgeBaseError(f"knowledge base record {where} has an invalid python specifier", hint="fix the data file")
+    variants: Dict[str, Variant] = {}
+    for item in record.get("variant", ()):
+        variant = _variant(item, f"{where}.variant[{item.get('name', '?')}]")
+        variants[variant.name] = variant
+    default = record.get("default_variant")
+    if default is not None and default not in variants:
+        raise KnowledgeBaseError(f"knowledge base record {where}: default_variant {default!r} is not among its variants",
+                                 hint="fix the data file")
+    return Release(
+        version=version,
+        released=record.get("released"),
+        python=str(record.get("python") or ""),  # "" = the data does not say
+        default_variant=default,
+        variants=variants,
+        companions=dict(record.get("companions", {})),
+        glibc_min=record.get("glibc_min"),
+        source=_source(record, where),
+        extra=_extra(record, _RELEASE_KEYS),
+    )
+
+
+def framework_from(path: Path) -> Framework:
+    document = raw(path)
+    head = document.get("framework")
+    where = f"{path.stem}:framework"
+    if not isinstance(head, dict):
+        raise KnowledgeBaseError(f"knowledge base file {path.name} has no [framework] table", hint="fix the data file")
+    _require(head, ("name", "distributions"), where)
+    releases = [_release(item, f"{path.stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
+    releases.sort(key=lambda r: versions.parse(r.version), reverse=True)
+    extra = _extra(head, _FRAMEWORK_KEYS)
+    extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
+    return Framework(
+        name=str(head["name"]),
+        display=str(head.get("display") or head["name"]),
+        distributions=tuple(head["distributions"]),
+        releases=tuple(releases),
+        source=_source(head, where),
+        extra=extra,
+    )
+
+
+def normalize_name(name: str) -> str:
+    """PEP 503 style: case- and separator-insensitive (``Flash_Attn`` == ``flash-attn``)."""
+    import re
+
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+
+
+def framework_paths() -> Dict[str, Path]:
+    return {normalize_name(p.stem): p for p in sorted(FRAMEWORK_DIR.glob("*.toml"))}
+
+
+def find_framework_path(name: str) -> Optional[Path]:
+    return framework_paths().get(normalize_name(name))

@@ -1,0 +1,154 @@
+"""The knowledge base's record types: frozen, plain data built from the TOML files by ``gpuvet.kb.loader``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Tuple
+
+from gpuvet.kb import versions
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    """What a CUDA version needs from the driver.
+
+    ``minimum`` is the real floor (the family minimum through minor-version compatibility for CUDA >= 11, the
+    packaged driver before); ``toolkit_driver`` the driver packaged with that exact toolkit (None when NVIDIA no
+    longer bundles one).
+    """
+
+    cuda: str
+    minimum: Optional[str]
+    toolkit_driver: Optional[str]
+    source: str
+    note: str = ""
+    minor_compat: bool = True
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    name: str
+    aliases: Tuple[str, ...]
+    architecture: str
+    compute_capability: str
+    memory_gib: Optional[float]
+    bandwidth_gbs: Optional[float]
+    tflops: Mapping[str, float]
+    nvlink: bool
+    segment: str
+    pcie_gen: Optional[int]
+    source: str
+    unverified: Tuple[str, ...] = ()
+    note: str = ""
+
+    @property
+    def sm(self) -> str:
+        return "sm_" + self.compute_capability.replace(".", "")
+
+
+@dataclass(frozen=True)
+class CudnnRelease:
+    version: str
+    cuda: Tuple[str, ...]  # CUDA majors ("12") or exact toolkits ("11.4") the release is built for
+    source: str
+    compute_capability: Tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class NcclRelease:
+    version: str
+    cuda: Tuple[str, ...]
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str  # cpu | cuXYZ | rocmX.Y
+    cuda: Optional[str]
+    cudnn: Optional[str]
+    nccl: Optional[str]
+    sass: Tuple[str, ...]
+    ptx: Tuple[str, ...]
+    index_url: Optional[str]
+    install: Optional[str]
+    source: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.cuda is not None
+
+    @property
+    def unverified(self) -> Tuple[str, ...]:
+        return tuple(self.extra.get("unverified", ()))
+
+
+_CU_NAME = re.compile(r"^cu(\d+)(\d)$")
+
+
+def variant_key(name_or_cuda: str) -> str:
+    """``"+cu121"``/``"cu121"``/``"12.1"``/``"12.1.105"`` -> ``"cu121"``; other names lower-cased as they are."""
+    text = name_or_cuda.strip().lstrip("+").lower()
+    if re.match(r"^\d+\.\d+", text):
+        major, minor = text.split(".")[:2]
+        return "cu%s%s" % (major, minor)
+    return text
+
+
+@dataclass(frozen=True)
+class Release:
+    version: str
+    released: Optional[str]
+    python: str  # a PEP 440 specifier, e.g. ">=3.8,<3.12"; "" when the data does not say
+    default_variant: Optional[str]
+    variants: Mapping[str, Variant]
+    companions: Mapping[str, str]
+    glibc_min: Optional[str]
+    source: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def variant(self, name_or_cuda: str) -> Optional[Variant]:
+        """A variant by name (``cu121``, ``+cu121``, ``cpu``, ``rocm6.2``) or by CUDA version (``12.1``)."""
+        key = variant_key(name_or_cuda)
+        for name, variant in self.variants.items():
+            if name.lower() == key:
+                return variant
+        return None
+
+    @property
+    def default(self) -> Optional[Variant]:
+        return self.variants.get(self.default_variant) if self.default_variant else None
+
+    def supports_python(self, python_version: str) -> Optional[bool]:
+        if not self.python:
+            return None
+        return versions.in_specifier(python_version, self.python)
+
+
+@dataclass(frozen=True)
+class Framework:
+    name: str
+    display: str
+    distributions: Tuple[str, ...]
+    releases: Tuple[Release, ...]  # newest first
+    source: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def release(self, version: str) -> Optional[Release]:
+        """The release ``version`` names; the local label (``+cu121``) is ignored. Nightlies, pre-releases and
+        versions the KB does not list give None (the caller reports ``unknown_version``)."""
+        wanted = versions.parse(version)
+        if wanted is None or wanted.is_prerelease or wanted.is_devrelease:
+            return None
+        public = versions.parse(wanted.public)
+        for release in self.releases:
+            if versions.parse(release.version) == public:
+                return release
+        return None
+
+    @property
+    def newest(self) -> Release:
+        return self.releases[0]

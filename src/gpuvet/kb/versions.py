@@ -1,0 +1,51 @@
+"""Version helpers shared by the KB: lenient parsing (None instead of an exception), CUDA major.minor, driver branch."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+
+@lru_cache(maxsize=4096)
+def parse(text: str) -> Optional[Version]:
+    try:
+        return Version(str(text).strip())
+    except (InvalidVersion, TypeError):
+        return None
+
+
+def cuda_major_minor(cuda: str) -> Optional[Tuple[int, int]]:
+    """``"12.1"``, ``"12.1.1"``, ``"12.1.105"``, ``"V12.1.105"`` -> (12, 1); a bare ``"12"`` -> None (no minor)."""
+    text = str(cuda).strip().lstrip("vV")
+    parts = text.split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def cuda_update(cuda: str) -> Optional[int]:
+    """The toolkit update number of ``12.1.1`` (1); None when the third part is a component build like 12.1.105."""
+    parts = str(cuda).strip().lstrip("vV").split(".")
+    if len(parts) >= 3 and parts[2].isdigit() and int(parts[2]) < 10:
+        return int(parts[2])
+    return None
+
+
+def driver_branch(driver: str) -> Optional[int]:
+    """``"535.104.05"`` -> 535; four-part and two-part versions too; None when not a driver version."""
+    head = str(driver).strip().split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+def in_specifier(version: str, specifier: str) -> Optional[bool]:
+    parsed = parse(version)
+    try:
+        spec = SpecifierSet(specifier)
+    except InvalidSpecifier:
+        return None
+    if parsed is None:
+        return None
+    return spec.contains(parsed, prereleases=True)

@@ -1,0 +1,111 @@
+"""Recommend: the newest builds that fit a machine, and the smallest change that makes a newer one fit.
+
+Pure over (snapshot view, framework, knowledge base). It reuses the chain of ``gpuvet.checks`` unchanged: a build
+"fits" when the chain has no failing link; a change is "small" when every failing finding is one the renter can
+change (the driver branch, the Python version), never the GPU itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from gpuvet.checks.chain import Candidate, evaluate
+from gpuvet.checks.resolve import candidates
+from gpuvet.models import Finding, Severity
+from gpuvet.snapshot import SnapshotView
+
+# Findings a renter can fix without another GPU, and how each is stated as a need.
+_CHANGEABLE = {"driver_too_old", "no_driver", "python_unsupported"}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    candidate: Candidate
+    needs: Tuple[str, ...] = ()
+    warnings: Tuple[Finding, ...] = field(default=())
+
+    @property
+    def verdict(self) -> str:
+        return "warn" if self.needs or self.warnings else "pass"
+
+    def to_dict(self) -> Dict[str, Any]:
+        release, variant = self.candidate.release, self.candidate.variant
+        return {
+            "framework": self.candidate.framework.name,
+            "version": release.version,
+            "variant": variant.name,
+            "cuda": variant.cuda,
+            "python": release.python,
+            "install": [self.candidate.install],
+            "needs": list(self.needs),
+            "verdict": self.verdict,
+            "sources": [s for s in (variant.source, release.source) if s],
+        }
+
+
+def _needs(findings: List[Finding]) -> Optional[Tuple[str, ...]]:
+    """The changes that would make these failing findings go away, or None if one of them needs another GPU."""
+    needs: List[str] = []
+    for finding in findings:
+        if finding.severity is not Severity.FAIL:
+            continue
+        if finding.code not in _CHANGEABLE:
+            return None
+        if finding.code == "python_unsupported":
+            need = f"Python {finding.expected.replace('Python ', '')}" if finding.expected else "another Python"
+        else:
+            need = finding.expected or "an NVIDIA driver"
+        if need not in needs:
+            needs.append(need)
+    return tuple(needs)
+
+
+def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> List[Recommendation]:
+    """Best first: what fits as the machine stands, then newer builds after the smallest change."""
+    fitting: List[Recommendation] = []
+    changed: List[Recommendation] = []
+    has_gpu = bool(view.gpus)
+    seen_releases = set()
+    for candidate in candidates(framework):
+        if has_gpu and not candidate.variant.cuda:
+            continue  # a CPU build is never the answer on a GPU machine
+        _, findings = evaluate(view, candidate, kb)
+        if any(f.code == "unknown_version" for f in findings):
+            continue
+        needs = _needs(list(findings))
+        if needs is None:
+            continue
+        warnings = tuple(f for f in findings if f.severity is Severity.WARN)
+        recommendation = Recommendation(candidate, needs, warnings)
+        if not needs:
+            if candidate.release.version not in seen_releases and len(fitting) < limit:
+                fitting.append(recommendation)
+                seen_releases.add(candidate.release.version)
+        elif not fitting and len(changed) < limit * 4:
+            changed.append(recommendation)
+        if len(fitting) >= limit:
+            break
+    newest_fit = fitting[0].candidate.release if fitting else None
+    # Only changes that buy something newer than what already fits; fewest changes first, newest first within.
+    worthwhile = [
+        r for r in changed if newest_fit is None or _newer(r.candidate.release.version, newest_fit.version)
+    ]
+    worthwhile.sort(key=lambda r: len(r.needs))
+    picked: List[Recommendation] = []
+    labels = set()
+    for recommendation in worthwhile:
+        key = (recommendation.candidate.release.version, recommendation.needs)
+        if key in labels:
+            continue
+        labels.add(key)
+        picked.append(recommendation)
+        if len(picked) >= limit:
+            break
+    return fitting + picked
+
+
+def _newer(a: str, b: str) -> bool:
+    from packaging.version import Version
+
+    return Version(a) > Version(b)

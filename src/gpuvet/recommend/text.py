@@ -1,0 +1,25 @@
+"""Terminal rendering of a recommend document."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from gpuvet.i18n import text
+from gpuvet.report.machine_summary import machine_lines
+
+
+def render_recommend_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
+    lines = [text(lang, "recommend.heading", framework=document.get("framework"))]
+    lines += ["  " + line for line in machine_lines(document.get("snapshot") or {}, lang)]
+    recommendations = document.get("recommendations") or []
+    if not recommendations:
+        lines.append("")
+        lines.append(text(lang, "recommend.none", framework=document.get("framework")))
+    for number, item in enumerate(recommendations, 1):
+        lines.append("")
+        state = text(lang, "recommend.fits_now") if not item["needs"] else text(lang, "recommend.fits_after", needs="; ".join(item["needs"]))
+        cuda = f"CUDA {item['cuda']}" if item.get("cuda") else "CPU"
+        lines.append(f"{number}. {item['framework']} {item['version']} ({item['variant']}, {cuda}, Python {item['python']}): {state}")
+        for command in item["install"]:
+            lines.append(f"     $ {command}")
+    return "\n".join(lines) + "\n"
