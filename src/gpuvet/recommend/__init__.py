@@ -87,22 +87,30 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
         if len(fitting) >= limit:
             break
     newest_fit = fitting[0].candidate.release if fitting else None
-    # Only changes that buy something newer than what already fits; fewest changes first, newest first within.
-    worthwhile = [
-        r for r in changed if newest_fit is None or _newer(r.candidate.release.version, newest_fit.version)
-    ]
-    worthwhile.sort(key=lambda r: len(r.needs))
-    picked: List[Recommendation] = []
-    labels = set()
-    for recommendation in worthwhile:
-        key = (recommendation.candidate.release.version, recommendation.needs)
-        if key in labels:
+    # Changes worth making buy a release newer than what already fits. Per release keep the smallest change
+    # (fewest needs, then the lowest driver floor), newest release first.
+    best_per_release: Dict[str, Recommendation] = {}
+    for recommendation in changed:
+        version = recommendation.candidate.release.version
+        if newest_fit is not None and not _newer(version, newest_fit.version):
             continue
-        labels.add(key)
-        picked.append(recommendation)
-        if len(picked) >= limit:
-            break
+        current = best_per_release.get(version)
+        if current is None or _change_size(recommendation) < _change_size(current):
+            best_per_release[version] = recommendation
+    picked = list(best_per_release.values())[:limit]
     return fitting + picked
+
+
+def _change_size(recommendation: Recommendation) -> Tuple[int, Any]:
+    from packaging.version import InvalidVersion, Version
+
+    floors = []
+    for need in recommendation.needs:
+        try:
+            floors.append(Version(need.split(">=")[-1].strip()))
+        except InvalidVersion:
+            continue
+    return (len(recommendation.needs), max(floors) if floors else Version("0"))
 
 
 def _newer(a: str, b: str) -> bool:
