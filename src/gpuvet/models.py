@@ -141,10 +141,11 @@ class CheckReport:
     snapshot: Mapping[str, Any]
     targets: Tuple[TargetResult, ...]
     machine: Tuple[Finding, ...] = ()  # findings about the machine that belong to no target (no driver, health)
+    together: Tuple[Finding, ...] = ()  # several targets in one environment (can TensorFlow and PyTorch share it?)
     kb_version: str = ""
     kb_updated: str = ""
 
     @property
     def verdict(self) -> Verdict:
-        parts = [t.verdict for t in self.targets] + [f.verdict for f in self.machine]
+        parts = [t.verdict for t in self.targets] + [f.verdict for f in self.machine + self.together]
         return worst(parts)

@@ -35,6 +35,7 @@ TOP_LEVEL_FACTS = (
     "frameworks",
     "binaries",
     "env",
+    "xid_events",
 )
 
 

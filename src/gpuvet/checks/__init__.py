@@ -12,6 +12,15 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
 from gpuvet.checks.machine import machine_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
+from gpuvet.checks.stack import (
+    alternatives_note,
+    conflict_findings,
+    effective,
+    platform_findings,
+    requires_findings,
+    toolkit_findings,
+)
+from gpuvet.checks.together import together_findings
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.models import CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
@@ -30,13 +39,14 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
     return targets
 
 
-def check_target(view: SnapshotView, target: Target, kb: Any) -> TargetResult:
+def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0) -> TargetResult:
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
         return TargetResult(target.text, None, (link,), resolution.findings)
-    candidate = resolution.candidate
+    candidate = effective(view, resolution.candidate, kb)
     links, findings = evaluate(view, candidate, kb)
+    findings = _stack_findings(view, candidate, kb, findings, depth)
     if blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
@@ -45,6 +55,32 @@ def check_target(view: SnapshotView, target: Target, kb: Any) -> TargetResult:
     if candidate.variant.name:
         resolved += f" ({candidate.variant.name})"
     return TargetResult(target.text, resolved, links, tuple(findings))
+
+
+def _stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int) -> tuple:
+    """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
+    extra: List[Finding] = []
+    extra += platform_findings(view, candidate)
+    toolkit = toolkit_findings(view, candidate, kb)
+    if toolkit:
+        findings = [f for f in findings if f.code != "toolkit_mismatch"]  # the stricter rule replaces the general one
+        extra += toolkit
+    pin_findings, pinned = requires_findings(view, candidate, kb)
+    extra += pin_findings
+    if depth == 0:
+        for pin in pinned:
+            # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures.
+            sub = check_target(view, parse_target(pin), kb, depth=1)
+            for finding in sub.findings:
+                if finding.severity is Severity.FAIL and finding.code != "unknown_version":
+                    extra.append(
+                        dataclasses.replace(finding, detail=msg("checks.via_pin.detail", pin=pin, build=candidate.label, detail=finding.detail))
+                    )
+    installed = installed_build(view, candidate.framework)
+    if not installed or installed.get("version", "").split("+")[0] != candidate.release.version:
+        planned = {candidate.framework.name: candidate.release.version}
+        extra += [f for f in conflict_findings(view, planned) if candidate.framework.name in (f.actual or "")]
+    return tuple(alternatives_note(candidate, list(findings) + extra))
 
 
 def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding]) -> tuple:
@@ -82,7 +118,8 @@ def run_checks(
     return CheckReport(
         snapshot=snapshot,
         targets=results,
-        machine=tuple(machine_findings(view, kb)),
+        machine=tuple(machine_findings(view, kb) + conflict_findings(view)),
+        together=tuple(together_findings(view, parsed, results, kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,
     )

@@ -20,6 +20,11 @@ from gpuvet.models import Finding, Fix, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
+# Frameworks whose users routinely compile CUDA extensions against them with the local nvcc (flash-attn from source,
+# apex, DeepSpeed ops, custom ops): for these a local toolkit of another major is worth a warning.
+EXTENSION_ECOSYSTEMS = frozenset({"torch"})
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One installable build: a framework release in one variant."""
@@ -252,7 +257,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
             )
             break
     nvcc = view.nvcc_on_path
-    if nvcc and version_or_none(nvcc.get("version")) is not None:
+    if candidate.framework.name in EXTENSION_ECOSYSTEMS and nvcc and version_or_none(nvcc.get("version")) is not None:
         local_major = version_or_none(nvcc["version"]).major
         if local_major != version_or_none(cuda).major:
             if verdict is Verdict.PASS:
@@ -432,6 +437,22 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     actual = f"{candidate.release.version} ({variant.name})"
     if installed:
         actual = msg("link.installed", version=installed.get("version"))
+        have = version_or_none(installed.get("version"))
+        if have is not None and have.public != Version(candidate.release.version).public:
+            if verdict is Verdict.PASS:
+                verdict = Verdict.WARN
+            findings.append(
+                Finding(
+                    code="package_conflict",
+                    severity=Severity.WARN,
+                    layer="framework",
+                    title=msg("checks.other_installed.title", name=candidate.framework.name, have=installed.get("version"), want=candidate.release.version),
+                    detail=msg("checks.other_installed.detail", name=candidate.framework.name, have=installed.get("version"), build=candidate.label),
+                    expected=f"{candidate.framework.name}=={candidate.release.version}",
+                    actual=f"{candidate.framework.name} {installed.get('version')}",
+                    fix=Fix(msg("checks.install_this.fix", build=candidate.label), (candidate.install,)),
+                )
+            )
     return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
 
 
@@ -503,6 +524,9 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                     sources=_sources(release),
                 )
             )
+    if not python and verdict is Verdict.PASS:
+        # A paste without Python (nvidia-smi + pip freeze): say so; the build's range is the expectation.
+        return LayerResult(Link("python", Verdict.SKIP, msg("link.not_provided"), expected), tuple(findings))
     return LayerResult(Link("python", verdict, python, expected, view.source("python")), tuple(findings))
 
 

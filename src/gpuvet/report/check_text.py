@@ -68,6 +68,12 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
             )
         for finding in target.get("findings") or []:
             out.extend(_finding_lines(finding, lang, esc))
+    together = document.get("together") or []
+    if together:
+        out.append("")
+        out.append(f"[bold]{text(lang, 'report.together')}[/]")
+        for finding in together:
+            out.extend(_finding_lines(finding, lang, esc))
     if not document.get("targets"):
         out.append("")
         out.append(text(lang, "report.no_targets"))

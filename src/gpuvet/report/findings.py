@@ -66,4 +66,5 @@ def check_to_dict(report: CheckReport, lang: str, snapshot: Optional[Mapping[str
         verdict=report.verdict.value,
         machine=[finding_to_dict(f, lang) for f in _ordered(report.machine)],
         targets=[target_to_dict(t, lang) for t in report.targets],
+        together=[finding_to_dict(f, lang) for f in _ordered(report.together)],
     )

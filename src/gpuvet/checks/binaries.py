@@ -1,0 +1,215 @@
+"""Can every GPU run every installed CUDA binary? Findings from the snapshot's ``binaries`` list (pure).
+
+For each file a package ships with CUDA code (``binaries``: ``{"package", "path", "sass", "ptx", "error"}``, read
+from the ELF fatbins by ``gpuvet.binary.scan``) and each GPU with a known compute capability, the loading rules of
+``arch_rules`` decide. A file no GPU can run gives ``arch_not_in_build`` (fail): the first kernel launch would die
+with "no kernel image is available for execution on the device". GPUs of the same model and capability are
+reported together. Files that could not be read are not judged here (the archs command and the snapshot carry
+their error).
+
+The knowledge base may also list the archs a torch wheel variant carries; when the installed torch's
+``libtorch_cuda.so`` says otherwise, an ``info`` finding says so and the binary wins (it is what will run).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from gpuvet.checks.arch_rules import SOURCES, arch_list_value, can_run, parse_arch, parse_cc
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.snapshot import SnapshotView
+
+# Packages whose binaries are the framework itself (layer "framework"); anything else is an extension or library.
+FRAMEWORK_PACKAGES = frozenset(
+    {"torch", "tensorflow", "jax", "jaxlib", "paddlepaddle-gpu", "paddlepaddle", "mindspore"}
+)
+_TORCH_MAIN_LIBRARY = "libtorch_cuda"
+
+
+def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
+    findings: List[Finding] = []
+    gpu_groups = _gpu_groups(view.gpus)
+    for binary in view.binaries:
+        if binary.get("error"):
+            continue
+        sass, ptx = list(binary.get("sass") or []), list(binary.get("ptx") or [])
+        if not sass and not ptx:
+            continue
+        for (name, cc), indexes in gpu_groups:
+            runs, how = can_run(cc, sass, ptx)
+            if not runs:
+                findings.append(_not_in_build(view, kb, binary, name, cc, indexes, how))
+    findings.extend(_kb_disagreements(view, kb))
+    return findings
+
+
+def _gpu_groups(gpus: Iterable[Dict[str, Any]]) -> List[Tuple[Tuple[str, str], List[int]]]:
+    """GPUs with a usable compute capability grouped by (model, cc), in index order."""
+    groups: Dict[Tuple[str, str], List[int]] = {}
+    for position, gpu in enumerate(gpus):
+        cc = gpu.get("compute_capability")
+        try:
+            parse_cc(cc)
+        except (TypeError, ValueError):
+            continue  # unknown capability: nothing to judge (said elsewhere, never guessed here)
+        index = gpu.get("index", position)
+        groups.setdefault((gpu.get("name") or "GPU", str(cc).strip()), []).append(index)
+    return list(groups.items())
+
+
+def _gpu_label(name: str, indexes: Sequence[int]) -> str:
+    numbers = ", ".join(str(i) for i in indexes)
+    return f"{name} (GPU {numbers})"
+
+
+def _not_in_build(
+    view: SnapshotView, kb: Any, binary: Dict[str, Any], name: str, cc: str, indexes: Sequence[int], why: str
+) -> Finding:
+    package = binary.get("package") or "?"
+    path = binary.get("path") or "?"
+    sass, ptx = list(binary.get("sass") or []), list(binary.get("ptx") or [])
+    version = _installed_version(view, package)
+    sm = "sm_" + cc.replace(".", "")
+    params = dict(
+        package=package,
+        file=os.path.basename(path),
+        path=path,
+        gpu=_gpu_label(name, indexes),
+        cc=cc,
+        sm=sm,
+        arch_digits=sm[3:],
+        sass=" ".join(sass) or "-",
+        ptx=" ".join(ptx) or "-",
+        version=version or "?",
+    )
+    return Finding(
+        code="arch_not_in_build",
+        severity=Severity.FAIL,
+        layer="framework" if package in FRAMEWORK_PACKAGES else "packages",
+        title=msg("binary.arch_not_in_build.title", **params),
+        detail=msg("binary.arch_not_in_build.detail", why=why, **params),
+        expected=f"SASS for {sm} (or an older {cc.split('.')[0]}.x minor), or PTX <= compute_{sm[3:]}",
+        actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx),
+        fix=_fix(kb, package, version, cc, params),
+        sources=SOURCES,
+    )
+
+
+def _fix(kb: Any, package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:
+    arch_list = arch_list_value(cc)
+    rebuild = f'TORCH_CUDA_ARCH_LIST="{arch_list}" pip install --no-build-isolation --no-binary {package} {package}'
+    if package == "torch":
+        carrier = _kb_release_carrying(kb, "torch", cc)
+        if carrier is not None:
+            release, variant, install = carrier
+            return Fix(
+                msg("binary.fix.torch_variant", release=release, variant=variant, install=install, **params),
+                (install,),
+            )
+        return Fix(
+            msg("binary.fix.torch_source", arch_list=arch_list, **params), (f'export TORCH_CUDA_ARCH_LIST="{arch_list}"',)
+        )
+    return Fix(msg("binary.fix.extension", arch_list=arch_list, **params), (rebuild,))
+
+
+def _installed_version(view: SnapshotView, package: str) -> Optional[str]:
+    framework = view.frameworks.get(package) or {}
+    return framework.get("version") or view.package_version(package)
+
+
+# -- knowledge base (duck-typed: gpuvet.kb is written alongside; every access is guarded) ---------------------------
+
+
+def _kb_framework(kb: Any, name: str) -> Any:
+    if kb is None:
+        return None
+    try:
+        return kb.framework(name)
+    except Exception:  # noqa: BLE001 - an absent or partial KB API means "the KB cannot say", never a crash
+        return None
+
+
+def _kb_variant(kb: Any, name: str, version: str) -> Any:
+    framework = _kb_framework(kb, name)
+    if framework is None:
+        return None
+    public, _, local = version.partition("+")
+    try:
+        release = framework.release(public)
+        if release is None:
+            return None
+        if local:
+            return release.variant(local)
+        default = getattr(release, "default_variant", None)
+        return release.variant(default) if default else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _kb_release_carrying(kb: Any, name: str, cc: str) -> Optional[Tuple[str, str, str]]:
+    """The newest (release, variant, install command) the KB says runs on ``cc``; None when it cannot say."""
+    framework = _kb_framework(kb, name)
+    releases = getattr(framework, "releases", None) if framework is not None else None
+    if not releases:
+        return None
+    try:
+        for release in releases:  # the KB lists releases newest first
+            variants = getattr(release, "variants", ()) or ()
+            for variant in variants.values() if hasattr(variants, "values") else variants:
+                sass = list(getattr(variant, "sass", ()) or ())
+                ptx = list(getattr(variant, "ptx", ()) or ())
+                if (sass or ptx) and can_run(cc, sass, ptx)[0]:
+                    install = getattr(variant, "install", None) or f"pip install {name}=={release.version}"
+                    return str(release.version), str(variant.name), str(install)
+    except Exception:  # noqa: BLE001
+        return None
+    return None
+
+
+def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
+    version = _installed_version(view, "torch")
+    torch_binaries = [b for b in view.binaries if b.get("package") == "torch" and not b.get("error")]
+    if kb is None or not version or not torch_binaries:
+        return []
+    variant = _kb_variant(kb, "torch", version)
+    if variant is None:
+        return []
+    main = [b for b in torch_binaries if os.path.basename(b.get("path", "")).startswith(_TORCH_MAIN_LIBRARY)]
+    chosen = main or torch_binaries
+    found = {a for b in chosen for a in list(b.get("sass") or []) + list(b.get("ptx") or [])}
+    listed = set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ())
+    # arch-specific cubins with only a few kernels (sm_90a ...) are listed apart in the KB; the binary has them too
+    extra = getattr(variant, "extra", None) or {}
+    listed |= set(extra.get("sass_cubins_partial", ()) or ()) | set(getattr(variant, "sass_cubins_partial", ()) or ())
+    if not listed or found == listed:
+        return []
+    order = _order
+    only_kb, only_binary = sorted(listed - found, key=order), sorted(found - listed, key=order)
+    path = chosen[0].get("path", "?")
+    source = getattr(variant, "source", None)
+    return [
+        Finding(
+            code="arch_not_in_build",
+            severity=Severity.INFO,
+            layer="framework",
+            title=msg("binary.kb_disagrees.title", version=version),
+            detail=msg(
+                "binary.kb_disagrees.detail",
+                version=version,
+                file=os.path.basename(path),
+                only_kb=" ".join(only_kb) or "-",
+                only_binary=" ".join(only_binary) or "-",
+            ),
+            expected="knowledge base: " + " ".join(sorted(listed, key=order)),
+            actual=f"{os.path.basename(path)}: " + " ".join(sorted(found, key=order)),
+            sources=tuple(s for s in (source,) if s),
+        )
+    ]
+
+
+def _order(arch: str) -> Tuple[int, int, int, str, str]:
+    parsed = parse_arch(arch)
+    if parsed is None:
+        return (1, 0, 0, "", arch)
+    return (0, parsed.major, parsed.minor, parsed.variant, arch)

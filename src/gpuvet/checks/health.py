@@ -1,0 +1,199 @@
+"""Health signals of the GPUs in a snapshot, as findings (pure: snapshot + knowledge base in, findings out).
+
+ECC errors, retired pages / pending row remaps, clock throttle reasons, PCIe link below its max, persistence
+mode, power limit below default, Xid events, vGPU / MIG, and multi-GPU without NVLink. Thresholds and their
+sources live in ``gpuvet/smoke/data/thresholds.toml`` ([health]).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.smoke.thresholds import Thresholds, load_thresholds
+from gpuvet.snapshot import SnapshotView
+
+_LAYER = "gpu"
+
+
+def _gpu_label(gpu: Dict[str, Any]) -> str:
+    index = gpu.get("index")
+    name = gpu.get("name") or "GPU"
+    return "GPU %s (%s)" % (index, name) if index is not None else name
+
+
+def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Optional[str] = None,
+             actual: Optional[str] = None, fix_commands: tuple = (), **params: Any) -> Finding:
+    fix = Fix(msg("smoke.health.%s.fix" % key, gpu=gpu, **params), tuple(fix_commands))
+    return Finding(
+        code=code, severity=severity, layer=_LAYER,
+        title=msg("smoke.health.%s.title" % key, gpu=gpu, **params),
+        detail=msg("smoke.health.%s.detail" % key, gpu=gpu, **params),
+        expected=expected, actual=actual, fix=fix, sources=tuple(s.strip() for s in source.split(";") if s.strip()),
+    )
+
+
+def _int(value: Any) -> Optional[int]:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _float(value: Any) -> Optional[float]:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def ecc_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    label, ecc, out = _gpu_label(gpu), gpu.get("ecc") or {}, []
+    source = rules["ecc_source"]
+    volatile = _int(ecc.get("volatile_uncorrected"))
+    aggregate = _int(ecc.get("aggregate_uncorrected"))
+    if volatile:
+        out.append(_finding("health_problem", Severity.FAIL, "ecc_volatile", label, source, "0", str(volatile),
+                            ("nvidia-smi -q -d ECC",), count=volatile))
+    elif aggregate:
+        out.append(_finding("health_problem", Severity.WARN, "ecc_aggregate", label, source, "0", str(aggregate),
+                            ("nvidia-smi -q -d ECC",), count=aggregate))
+    retired = _int(ecc.get("retired_pages"))
+    if ecc.get("retired_pages_pending"):
+        out.append(_finding("health_problem", Severity.FAIL, "retired_pending", label, rules["retired_pages_source"],
+                            "no pending retirement", "pending", ("nvidia-smi -q -d PAGE_RETIREMENT",)))
+    if retired is not None and retired >= int(rules["retired_pages_fail"]):
+        out.append(_finding("health_problem", Severity.FAIL, "retired_pages", label, rules["retired_pages_source"],
+                            "< %s" % rules["retired_pages_warn"], str(retired), ("nvidia-smi -q -d PAGE_RETIREMENT",),
+                            count=retired, limit=rules["retired_pages_fail"]))
+    elif retired is not None and retired >= int(rules["retired_pages_warn"]):
+        out.append(_finding("health_problem", Severity.WARN, "retired_pages", label, rules["retired_pages_source"],
+                            "< %s" % rules["retired_pages_warn"], str(retired), ("nvidia-smi -q -d PAGE_RETIREMENT",),
+                            count=retired, limit=rules["retired_pages_warn"]))
+    if ecc.get("remapped_rows_pending"):
+        out.append(_finding("health_problem", Severity.FAIL, "remap_pending", label, rules["remapped_rows_source"],
+                            "no pending remap", "pending", ("nvidia-smi -q -d ROW_REMAPPER",)))
+    return out
+
+
+def throttle_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    reasons = [str(r).lower() for r in gpu.get("throttle_reasons") or []]
+    label, out = _gpu_label(gpu), []
+    bad = [r for r in reasons if r in rules["throttle_fail"]]
+    soft = [r for r in reasons if r in rules["throttle_warn"]]
+    if bad:
+        out.append(_finding("health_problem", Severity.FAIL, "throttle_hw", label, rules["throttle_source"],
+                            "none (or idle / SW power cap)", ", ".join(bad), ("nvidia-smi -q -d PERFORMANCE",),
+                            reasons=", ".join(bad)))
+    if soft:
+        out.append(_finding("health_problem", Severity.WARN, "throttle_sw_thermal", label, rules["throttle_source"],
+                            "none (or idle / SW power cap)", ", ".join(soft), ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE",),
+                            reasons=", ".join(soft)))
+    return out
+
+
+def pcie_findings(gpu: Dict[str, Any], rules: Dict[str, Any], kb_gen: Optional[int]) -> List[Finding]:
+    pcie, label, out = gpu.get("pcie") or {}, _gpu_label(gpu), []
+    gen, gen_max = _int(pcie.get("gen_current")), _int(pcie.get("gen_max"))
+    width, width_max = _int(pcie.get("width_current")), _int(pcie.get("width_max"))
+    source = rules["pcie_source"]
+    if width and width_max and width < width_max:
+        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_width", label, source, "x%d" % width_max,
+                            "x%d" % width, ("nvidia-smi -q -d PCIE",), width=width, width_max=width_max))
+    if gen and gen_max and gen < gen_max:
+        # Idle GPUs downshift the link to save power, so this alone says little: info, re-read under load.
+        out.append(_finding("interconnect_slow", Severity.INFO, "pcie_gen_idle", label, source, "Gen%d" % gen_max,
+                            "Gen%d" % gen, ("gpuvet smoke --quick",), gen=gen, gen_max=gen_max))
+    if kb_gen and gen_max and gen_max < kb_gen:
+        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_slot", label, source, "Gen%d" % kb_gen,
+                            "Gen%d" % gen_max, (), gen_max=gen_max, gpu_gen=kb_gen))
+    return out
+
+
+def power_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    limit, default = _float(gpu.get("power_limit_w")), _float(gpu.get("power_default_limit_w"))
+    if not limit or not default:
+        return []
+    share = limit / default
+    if share >= float(rules["power_limit_warn_fraction"]):
+        return []
+    severity = Severity.FAIL if share < float(rules["power_limit_fail_fraction"]) else Severity.WARN
+    return [_finding("health_problem", severity, "power_limit", _gpu_label(gpu), rules["power_limit_source"],
+                     "%.0f W" % default, "%.0f W" % limit, ("nvidia-smi -q -d POWER",),
+                     limit="%.0f" % limit, default="%.0f" % default, percent="%d" % round(share * 100))]
+
+
+def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    label, out = _gpu_label(gpu), []
+    if gpu.get("persistence_mode") is False:
+        out.append(_finding("health_problem", Severity.INFO, "persistence_off", label, rules["persistence_source"],
+                            "Enabled", "Disabled", ("sudo nvidia-smi -pm 1",)))
+    virt = (gpu.get("virtualization_mode") or "").lower()
+    if virt == "vgpu":
+        out.append(_finding("virtualization_limit", Severity.WARN, "vgpu", label, rules["virtualization_source"],
+                            "none or passthrough", "vgpu", ()))
+    elif virt == "host_vgpu":
+        out.append(_finding("virtualization_limit", Severity.INFO, "host_vgpu", label, rules["virtualization_source"],
+                            "none or passthrough", "host_vgpu", ()))
+    mig = (gpu.get("mig_mode") or "").lower()
+    if mig in ("enabled", "pending"):
+        out.append(_finding("virtualization_limit", Severity.WARN, "mig_" + mig, label, rules["virtualization_source"],
+                            "disabled (a whole GPU)", mig, ("nvidia-smi mig -lgi",),
+                            instances=len(gpu.get("mig_devices") or [])))
+    return out
+
+
+def xid_findings(events: List[Dict[str, Any]], rules: Dict[str, Any]) -> List[Finding]:
+    fail, warn = set(rules["xid_fail"]), set(rules["xid_warn"])
+    by_code: Dict[int, List[Dict[str, Any]]] = {}
+    for event in events:
+        code = _int(event.get("xid"))
+        if code is not None:
+            by_code.setdefault(code, []).append(event)
+    out = []
+    for code in sorted(by_code):
+        seen = by_code[code]
+        where = ", ".join(sorted({str(e.get("pci_bus_id") or e.get("gpu_index") or "?") for e in seen}))
+        severity = Severity.FAIL if code in fail else Severity.WARN
+        key = "xid_critical" if code in fail else ("xid_app" if code in warn else "xid_other")
+        out.append(_finding("health_problem", severity, key, where, rules["xid_source"], "no Xid",
+                            "Xid %d x%d" % (code, len(seen)), ("sudo dmesg -T | grep -i xid",), xid=code,
+                            count=len(seen)))
+    return out
+
+
+def interconnect_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
+    topology = view.value("topology")
+    if len(gpus) < 2 or not isinstance(topology, dict) or topology.get("nvlink") is not False:
+        return []
+    return [_finding("interconnect_slow", Severity.INFO, "no_nvlink", "%d GPUs" % len(gpus),
+                     rules["interconnect_source"], "NVLink", "PCIe only", ("nvidia-smi topo -m", "gpuvet smoke --distributed"),
+                     count=len(gpus))]
+
+
+def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
+    if kb is None or not name:
+        return None
+    try:
+        model = kb.gpu(name)
+    except (AttributeError, LookupError):
+        return None
+    return _int(getattr(model, "pcie_gen", None)) if model is not None else None
+
+
+def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thresholds] = None) -> List[Finding]:
+    """Every health finding for the GPUs in ``view`` (empty when the snapshot has no GPU list)."""
+    rules = (thresholds or load_thresholds()).health
+    findings: List[Finding] = []
+    for gpu in view.gpus:
+        findings += ecc_findings(gpu, rules)
+        findings += throttle_findings(gpu, rules)
+        findings += pcie_findings(gpu, rules, _kb_pcie_gen(kb, gpu.get("name")))
+        findings += power_findings(gpu, rules)
+        findings += mode_findings(gpu, rules)
+    events = view.value("xid_events")
+    if isinstance(events, list):
+        findings += xid_findings(events, rules)
+    findings += interconnect_findings(view, rules)
+    return findings

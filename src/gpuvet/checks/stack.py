@@ -1,0 +1,233 @@
+"""What a build needs beyond its own chain: pinned dependencies, the CUDA it borrows from torch, extension
+toolkits, known package conflicts, and several frameworks sharing one environment.
+
+All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``, ``toolkit_major_must_match``,
+``alternatives``, ``windows_gpu``, and the records of ``conflicts.toml``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from gpuvet.checks.chain import Candidate, installed_build, major_minor, version_or_none
+from gpuvet.kb.toml import load_toml
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.probe.names import canonical_name
+from gpuvet.snapshot import SnapshotView
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Builds that carry no CUDA of their own (xformers, bitsandbytes, DeepSpeed ...): they run on torch's CUDA.
+# --------------------------------------------------------------------------------------------------------------
+def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: Any) -> Optional[str]:
+    """The CUDA version a ``cuda_from = "torch"`` build runs with: the installed torch's, else its pinned torch's."""
+    torch = kb.framework("torch")
+    if torch is None:
+        return None
+    installed = installed_build(view, torch)
+    if installed and installed.get("cuda"):
+        return str(installed["cuda"])
+    pin = (candidate.extra("requires") or {}).get("torch")
+    admit = (lambda release: _admits(pin, release.version)) if pin else (lambda release: True)
+    # Not installed yet: the torch build that would be installed is the newest that fits this machine.
+    from gpuvet.checks.resolve import first_fit
+
+    fitting = first_fit(view, torch, kb, admit=admit)
+    if fitting is not None and fitting.variant.cuda:
+        return fitting.variant.cuda
+    for release in filter(admit, torch.releases):
+        default = release.variants.get(release.default_variant)
+        if default is not None and default.cuda:
+            return default.cuda
+    return None
+
+
+def effective(view: SnapshotView, candidate: Candidate, kb: Any) -> Candidate:
+    if candidate.variant.cuda or candidate.extra("cuda_from") != "torch":
+        return candidate
+    cuda = torch_cuda_for(view, candidate, kb)
+    if not cuda:
+        return candidate
+    return Candidate(candidate.framework, candidate.release, dataclasses.replace(candidate.variant, cuda=cuda))
+
+
+def _admits(spec: Optional[str], version: str) -> bool:
+    if not spec:
+        return True
+    try:
+        return SpecifierSet(spec).contains(Version(version).public, prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return False
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Pinned dependencies (vLLM → torch==2.4.0, xformers → torch ...)
+# --------------------------------------------------------------------------------------------------------------
+def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tuple[List[Finding], List[str]]:
+    """Findings about the pins, and the pinned targets (``torch==2.4.0``) whose own chain must also hold."""
+    findings: List[Finding] = []
+    pinned_targets: List[str] = []
+    requires: Mapping[str, str] = candidate.extra("requires") or {}
+    this_installed = installed_build(view, candidate.framework)
+    this_is_installed = bool(
+        this_installed
+        and version_or_none(this_installed.get("version"))
+        and version_or_none(this_installed["version"]).public == Version(candidate.release.version).public
+    )
+    for package, spec in requires.items():
+        name = canonical_name(package)
+        have = view.package_version(name)
+        framework = kb.framework(name)
+        if framework is not None and have is None:
+            built = installed_build(view, framework)
+            have = built.get("version") if built else None
+        if spec.startswith("==") and framework is not None:
+            pinned_targets.append(f"{name}{spec}")
+        if have is None or _admits(spec, have):
+            continue
+        severity = Severity.FAIL if this_is_installed else Severity.WARN
+        title_id = "checks.requires.broken.title" if this_is_installed else "checks.requires.replaces.title"
+        findings.append(
+            Finding(
+                # Installed against another pin, a compiled extension meets symbols it was not built with.
+                code="abi_mismatch" if this_is_installed else "package_conflict",
+                severity=severity,
+                layer="packages",
+                title=msg(title_id, build=candidate.label, package=name, spec=spec, have=have),
+                detail=msg(
+                    "checks.requires.broken.detail" if this_is_installed else "checks.requires.replaces.detail",
+                    build=candidate.label,
+                    package=name,
+                    spec=spec,
+                    have=have,
+                ),
+                expected=f"{name}{spec}",
+                actual=f"{name} {have}",
+                fix=Fix(msg("checks.requires.fix", build=candidate.label, package=name, spec=spec), (candidate.install,)),
+                sources=(candidate.release.source,) if candidate.release.source else (),
+            )
+        )
+    return findings, pinned_targets
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Extensions JIT-built with the local nvcc (DeepSpeed ops): nvcc's major must match torch's CUDA
+# --------------------------------------------------------------------------------------------------------------
+def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+    if candidate.extra("toolkit_major_must_match") != "torch":
+        return []
+    cuda = candidate.variant.cuda or torch_cuda_for(view, candidate, kb)
+    nvcc = view.nvcc_on_path
+    source = (candidate.release.source,) if candidate.release.source else ()
+    if nvcc is None:
+        if view.document.get("cuda_toolkits") is None:
+            return []  # a paste that says nothing about toolkits
+        return [
+            Finding(
+                code="toolkit_mismatch",
+                severity=Severity.WARN,
+                layer="cuda",
+                title=msg("checks.no_nvcc.title", build=candidate.label),
+                detail=msg("checks.no_nvcc.detail", build=candidate.label, cuda=major_minor(cuda) or "?"),
+                expected=f"nvcc {version_or_none(cuda).major}.x" if version_or_none(cuda) else "nvcc",
+                actual="no nvcc",
+                fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda) or "?")),
+                sources=source,
+            )
+        ]
+    local, wanted = version_or_none(nvcc.get("version")), version_or_none(cuda)
+    if local is None or wanted is None or local.major == wanted.major:
+        return []
+    return [
+        Finding(
+            code="toolkit_mismatch",
+            severity=Severity.FAIL,
+            layer="cuda",
+            title=msg("checks.toolkit_mismatch.title", nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
+            detail=msg("checks.toolkit_jit.detail", build=candidate.label, nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
+            expected=f"nvcc {wanted.major}.x",
+            actual=f"nvcc {nvcc.get('version')}",
+            fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda))),
+            sources=source,
+        )
+    ]
+
+
+def alternatives_note(candidate: Candidate, findings: Sequence[Finding]) -> List[Finding]:
+    """Where a GPU is below a build's floor and the KB names alternatives (SDPA, xformers, FA1), say them in the fix."""
+    alternatives = candidate.extra("alternatives") or ()
+    if not alternatives:
+        return list(findings)
+    result = []
+    for finding in findings:
+        if finding.code == "feature_arch_unsupported" and finding.fix is None:
+            finding = dataclasses.replace(
+                finding, fix=Fix(msg("checks.alternatives.fix", alternatives="; ".join(alternatives)))
+            )
+        result.append(finding)
+    return result
+
+
+def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]:
+    system = ((view.value("host.os") or {}).get("system") or "").lower()
+    if system == "windows" and candidate.variant.cuda and candidate.extra("windows_gpu") is False:
+        return [
+            Finding(
+                code="platform_unsupported",
+                severity=Severity.FAIL,
+                layer="host",
+                title=msg("checks.windows_gpu.title", build=candidate.label),
+                detail=msg("checks.windows_gpu.detail", build=candidate.label),
+                expected="Linux or WSL2",
+                actual="native Windows",
+                fix=Fix(msg("checks.windows_gpu.fix")),
+                sources=(candidate.release.source,) if candidate.release.source else (),
+            )
+        ]
+    return []
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Known conflicting package pairs (conflicts.toml)
+# --------------------------------------------------------------------------------------------------------------
+def _conflicts() -> List[Dict[str, Any]]:
+    from gpuvet.kb.loader import DATA_DIR
+
+    return list(load_toml(DATA_DIR / "conflicts.toml").get("conflict", []))
+
+
+def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] = None) -> List[Finding]:
+    """Findings for each known conflicting pair present among the installed packages plus ``planned`` ones."""
+    versions: Dict[str, str] = {name: p.get("version") for name, p in view.packages.items() if p.get("version")}
+    for name, info in view.frameworks.items():
+        if info.get("version"):
+            versions.setdefault(canonical_name(name), info["version"])
+    versions.update({canonical_name(k): v for k, v in (planned or {}).items()})
+    findings = []
+    for record in _conflicts():
+        if record.get("condition"):
+            continue  # needs a check of its own (e.g. nvcc vs torch CUDA: toolkit_findings)
+        when, breaks = record.get("when") or {}, record.get("breaks") or {}
+        a, b = canonical_name(when.get("package", "")), canonical_name(breaks.get("package", ""))
+        if a not in versions or b not in versions:
+            continue
+        if not (_admits(when.get("version"), versions[a]) and _admits(breaks.get("version"), versions[b])):
+            continue
+        findings.append(
+            Finding(
+                code=record.get("code") or "package_conflict",
+                severity=Severity.FAIL if record.get("kind", "import") == "import" else Severity.WARN,
+                layer="packages",
+                title=msg("checks.conflict.title", a=f"{a} {versions[a]}", b=f"{b} {versions[b]}"),
+                detail=msg("checks.conflict.detail", explanation=record.get("explanation", "")),
+                expected=f"not {a}{when.get('version', '')} with {b}{breaks.get('version', '')}",
+                actual=f"{a} {versions[a]}, {b} {versions[b]}",
+                fix=Fix(msg("checks.conflict.fix", fix=record.get("fix", ""))),
+                sources=tuple(s.strip() for s in str(record.get("source", "")).split(" ; ") if s.strip()),
+            )
+        )
+    return findings

@@ -1,0 +1,96 @@
+"""Several targets in one environment: can TensorFlow and PyTorch (or vLLM and a training stack) share this host?
+
+The host driver must satisfy every target's CUDA (each target's chain already says so); what can still break in one
+environment is what pip installs only once: cuDNN/NCCL pins of different majors, and known conflicting pins. When
+only separate environments can hold them, say so and give one install command per environment.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Sequence
+
+from packaging.version import InvalidVersion, Version
+
+from gpuvet.checks.chain import major_minor
+from gpuvet.checks.resolve import resolve
+from gpuvet.checks.stack import conflict_findings, effective
+from gpuvet.checks.targets import Target
+from gpuvet.models import Finding, Fix, Severity, TargetResult, msg
+from gpuvet.snapshot import SnapshotView
+
+
+def _major(text: Any) -> Any:
+    try:
+        return Version(str(text)).major
+    except (InvalidVersion, TypeError):
+        return None
+
+
+def together_findings(view: SnapshotView, targets: Sequence[Target], results: Sequence[TargetResult], kb: Any) -> List[Finding]:
+    if len(targets) < 2:
+        return []
+    candidates = []
+    for target in targets:
+        resolution = resolve(view, target, kb)
+        if resolution.candidate is not None:
+            candidates.append(effective(view, resolution.candidate, kb))
+    if len(candidates) < 2:
+        return []
+    findings: List[Finding] = []
+    separate = False
+    for library in ("cudnn", "nccl"):
+        pins = {c.label: getattr(c.variant, library) for c in candidates if getattr(c.variant, library)}
+        majors = {_major(v) for v in pins.values()} - {None}
+        if len(majors) > 1:
+            separate = True
+            described = ", ".join(f"{label}: {version}" for label, version in pins.items())
+            findings.append(
+                Finding(
+                    code="cudnn_mismatch" if library == "cudnn" else "nccl_mismatch",
+                    severity=Severity.WARN,
+                    layer=library,
+                    title=msg("checks.together.pins.title", library=library),
+                    detail=msg("checks.together.pins.detail", library=library, pins=described),
+                    expected=f"one {library} major for all targets",
+                    actual=described,
+                )
+            )
+    planned = {c.framework.name: c.release.version for c in candidates}
+    names = set(planned)
+    for finding in conflict_findings(view, planned):
+        involved = {n for n in names if n in (finding.actual or "")}
+        if len(involved) >= 2:
+            separate = True
+            findings.append(finding)
+    commands = tuple(
+        f"python3 -m venv env-{c.framework.name} && env-{c.framework.name}/bin/{c.install}" for c in candidates
+    )
+    if separate:
+        findings.append(
+            Finding(
+                code="package_conflict",
+                severity=Severity.WARN,
+                layer="packages",
+                title=msg("checks.together.separate.title", targets=" + ".join(c.label for c in candidates)),
+                detail=msg("checks.together.separate.detail"),
+                fix=Fix(msg("checks.together.separate.fix"), commands),
+            )
+        )
+    cudas = sorted({major_minor(c.variant.cuda) for c in candidates if c.variant.cuda})
+    floors = [kb.min_driver_for_cuda(c) for c in cudas]
+    floors = [f for f in floors if f is not None and f.minimum]
+    if len(cudas) > 1 and floors:
+        highest = max(floors, key=lambda f: Version(f.minimum))
+        findings.append(
+            Finding(
+                code="driver_too_old",
+                severity=Severity.INFO,
+                layer="driver",
+                title=msg("checks.together.driver.title", cudas=", ".join(cudas), minimum=highest.minimum),
+                detail=msg("checks.together.driver.detail", cudas=", ".join(cudas), minimum=highest.minimum, driver=view.driver_version or "?"),
+                expected=f"driver >= {highest.minimum}",
+                actual=view.driver_version,
+                sources=(highest.source,),
+            )
+        )
+    return findings

@@ -1,0 +1,80 @@
+"""Reading one ``--from`` argument: ``-`` (stdin), ``FILE`` or ``KIND:FILE``; bytes -> text -> snapshot."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, Optional, Tuple
+
+from gpuvet.ingest.common import input_error
+
+MAX_BYTES = 32 * 1024 * 1024  # the longest real paste (nvidia-smi -q of 16 GPUs) is well under 1 MiB
+
+
+def split_spec(spec: str) -> Tuple[Optional[str], str]:
+    """("nvcc", "v.txt") for "nvcc:v.txt"; (None, "C:\\x.txt") for a Windows path; unknown KIND: -> error."""
+    from gpuvet.ingest import KINDS
+
+    kind, colon, rest = spec.partition(":")
+    if not colon or not kind or len(kind) == 1:  # no prefix, or a drive letter
+        return None, spec
+    if kind in KINDS:
+        return kind, rest
+    if "/" not in kind and "\\" not in kind and "." not in kind:
+        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS))
+    return None, spec
+
+
+def decode(data: bytes, name: str) -> str:
+    """Text from bytes: UTF-8 (with or without BOM) or UTF-16 with BOM (PowerShell's `>`); else it is binary."""
+    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    if b"\x00" in data[:65536]:
+        raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        # nvidia-smi on a Chinese Windows console writes GBK; anything else non-UTF-8 is not a tool's text
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    if sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\x1b") > len(text) // 100:
+        raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    return text
+
+
+def read_bytes(path: str) -> bytes:
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read(MAX_BYTES + 1) if stream is not None else sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except IsADirectoryError:
+            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error="is a directory")
+        except OSError as exc:
+            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error=exc.strerror or str(exc))
+    if len(data) > MAX_BYTES:
+        raise input_error("ingest.too_large", name=path, limit=MAX_BYTES // (1024 * 1024))
+    return data
+
+
+def read_input(spec: str) -> Dict[str, Any]:
+    from gpuvet.ingest import parse
+    from gpuvet.ingest.detect import detect_kind
+
+    kind, path = split_spec(spec)
+    name = "stdin" if path == "-" else path
+    text = decode(read_bytes(path), name)
+    if not text.strip():
+        raise input_error("ingest.empty", name=name)
+    if kind is None:
+        kind = detect_kind(text)
+        if kind is None:
+            raise input_error("ingest.undetected", "ingest.hint_force", name=name)
+    return parse(kind, text, name)

@@ -1,0 +1,113 @@
+"""The whole live probe: every collector, each fact with its source, assembled into one snapshot dict.
+
+Each collector runs behind a safety net: an unexpected exception becomes a failed fact for that part alone, so one
+odd file or tool never costs the rest of the snapshot. Standard library only, Python 3.6+.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+from gpuvet.probe import driver, environment, facts, host, libraries, packages, python_env, toolkit
+
+SCHEMA_VERSION = 1
+TIMEOUT_ENV = "GPUVET_PROBE_TIMEOUT"
+DEFAULT_TIMEOUT = 10.0
+
+try:
+    from gpuvet import __version__ as GPUVET_VERSION
+except ImportError:  # shipped without the top-level package (should not happen, but the probe must still run)
+    GPUVET_VERSION = "unknown"
+
+
+def _timeout():
+    try:
+        return max(0.1, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def _guarded(what, function, *args):
+    """``function(*args)``, or a failed fact that says which collector broke and where."""
+    try:
+        return function(*args)
+    except Exception as exc:
+        last = traceback.extract_tb(sys.exc_info()[2])[-1]
+        return facts.failed("the %s collector failed: %s: %s" % (what, type(exc).__name__, exc),
+                            detail="%s:%s" % (os.path.basename(last[0]), last[1]))
+
+
+def _binaries(site_dirs):
+    try:
+        from gpuvet.binary.scan import find_cuda_binaries
+    except ImportError as exc:
+        return facts.missing("binary scan not available in this gpuvet (%s)" % exc)
+    return facts.found(find_cuda_binaries(site_dirs), "elf")
+
+
+def probe(binaries=True, timeout=None):
+    """Probe this machine into a snapshot dict (docs/SNAPSHOT.md), origin.type "probe". Never raises."""
+    timeout = _timeout() if timeout is None else timeout
+    started = time.time()
+    snapshot = {
+        "schema_version": SCHEMA_VERSION,
+        "gpuvet_version": GPUVET_VERSION,
+        "kind": "snapshot",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "origin": {"type": "probe", "inputs": []},
+    }
+    host_section = _guarded("host", host.collect)
+    if facts.is_found(host_section) or "status" not in host_section:
+        snapshot["host"] = host_section
+        snapshot["origin"]["host"] = facts.value_of(host_section.get("hostname"))
+    else:
+        snapshot["host"] = {"hostname": host_section}
+    gpu_part = _guarded("driver", driver.collect, timeout)
+    if "driver" in gpu_part:
+        snapshot["driver"] = gpu_part["driver"]
+        snapshot["gpus"] = gpu_part["gpus"]
+        snapshot["topology"] = gpu_part["topology"]
+    else:  # the guard's failed fact: every GPU-side fact shares it
+        snapshot["driver"] = {"version": gpu_part}
+        snapshot["gpus"] = gpu_part
+        snapshot["topology"] = gpu_part
+    snapshot["cuda_toolkits"] = _guarded("cuda toolkit", toolkit.collect, timeout)
+
+    site_dirs = _guarded("site dirs", packages.site_dirs)
+    if isinstance(site_dirs, dict):
+        site_dirs = []
+    distributions = _guarded("packages", packages.collect_distributions, site_dirs)
+    if isinstance(distributions, tuple):
+        snapshot["packages"], by_name = distributions
+    else:
+        snapshot["packages"], by_name = distributions, {}
+    ldconfig = _guarded("ldconfig", libraries.ldconfig_libraries, timeout)
+    ldconfig = ldconfig if "status" not in ldconfig else {}
+    snapshot["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name)
+    snapshot["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name)
+    snapshot["python"] = _guarded("python", python_env.python_fact)
+    snapshot["pip"] = _guarded("pip", python_env.pip_fact, site_dirs)
+    snapshot["conda"] = _guarded("conda", python_env.conda_fact)
+    snapshot["frameworks"] = _guarded("frameworks", packages.collect_frameworks, site_dirs, by_name)
+    if binaries:
+        snapshot["binaries"] = _guarded("binaries", _binaries, site_dirs)
+    else:
+        snapshot["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
+    snapshot["env"] = _guarded("env", environment.collect)
+    snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
+    return snapshot
+
+
+def main(argv=None):
+    """Print this machine's snapshot as JSON on stdout (what ``python3 -m gpuvet.probe`` and fleet hosts run)."""
+    argv = sys.argv[1:] if argv is None else argv
+    snapshot = probe(binaries="--no-binaries" not in argv)
+    if "--redact-host" in argv:
+        from gpuvet.probe.redact import redact_host
+
+        snapshot = redact_host(snapshot)
+    sys.stdout.write(json.dumps(snapshot, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    sys.stdout.flush()
+    return 0

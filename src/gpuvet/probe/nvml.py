@@ -1,0 +1,278 @@
+"""The one module that touches NVML, through NVIDIA's ``nvidia-ml-py`` binding (imported as ``pynvml``).
+
+Nothing happens at import time: :func:`query` imports the binding, initialises NVML, reads everything the snapshot
+needs and shuts NVML down again. Every per-device call that the driver does not support becomes ``None`` in the GPU
+dict; only a failure of nvmlInit itself decides the driver facts.
+"""
+
+import importlib
+import os
+import sys
+
+from gpuvet.probe import facts
+from gpuvet.probe.files import list_dir, try_read
+
+MIB = 1024 * 1024
+
+# nvmlClocksEventReasons bits (nvml.h, NVML_CLOCKS_EVENT_REASON_*; formerly *_THROTTLE_REASON_*).
+THROTTLE_BITS = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+# nvmlGpuVirtualizationMode_t
+VIRTUALIZATION_MODES = {0: "none", 1: "passthrough", 2: "vgpu", 3: "host_vgpu", 4: "host_vsga"}
+
+# nvmlReturn_t values whose meaning the snapshot spells out (nvml.h).
+ERROR_NAMES = {
+    9: "NVML_ERROR_DRIVER_NOT_LOADED",
+    12: "NVML_ERROR_LIBRARY_NOT_FOUND",
+    18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+}
+
+
+class NvmlResult(object):
+    """What NVML said: facts for the driver section and the GPU list (each found, missing or failed)."""
+
+    def __init__(self, binding, version, cuda_max, gpus, error=None):
+        self.binding = binding
+        self.version = version
+        self.cuda_max = cuda_max
+        self.gpus = gpus
+        self.error = error  # a found fact when nvmlInit reported a driver problem, else None
+
+
+def cuda_version_text(number):
+    """NVML's integer CUDA version (12020) as nvidia-smi prints it ("12.2")."""
+    return "%d.%d" % (number // 1000, (number % 1000) // 10)
+
+
+def binding_fact(path=None):
+    """Which installed distribution provides the importable ``pynvml`` module, without importing it.
+
+    NVIDIA's ``nvidia-ml-py`` is the official binding; the separate ``pynvml`` distribution is deprecated (its newer
+    releases only depend on nvidia-ml-py, its older ones ship their own copy) and is itself worth a finding.
+    """
+    module_file = _find_module_file("pynvml", path)
+    if module_file is None:
+        return facts.missing("the NVML Python binding (nvidia-ml-py, module pynvml) is not installed")
+    site = os.path.dirname(module_file)
+    relative = os.path.relpath(module_file, site)
+    if os.path.basename(module_file) == "__init__.py":
+        site = os.path.dirname(site)
+        relative = os.path.relpath(module_file, site)
+    relative = relative.replace(os.sep, "/")
+    for entry in list_dir(site):
+        if not entry.endswith(".dist-info"):
+            continue
+        record = try_read(os.path.join(site, entry, "RECORD"))
+        if record and any(line.split(",", 1)[0] == relative for line in record.splitlines()):
+            name, _, version = entry[: -len(".dist-info")].partition("-")
+            distribution = name.replace("_", "-").lower()
+            return facts.found(
+                {"module": "pynvml", "distribution": distribution, "version": version, "path": module_file},
+                "pip-metadata",
+            )
+    return facts.found({"module": "pynvml", "distribution": None, "version": None, "path": module_file}, "import-path")
+
+
+def _find_module_file(name, path=None):
+    for folder in (path if path is not None else sys.path):
+        folder = folder or os.getcwd()
+        for candidate in (os.path.join(folder, name + ".py"), os.path.join(folder, name, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def query():
+    """Ask NVML for the driver and every GPU. Never raises."""
+    binding = binding_fact()
+    if not facts.is_found(binding):
+        why = binding["reason"]
+        return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
+    try:
+        pynvml = importlib.import_module("pynvml")
+    except Exception as exc:  # a broken binding must not break the probe
+        why = "import pynvml failed: %s" % exc
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        return _init_failure(binding, exc)
+    except Exception as exc:
+        why = "nvmlInit failed: %s" % exc
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    try:
+        return _read_all(pynvml, binding)
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except Exception:
+            pass
+
+
+def _init_failure(binding, exc):
+    code = getattr(exc, "value", None)
+    name = ERROR_NAMES.get(code, "NVML error %s" % code)
+    text = "nvmlInit: %s (%s)" % (exc, name)
+    if code == 12:
+        why = "no NVIDIA driver: libnvidia-ml.so.1 not found by the dynamic loader"
+        return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
+    if code == 9:
+        why = "the NVIDIA kernel driver is not loaded (%s)" % name
+        return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
+    error = None
+    if code == 18:
+        error = facts.found(text, "nvml", kind="driver_library_mismatch")
+    why = text
+    return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why), error)
+
+
+def _read_all(pynvml, binding):
+    call = _Caller(pynvml)
+    version = call("nvmlSystemGetDriverVersion")
+    version_fact = facts.found(version, "nvml") if version else facts.failed("nvmlSystemGetDriverVersion failed")
+    cuda = call("nvmlSystemGetCudaDriverVersion_v2")
+    if cuda is None:
+        cuda = call("nvmlSystemGetCudaDriverVersion")
+    cuda_fact = (
+        facts.found(cuda_version_text(cuda), "nvml") if cuda else facts.failed("nvmlSystemGetCudaDriverVersion failed")
+    )
+    count = call("nvmlDeviceGetCount")
+    if count is None:
+        gpus = facts.failed("nvmlDeviceGetCount failed", detail=call.last_error)
+    else:
+        devices = []
+        for index in range(count):
+            handle = call("nvmlDeviceGetHandleByIndex", index)
+            devices.append(_device(call, index, handle) if handle is not None else {"index": index, "error": call.last_error})
+        gpus = facts.found(devices, "nvml")
+    return NvmlResult(binding, version_fact, cuda_fact, gpus)
+
+
+class _Caller(object):
+    """Calls a pynvml function; None (and the error text kept in ``last_error``) when NVML says no."""
+
+    def __init__(self, pynvml):
+        self.pynvml = pynvml
+        self.last_error = None
+
+    def __call__(self, name, *args):
+        function = getattr(self.pynvml, name, None)
+        if function is None:
+            self.last_error = "%s is not in this pynvml" % name
+            return None
+        try:
+            value = function(*args)
+        except Exception as exc:  # NVMLError (not supported, no permission, ...) or a binding/library mismatch
+            self.last_error = "%s: %s" % (name, exc)
+            return None
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        return value
+
+
+def _device(call, index, handle):
+    memory = call("nvmlDeviceGetMemoryInfo", handle)
+    pci = call("nvmlDeviceGetPciInfo", handle)
+    capability = call("nvmlDeviceGetCudaComputeCapability", handle)
+    mig = call("nvmlDeviceGetMigMode", handle)
+    mig_error = call.last_error if mig is None else None
+    persistence = call("nvmlDeviceGetPersistenceMode", handle)
+    virtualization = call("nvmlDeviceGetVirtualizationMode", handle)
+    power_limit = call("nvmlDeviceGetPowerManagementLimit", handle)
+    power_default = call("nvmlDeviceGetPowerManagementDefaultLimit", handle)
+    reasons = call("nvmlDeviceGetCurrentClocksEventReasons", handle)
+    if reasons is None:
+        reasons = call("nvmlDeviceGetCurrentClocksThrottleReasons", handle)
+    gpu = {
+        "index": index,
+        "name": call("nvmlDeviceGetName", handle),
+        "uuid": call("nvmlDeviceGetUUID", handle),
+        "pci_bus_id": _text(getattr(pci, "busId", None)) if pci is not None else None,
+        "compute_capability": "%d.%d" % tuple(capability) if capability else None,
+        "memory_total_mib": int(memory.total // MIB) if memory is not None else None,
+        "memory_used_mib": int(memory.used // MIB) if memory is not None else None,
+        "pcie": {
+            "gen_current": call("nvmlDeviceGetCurrPcieLinkGeneration", handle),
+            "gen_max": call("nvmlDeviceGetMaxPcieLinkGeneration", handle),
+            "width_current": call("nvmlDeviceGetCurrPcieLinkWidth", handle),
+            "width_max": call("nvmlDeviceGetMaxPcieLinkWidth", handle),
+        },
+        "mig_mode": _mig_mode(mig, mig_error),
+        "mig_devices": _mig_devices(call, handle) if mig and mig[0] == 1 else [],
+        "virtualization_mode": VIRTUALIZATION_MODES.get(virtualization) if virtualization is not None else None,
+        "persistence_mode": bool(persistence) if persistence is not None else None,
+        "power_limit_w": power_limit / 1000.0 if power_limit is not None else None,
+        "power_default_limit_w": power_default / 1000.0 if power_default is not None else None,
+        "temperature_c": call("nvmlDeviceGetTemperature", handle, 0),  # NVML_TEMPERATURE_GPU
+        "ecc": _ecc(call, handle),
+        "throttle_reasons": [name for bit, name in THROTTLE_BITS if reasons & bit] if reasons is not None else None,
+        "clocks": {
+            "sm_mhz": call("nvmlDeviceGetClockInfo", handle, 1),  # NVML_CLOCK_SM
+            "sm_max_mhz": call("nvmlDeviceGetMaxClockInfo", handle, 1),
+        },
+        "serial": call("nvmlDeviceGetSerial", handle),
+        "vbios": call("nvmlDeviceGetVbiosVersion", handle),
+    }
+    return gpu
+
+
+def _text(value):
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value or None
+
+
+def _mig_mode(mig, last_error):
+    if mig is None:
+        return "unsupported" if last_error and "Not Supported" in last_error else None
+    current, pending = mig[0], mig[1]
+    if current != pending:
+        return "pending"
+    return "enabled" if current == 1 else "disabled"
+
+
+def _mig_devices(call, handle):
+    devices = []
+    limit = call("nvmlDeviceGetMaxMigDeviceCount", handle) or 0
+    for slot in range(limit):
+        mig = call("nvmlDeviceGetMigDeviceHandleByIndex", handle, slot)
+        if mig is None:
+            continue
+        memory = call("nvmlDeviceGetMemoryInfo", mig)
+        devices.append({
+            "gi": call("nvmlDeviceGetGpuInstanceId", mig),
+            "ci": call("nvmlDeviceGetComputeInstanceId", mig),
+            "memory_mib": int(memory.total // MIB) if memory is not None else None,
+            "profile": None,
+            "uuid": call("nvmlDeviceGetUUID", mig),
+        })
+    return devices
+
+
+def _ecc(call, handle):
+    mode = call("nvmlDeviceGetEccMode", handle)
+    # nvmlMemoryErrorType_t UNCORRECTED = 1; nvmlEccCounterType_t VOLATILE = 0, AGGREGATE = 1
+    volatile = call("nvmlDeviceGetTotalEccErrors", handle, 1, 0)
+    aggregate = call("nvmlDeviceGetTotalEccErrors", handle, 1, 1)
+    retired = None
+    for cause in (0, 1):  # NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS, ..._DOUBLE_BIT_ECC_ERROR
+        pages = call("nvmlDeviceGetRetiredPages", handle, cause)
+        if pages is not None:
+            retired = (retired or 0) + len(pages)
+    remapped = call("nvmlDeviceGetRemappedRows", handle)
+    return {
+        "mode": ("enabled" if mode[0] == 1 else "disabled") if mode else None,
+        "volatile_uncorrected": volatile,
+        "aggregate_uncorrected": aggregate,
+        "retired_pages": retired,
+        "remapped_rows_pending": bool(remapped[2]) if remapped else None,
+    }

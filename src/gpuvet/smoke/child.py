@@ -1,0 +1,105 @@
+"""Run a workload in a child process with a wall-clock limit, and read the results it printed.
+
+Workers print one JSON object per line, prefixed with ``MARKER`` so framework chatter on stdout never confuses
+the parser, and flush after each one: when the child crashes or hangs, the results it finished still count.
+The child gets its own session so that on timeout the whole tree (torchrun and its ranks) is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence
+
+MARKER = "GPUVET_RESULT "
+
+
+@dataclass
+class ChildOutcome:
+    results: List[Dict[str, Any]] = field(default_factory=list)
+    returncode: Optional[int] = None
+    timed_out: bool = False
+    start_error: Optional[str] = None
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.timed_out and self.start_error is None and self.returncode == 0
+
+    def stderr_tail(self, lines: int = 6) -> str:
+        kept = [line for line in self.stderr.strip().splitlines() if line.strip()]
+        return "\n".join(kept[-lines:])
+
+
+def parse_results(stdout: str) -> List[Dict[str, Any]]:
+    """The result objects a worker printed; lines that are not results (or not whole) are skipped."""
+    results = []
+    for line in stdout.splitlines():
+        if not line.startswith(MARKER):
+            continue
+        try:
+            value = json.loads(line[len(MARKER):])
+        except ValueError:
+            continue  # a line cut short by a crash
+        if isinstance(value, dict):
+            results.append(value)
+    return results
+
+
+def _kill_tree(proc: "subprocess.Popen[bytes]") -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        proc.kill()
+
+
+def run_child(
+    argv: Sequence[str], timeout: float, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None
+) -> ChildOutcome:
+    """Run ``argv`` (no shell) for at most ``timeout`` seconds; never raises for the child's sake."""
+    try:
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(env) if env is not None else None,
+            cwd=cwd,
+            start_new_session=(os.name == "posix"),
+        )
+    except OSError as exc:
+        return ChildOutcome(start_error="cannot run %s: %s" % (argv[0], exc.strerror or exc))
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_tree(proc)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:  # stuck in the kernel (a wedged GPU); give up on its output
+            out, err = b"", b""
+    stdout = out.decode("utf-8", "replace")
+    return ChildOutcome(
+        results=parse_results(stdout),
+        returncode=proc.returncode,
+        timed_out=timed_out,
+        stdout=stdout,
+        stderr=err.decode("utf-8", "replace"),
+    )
+
+
+def python_module_argv(module: str, *args: str) -> List[str]:
+    """Run one of our worker modules with the same interpreter as gpuvet."""
+    return [sys.executable, "-m", module] + list(args)
+
+
+def emit(result: Mapping[str, Any]) -> None:
+    """Used by workers: print one result line and flush it now."""
+    sys.stdout.write(MARKER + json.dumps(dict(result), sort_keys=True) + "\n")
+    sys.stdout.flush()

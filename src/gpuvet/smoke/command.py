@@ -1,0 +1,57 @@
+"""``gpuvet smoke``: validate with real runs. Handler ``run(args, output) -> int`` (exit 1 when any result fails)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+from gpuvet.errors import ExitCode, InputError
+from gpuvet.report.console import use_color
+from gpuvet.report.envelope import dumps, envelope
+from gpuvet.smoke.render import render_html, render_markdown, render_text
+from gpuvet.smoke.scoring import kb_gpu_lookup
+from gpuvet.smoke.thresholds import load_thresholds
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if args.timeout is not None and args.timeout <= 0:
+        raise InputError("--timeout must be a positive number of seconds", hint="e.g. --timeout 300")
+    if args.nproc is not None and args.nproc < 1:
+        raise InputError("--nproc must be at least 1", hint="e.g. --nproc 8 (one process per GPU)")
+    if not args.distributed and (args.nnodes or args.node_rank is not None or args.rdzv_endpoint or args.nproc):
+        raise InputError("--nproc/--nnodes/--node-rank/--rdzv-endpoint only apply with --distributed",
+                         hint="add --distributed")
+    if args.distributed and args.framework not in (None, "torch"):
+        raise InputError("--distributed runs through torchrun and needs --framework torch",
+                         hint="drop --framework or use --framework torch")
+
+
+def build_payload(args: argparse.Namespace) -> Dict[str, Any]:
+    thresholds = load_thresholds()
+    lang = args.lang or "en"
+    if args.distributed:
+        from gpuvet.smoke.distributed import run_distributed
+
+        payload = run_distributed(args, thresholds, lang)
+    else:
+        from gpuvet.smoke.local import run_local
+
+        payload = run_local(args.framework, args.quick, args.timeout, thresholds, kb_gpu_lookup(), lang)
+    payload["thresholds_version"] = thresholds.version
+    return payload
+
+
+def run(args: argparse.Namespace, output: Any) -> int:
+    _validate(args)
+    payload = build_payload(args)
+    lang = args.lang or "en"
+    if args.format == "json":
+        output.write(dumps(envelope(**payload)))
+    elif args.format == "markdown":
+        output.write(render_markdown(payload, lang))
+    elif args.format == "html":
+        output.write(render_html(payload, lang))
+    else:
+        output.write(render_text(payload, lang, color=use_color(output.is_terminal)))
+    failed = any(r.get("status") == "fail" for r in payload["results"])
+    return int(ExitCode.FAILURE if failed else ExitCode.OK)

@@ -1,0 +1,115 @@
+"""Renderers for a smoke report: pure functions of the payload and options (language, colour)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Dict, List
+
+from gpuvet.i18n import text
+
+_COLORS = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "skip": "\033[2m"}
+_RESET = "\033[0m"
+
+
+def _where(result: Dict[str, Any]) -> str:
+    parts = []
+    if result.get("framework") and result.get("framework") != "torch":
+        parts.append(result["framework"])
+    if result.get("device_index") is not None:
+        parts.append("cuda:%s" % result["device_index"])
+    return " [%s]" % " ".join(parts) if parts else ""
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return "%.4g" % value
+    return str(value)
+
+
+def _row(result: Dict[str, Any]) -> List[str]:
+    value = _fmt(result.get("value"))
+    if result.get("unit") and result.get("value") is not None:
+        value += " " + result["unit"]
+    share = result.get("fraction_of_reference")
+    return [
+        result.get("status", "?"),
+        result.get("name", "?") + _where(result),
+        value,
+        _fmt(result.get("reference")),
+        "%d %%" % round(share * 100) if share is not None else "-",
+        result.get("detail") or "",
+    ]
+
+
+def _headers(lang: str) -> List[str]:
+    return [text(lang, "smoke.col." + c) for c in ("status", "test", "value", "reference", "fraction", "detail")]
+
+
+def summary(payload: Dict[str, Any]) -> Dict[str, int]:
+    counts = {"pass": 0, "warn": 0, "fail": 0, "skip": 0}
+    for result in payload.get("results", []):
+        counts[result.get("status", "fail")] = counts.get(result.get("status", "fail"), 0) + 1
+    return counts
+
+
+def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) -> str:
+    lines = [text(lang, "smoke.title", device=payload.get("device", "?"))]
+    if payload.get("device") == "cpu":
+        lines.append(text(lang, "smoke.cpu_note"))
+    dist = payload.get("distributed")
+    if dist:
+        lines.append(text(lang, "smoke.dist.header", backend=dist.get("backend"), ranks=dist.get("ranks") or "?",
+                          nccl=dist.get("nccl_version") or "-"))
+    rows = [_row(r) for r in payload.get("results", [])]
+    headers = _headers(lang)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers[:-1])]
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1])
+    for row, result in zip(rows, payload.get("results", [])):
+        cells = [c.ljust(w) for c, w in zip(row[:-1], widths)]
+        if color:
+            cells[0] = _COLORS.get(row[0], "") + cells[0] + _RESET
+        lines.append("  ".join(cells) + "  " + row[-1])
+        for size in result.get("sizes", []) or []:
+            lines.append("      %12d B  %10.2f us  algbw %9.3f GB/s  busbw %9.3f GB/s" % (
+                size["bytes"], size["time_us"], size["algbw_gbs"], size["busbw_gbs"]))
+        fix = result.get("fix")
+        if fix:
+            lines.append("      " + fix.get("summary", ""))
+            lines.extend("        " + command for command in fix.get("commands", []))
+        if result.get("threshold"):
+            lines.append("      " + text(lang, "smoke.threshold", rule=result["threshold"],
+                                         source=result.get("threshold_source", "")))
+    counts = summary(payload)
+    lines.append(text(lang, "smoke.summary", **counts))
+    return "\n".join(lines)
+
+
+def render_markdown(payload: Dict[str, Any], lang: str = "en") -> str:
+    def cell(value: str) -> str:
+        return value.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["## " + text(lang, "smoke.title", device=payload.get("device", "?")), ""]
+    headers = _headers(lang)
+    lines.append("| " + " | ".join(headers) + " |")
+    lines.append("|" + "---|" * len(headers))
+    for result in payload.get("results", []):
+        lines.append("| " + " | ".join(cell(c) for c in _row(result)) + " |")
+    lines += ["", text(lang, "smoke.summary", **summary(payload))]
+    return "\n".join(lines)
+
+
+def render_html(payload: Dict[str, Any], lang: str = "en") -> str:
+    esc = html.escape
+    title = esc(text(lang, "smoke.title", device=payload.get("device", "?")))
+    head = "".join("<th>%s</th>" % esc(h) for h in _headers(lang))
+    body = "".join(
+        "<tr class=\"%s\">%s</tr>" % (esc(r.get("status", "")), "".join("<td>%s</td>" % esc(c) for c in _row(r)))
+        for r in payload.get("results", [])
+    )
+    return (
+        "<!doctype html><html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title></head><body>"
+        "<h1>%s</h1><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table><p>%s</p></body></html>"
+        % (lang, title, title, head, body, esc(text(lang, "smoke.summary", **summary(payload))))
+    )

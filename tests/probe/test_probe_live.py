@@ -1,0 +1,108 @@
+"""The live probe on this GPU-less machine, and under the real NVML stand-in and the fake nvidia-smi."""
+
+import os
+import time
+
+import pytest
+
+from .conftest import FIXTURES, probe_env, run_probe
+
+
+def test_live_machine_without_driver():
+    snapshot, _ = run_probe(probe_env())
+    assert snapshot["kind"] == "snapshot" and snapshot["origin"]["type"] == "probe"
+    version = snapshot["driver"]["version"]
+    if version["status"] == "found":
+        pytest.skip("this machine has an NVIDIA driver")
+    assert version["status"] == "missing" and "no NVIDIA driver" in version["reason"]
+    assert snapshot["gpus"]["status"] == "missing"
+    toolkits = snapshot["cuda_toolkits"]["value"]
+    on_path = [t for t in toolkits if t["on_path"]]
+    assert on_path and on_path[0]["version"].startswith("13.0") and on_path[0]["source"] == "nvcc"
+    assert snapshot["python"]["status"] == "found" and snapshot["pip"]["status"] == "found"
+    assert snapshot["frameworks"]["value"]["torch"]["version"].startswith("2.13.0")
+    assert snapshot["frameworks"]["value"]["torch"]["cuda"] is None  # the CPU build
+
+
+def test_nvml_standin(nvml_dir):
+    env = probe_env(LD_LIBRARY_PATH=str(nvml_dir), FAKE_NVML_COUNT="2", FAKE_NVML_CUDA="12040",
+                    FAKE_NVML_DRIVER="550.54.14", FAKE_NVML_MIG="0,1", FAKE_NVML_PCIE="4,5,8,16", FAKE_NVML_CC="80",
+                    FAKE_NVML_NAME="NVIDIA A100-SXM4-80GB", FAKE_NVML_REASONS="72")
+    snapshot, _ = run_probe(env)
+    driver = snapshot["driver"]
+    assert driver["version"] == {"status": "found", "value": "550.54.14", "source": "nvml"}
+    assert driver["cuda_max"]["value"] == "12.4"
+    assert driver["nvml_binding"]["value"]["distribution"] == "nvidia-ml-py"
+    gpus = snapshot["gpus"]["value"]
+    assert [g["index"] for g in gpus] == [0, 1]
+    assert gpus[1]["compute_capability"] == "8.0" and gpus[1]["name"] == "NVIDIA A100-SXM4-80GB"
+    assert gpus[0]["pcie"] == {"gen_current": 4, "gen_max": 5, "width_current": 8, "width_max": 16}
+    assert gpus[0]["mig_mode"] == "pending"
+    assert gpus[0]["throttle_reasons"] == ["hw_slowdown", "hw_thermal_slowdown"]
+    assert gpus[0]["ecc"]["mode"] is None  # not supported by this device: null, not a crash
+    assert gpus[0]["power_limit_w"] == 700.0
+
+
+def test_nvml_version_mismatch(nvml_dir):
+    snapshot, _ = run_probe(probe_env(LD_LIBRARY_PATH=str(nvml_dir), FAKE_NVML_INIT="18"))
+    error = snapshot["driver"]["error"]
+    assert error["status"] == "found" and error["kind"] == "driver_library_mismatch"
+    assert "version mismatch" in error["value"]
+    assert snapshot["driver"]["version"]["status"] == "failed"
+    assert snapshot["python"]["status"] == "found"  # the rest is still there
+
+
+def _smi_env(smi_dir, **extra):
+    settings = dict(
+        PATH=str(smi_dir) + os.pathsep + os.environ["PATH"],
+        FAKE_SMI_XML=str(FIXTURES / "nvidia-smi-q-x/a100-sxm4-80gb-mig-1of4gpu_drv535.54.03.xml"),
+        FAKE_SMI_CSV=str(FIXTURES / "nvidia-smi-query-gpu-csv/h100-80gb-hbm3-1gpu_drv590.48.01_idle.csv"),
+        FAKE_SMI_TOPO=str(FIXTURES / "nvidia-smi-topo-m/dgx1-v100-8gpu-4nic_hybrid-cube-mesh.txt"),
+    )
+    settings.update(extra)
+    return probe_env(**settings)
+
+
+def test_fake_smi_xml_when_nvml_absent(smi_dir):
+    snapshot, _ = run_probe(_smi_env(smi_dir))
+    assert snapshot["driver"]["version"] == {"status": "found", "value": "535.54.03", "source": "nvidia-smi-xml"}
+    assert snapshot["driver"]["cuda_max"]["value"] == "12.2"
+    assert snapshot["gpus"]["value"][0]["mig_mode"] == "enabled"
+    assert snapshot["topology"]["value"]["nvlink"] is True
+
+
+def test_fake_smi_csv_fallback(smi_dir):
+    snapshot, _ = run_probe(_smi_env(smi_dir, FAKE_SMI_MODE="xml-broken"))
+    assert snapshot["driver"]["version"] == {"status": "found", "value": "590.48.01", "source": "nvidia-smi-csv"}
+    assert snapshot["driver"]["cuda_max"]["status"] == "missing"
+    assert snapshot["gpus"]["value"][0]["compute_capability"] == "9.0"
+
+
+def test_fake_smi_hang_degrades_only_gpu_facts(smi_dir):
+    started = time.monotonic()
+    snapshot, _ = run_probe(_smi_env(smi_dir, FAKE_SMI_MODE="hang", GPUVET_PROBE_TIMEOUT="1"))
+    assert time.monotonic() - started < 15
+    version = snapshot["driver"]["version"]
+    assert version["status"] == "failed" and "timed out after 1 s" in version["reason"]
+    assert snapshot["topology"]["status"] == "missing"  # not asked again after the hang
+    assert snapshot["cuda_toolkits"]["status"] == "found" and snapshot["python"]["status"] == "found"
+
+
+@pytest.mark.parametrize("mode, text, kind", [
+    ("nocomm", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+               "latest NVIDIA driver is installed and running.", "driver_unreachable"),
+    ("mismatch", "Failed to initialize NVML: Driver/library version mismatch", "driver_library_mismatch"),
+])
+def test_fake_smi_driver_errors_are_recorded_verbatim(smi_dir, mode, text, kind):
+    snapshot, _ = run_probe(_smi_env(smi_dir, FAKE_SMI_MODE=mode))
+    assert snapshot["driver"]["error"] == {"status": "found", "value": text, "source": "nvidia-smi", "kind": kind}
+    assert snapshot["gpus"]["status"] == "failed"
+
+
+def test_fake_smi_non_utf8_output(smi_dir, tmp_path):
+    xml = (FIXTURES / "nvidia-smi-q-x/a100-sxm4-80gb-mig-1of4gpu_drv535.54.03.xml").read_bytes()
+    broken = tmp_path / "latin1.xml"
+    broken.write_bytes(xml.replace(b"NVIDIA A100-SXM4-80GB", b"NVIDIA A100-SXM4-80GB \xe9\xff"))
+    snapshot, _ = run_probe(_smi_env(smi_dir, FAKE_SMI_XML=str(broken)))
+    assert snapshot["gpus"]["value"][0]["name"].startswith("NVIDIA A100-SXM4-80GB ")
+    assert snapshot["driver"]["version"]["value"] == "535.54.03"
