@@ -19,7 +19,7 @@ from gpuvet.probe.names import canonical_name
 SCHEMA_VERSION = 1
 
 SECTIONS = {
-    "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl"),
+    "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl", "gcc"),
     "driver": ("version", "cuda_max", "kernel_module", "nvml_binding", "error"),
 }
 TOP_LEVEL_FACTS = (

@@ -12,7 +12,8 @@ _MISMATCH_MARKERS = ("version mismatch", "driver/library", "system has unsupport
 
 def driver_findings(view: SnapshotView) -> List[Finding]:
     error = view.driver_error or ""
-    if any(marker in error.lower() for marker in _MISMATCH_MARKERS):
+    kind = view.fact("driver.error").get("kind")
+    if kind == "driver_library_mismatch" or any(marker in error.lower() for marker in _MISMATCH_MARKERS):
         return [
             Finding(
                 code="nvml_driver_mismatch",
