@@ -89,11 +89,17 @@ def _not_in_build(
         layer="framework" if package in FRAMEWORK_PACKAGES else "packages",
         title=msg("binary.arch_not_in_build.title", **params),
         detail=msg("binary.arch_not_in_build.detail", why=why, **params),
-        expected=f"SASS for {sm} (or an older {cc.split('.')[0]}.x minor), or PTX <= compute_{sm[3:]}",
+        expected=_expected(cc, sm),
         actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx),
         fix=_fix(kb, package, version, cc, params),
         sources=SOURCES,
     )
+
+
+def _expected(cc: str, sm: str) -> str:
+    major, minor = parse_cc(cc)
+    older = f" or sm_{major}0..sm_{major}{minor - 1}" if minor else ""
+    return f"SASS {sm}{older}, or PTX <= compute_{sm[3:]}"
 
 
 def _fix(kb: Any, package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:

@@ -9,6 +9,7 @@ Nothing here knows a specific framework: everything framework-specific is data o
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -85,12 +86,15 @@ def gpu_compute_capability(gpu: Dict[str, Any], kb: Any) -> Tuple[Optional[str],
 
 
 def _sources(*records: Any) -> Tuple[str, ...]:
+    """Each distinct source of the records, in order; a record's source may list several separated by ";"."""
     seen: List[str] = []
     for record in records:
         source = getattr(record, "source", None)
         for item in source if isinstance(source, (list, tuple)) else [source]:
-            if item and item not in seen:
-                seen.append(item)
+            for part in re.split(r"\s;\s|;\s(?=https?://)", item or ""):
+                part = part.strip()
+                if part and part not in seen:
+                    seen.append(part)
     return tuple(seen)
 
 
@@ -364,6 +368,23 @@ def installed_build(view: SnapshotView, framework: Any) -> Optional[Dict[str, An
 # --------------------------------------------------------------------------------------------------------------
 # framework build: CPU-only builds, compiled archs, compute-capability floors
 # --------------------------------------------------------------------------------------------------------------
+def _cuda_build_commands(candidate: Candidate, installed: Optional[Dict[str, Any]] = None) -> Tuple[str, ...]:
+    """The install command of the same release's CUDA build: the PyPI default when it is one, else the first.
+
+    With the CPU build installed, pip would take ``torch==X`` as already satisfied (``X+cpu`` matches ``==X``), so
+    the installed build is removed first."""
+    release = candidate.release
+    uninstall: Tuple[str, ...] = ()
+    if installed and installed.get("version"):
+        uninstall = (f"pip uninstall -y {installed.get('distribution') or candidate.framework.distributions[0]}",)
+    names = [release.default_variant] + [n for n in release.variants if n != release.default_variant]
+    for name in names:
+        variant = release.variants.get(name)
+        if variant is not None and variant.cuda and variant.install:
+            return uninstall + (variant.install,)
+    return ()
+
+
 def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     findings: List[Finding] = []
     verdict = Verdict.PASS
@@ -382,7 +403,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 detail=msg("checks.cpu_only_build.detail_gpus" if gpus else "checks.cpu_only_build.detail_nogpu", build=candidate.label, count=len(gpus)),
                 expected="a CUDA build",
                 actual=f"{candidate.release.version} (CPU only)",
-                fix=Fix(msg("checks.cpu_only_build.fix")),
+                fix=Fix(msg("checks.cpu_only_build.fix"), _cuda_build_commands(candidate, installed_build(view, candidate.framework))),
                 sources=_sources(candidate.release),
             )
         )

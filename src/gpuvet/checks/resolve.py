@@ -80,12 +80,33 @@ def _variant_for_installed(release: Any, installed: dict) -> Optional[Any]:
     return None
 
 
-def candidates(framework: Any, admit=lambda release: True) -> Iterator[Candidate]:
+def variant_extras(framework: Any, extras: Any) -> Optional[Any]:
+    """A filter ``(release, variant) -> bool`` for targets whose extras name a build (``jax[cuda12]``,
+    ``tensorflow[and-cuda]``), or None when the extras name none.
+
+    An extra names a variant when it is the variant's name or appears as ``[extra]`` in its install command: the
+    knowledge base's own install idioms are the mapping, so no framework is special-cased here. Extras that name no
+    variant anywhere in the framework (``vllm[audio]``) do not restrict anything.
+    """
+    wanted = {extra.lower() for extra in (extras or ())}
+    if not wanted:
+        return None
+
+    def named(variant: Any) -> bool:
+        install = (variant.install or "").lower()
+        return variant.name.lower() in wanted or any(f"[{extra}]" in install for extra in wanted)
+
+    if not any(named(v) for release in framework.releases for v in release.variants.values()):
+        return None
+    return lambda release, variant: named(variant)
+
+
+def candidates(framework: Any, admit=lambda release: True, variant_ok=None) -> Iterator[Candidate]:
     """Every (release, variant) of a framework, newest release first, the PyPI default variant first within it."""
     for release in framework.releases:
         if not admit(release):
             continue
-        names = list(release.variants)
+        names = [name for name in release.variants if variant_ok is None or variant_ok(release, release.variants[name])]
         if release.default_variant in names:
             names.remove(release.default_variant)
             names.insert(0, release.default_variant)
@@ -98,10 +119,10 @@ def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
     return not blocking(findings) and not any(f.code == "unknown_version" for f in findings)
 
 
-def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release: True) -> Optional[Candidate]:
+def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release: True, variant_ok=None) -> Optional[Candidate]:
     """The newest build of ``framework`` that fits the machine as it stands (GPU builds before CPU builds)."""
     cpu_fallback = None
-    for candidate in candidates(framework, admit):
+    for candidate in candidates(framework, admit, variant_ok):
         if not candidate.variant.cuda:
             if cpu_fallback is None and view.gpus == [] and fits(view, candidate, kb):
                 cpu_fallback = candidate

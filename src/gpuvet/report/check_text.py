@@ -34,8 +34,10 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
         lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(fix['summary'])}")
         for command in fix.get("commands") or []:
             lines.append(f"        [cyan]$ {esc(command)}[/]")
-    if finding.get("sources"):
-        lines.append(f"      [dim]{text(lang, 'report.sources')}: {esc(' '.join(finding['sources']))}[/]")
+    sources = finding.get("sources") or []
+    if sources:
+        lines.append(f"      [dim]{text(lang, 'report.sources')}: {esc(sources[0])}[/]")
+        lines.extend(f"      [dim]{' ' * len(text(lang, 'report.sources'))}  {esc(source)}[/]" for source in sources[1:])
     return lines
 
 
@@ -60,6 +62,10 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
         out.append(f"[bold]{esc(target['target'])}[/]{resolved}   {_badge(target['verdict'], lang)}")
         for link in target.get("chain") or []:
             verdict = link["verdict"]
+            if verdict == "skip" and not link.get("actual"):
+                # A link this build does not need ("not needed (CPU build)"): say that, not "needs ...".
+                out.append(f"  [dim]{_MARK['skip']} {text(lang, 'layer.' + link['layer']):<10} {esc(str(link.get('expected') or '-'))}[/]")
+                continue
             expected = f"  [dim]{text(lang, 'report.needs')} {esc(link['expected'])}[/]" if link.get("expected") else ""
             source = f"  [dim]({text(lang, 'report.from', source=esc(link['source']))})[/]" if link.get("source") else ""
             out.append(
