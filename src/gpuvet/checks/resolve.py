@@ -66,6 +66,18 @@ def _why_unknown(framework: Any, version: str, kb: Any, target: Target) -> Findi
     return _unknown("checks.unknown.release.title", "checks.unknown.release.detail", target, **params)
 
 
+def _unknown_extras(framework: Any, release: Any, target: Target) -> Finding:
+    return _unknown(
+        "checks.unknown.variant.title",
+        "checks.unknown.variant.detail",
+        target,
+        name=framework.display,
+        version=release.version,
+        variant="[" + ",".join(sorted(target.extras)) + "]",
+        known=", ".join(release.variants) or "-",
+    )
+
+
 def _variant_for_installed(release: Any, installed: dict) -> Optional[Any]:
     local = (_version(installed.get("version")) or Version("0")).local
     if local:
@@ -138,6 +150,7 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         return Resolution(None, (_unknown("checks.unknown.framework.title", "checks.unknown.framework.detail", target, name=target.name, kb=kb.version),))
     installed = installed_build(view, framework)
     installed_version = _version(installed.get("version")) if installed else None
+    variant_ok = variant_extras(framework, target.extras)
 
     if target.pinned is not None:
         release = framework.release(target.pinned)
@@ -164,6 +177,13 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         variant = None
         if installed_version is not None and installed_version.public == Version(release.version).public:
             variant = _variant_for_installed(release, installed)
+        if variant_ok is not None:
+            # ``jax[cuda12]==0.4.30``: the extra chooses the build; a release without it is said, not swapped.
+            named = [v for v in release.variants.values() if variant_ok(release, v)]
+            if not named:
+                return Resolution(None, (_unknown_extras(framework, release, target),))
+            default = release.variants.get(release.default_variant)
+            variant = variant if variant in named else (default if default in named else named[0])
         variant = variant or release.variants.get(release.default_variant) or next(iter(release.variants.values()), None)
         if variant is None:
             return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
@@ -175,18 +195,23 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         if release is None:
             return Resolution(None, (_why_unknown(framework, str(installed_version), kb, target),))
         variant = _variant_for_installed(release, installed) or release.variants.get(release.default_variant)
-        if variant is not None:
+        if variant is not None and (variant_ok is None or variant_ok(release, variant)):
             return Resolution(Candidate(framework, release, variant))
     admitted = [r for r in framework.releases if target.admits(r.version)]
+    if variant_ok is not None:
+        admitted = [r for r in admitted if any(variant_ok(r, v) for v in r.variants.values())]
     if not admitted:
         newest = framework.releases[0].version if framework.releases else "-"
         return Resolution(
             None,
             (_unknown("checks.unknown.range.title", "checks.unknown.range.detail", target, name=framework.display, newest=newest, kb=kb.version),),
         )
-    fitting = first_fit(view, framework, kb, admit=lambda r: target.admits(r.version))
+    fitting = first_fit(view, framework, kb, admit=lambda r: target.admits(r.version), variant_ok=variant_ok)
     newest = admitted[0]
     default = newest.variants.get(newest.default_variant) or next(iter(newest.variants.values()))
+    if variant_ok is not None and not variant_ok(newest, default):
+        # What ``pip install jax[cuda12]`` gives is the newest release in the build the extra names.
+        default = next(v for v in newest.variants.values() if variant_ok(newest, v))
     if fitting is None:
         return Resolution(Candidate(framework, newest, default))
     note = None

@@ -140,7 +140,9 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
             )
         ]
     local, wanted = version_or_none(nvcc.get("version")), version_or_none(cuda)
-    if local is None or wanted is None or local.major == wanted.major:
+    if local is None or wanted is None:
+        return []
+    if local.major == wanted.major and _minor_mismatch_ok(candidate, major_minor(str(local)), major_minor(str(wanted))):
         return []
     return [
         Finding(
@@ -149,12 +151,26 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
             layer="cuda",
             title=msg("checks.toolkit_mismatch.title", nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
             detail=msg("checks.toolkit_jit.detail", build=candidate.label, nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
-            expected=f"nvcc {wanted.major}.x",
+            expected=f"nvcc {wanted.major}.x" if local.major != wanted.major else f"nvcc {major_minor(cuda)}",
             actual=f"nvcc {nvcc.get('version')}",
             fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda))),
             sources=source,
         )
     ]
+
+
+def _minor_mismatch_ok(candidate: Candidate, local: Optional[str], wanted: Optional[str]) -> bool:
+    """Same major: does the build accept this minor difference? DeepSpeed's assert_no_cuda_mismatch accepts
+    differing minors only when both are in its per-major list, and has no list for CUDA 13 (exact match needed).
+    Without the key, same major is enough (the general extension rule)."""
+    table = candidate.extra("cuda_minor_mismatch_ok")
+    if not isinstance(table, Mapping) or local == wanted:
+        return True
+    major = (local or "").split(".")[0]
+    accepted = table.get(major)
+    if accepted is None:
+        return False  # a major DeepSpeed has no list for: only the exact version passes
+    return local in accepted and wanted in accepted
 
 
 def alternatives_note(candidate: Candidate, findings: Sequence[Finding]) -> List[Finding]:

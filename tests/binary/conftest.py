@@ -1,0 +1,151 @@
+"""Real CUDA binaries, built once per test session with the nvcc on this machine (CUDA 13.0).
+
+Every build the tests read is listed in BUILDS with its nvcc arguments and the SASS / PTX archs it must carry,
+so a test can assert the exact lists. nvcc is slow on the shared 2-core machine: a handful of small builds, in one
+temporary folder, once per session.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+KERNEL = r"""
+__global__ void add(float *a, const float *b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] += b[i];
+}
+extern "C" void launch(float *a, const float *b, int n) { add<<<(n + 255) / 256, 256>>>(a, b, n); }
+"""
+
+MAIN = r"""
+__global__ void fill(int *x) { x[threadIdx.x] = threadIdx.x; }
+int main() { fill<<<1, 1>>>(0); return 0; }
+"""
+
+SHARED = ["-shared", "-Xcompiler", "-fPIC"]
+
+
+def gencode(arch, code):
+    return ["-gencode", "arch=%s,code=%s" % (arch, code)]
+
+
+# name -> (source, nvcc arguments, expected sass, expected ptx)
+BUILDS = {
+    # a shared library with SASS for several archs (plain, arch-specific 'a', family 'f') and one PTX-only target;
+    # nvcc 13 compresses PTX (ZSTD) by default and leaves SASS uncompressed
+    "libmulti.so": (
+        KERNEL,
+        SHARED
+        + gencode("compute_75", "sm_75")
+        + gencode("compute_90", "compute_90")
+        + gencode("compute_90a", "sm_90a")
+        + gencode("compute_100f", "sm_100f")
+        + gencode("compute_120", "sm_120"),
+        ["sm_75", "sm_90a", "sm_100f", "sm_120"],
+        ["compute_90"],
+    ),
+    # every image compressed, SASS included
+    "libcompressed.so": (
+        KERNEL,
+        SHARED + gencode("compute_80", "sm_80") + gencode("compute_86", "compute_86") + ["-Xfatbin", "-compress-all"],
+        ["sm_80"],
+        ["compute_86"],
+    ),
+    # nothing compressed
+    "libplain.so": (
+        KERNEL,
+        SHARED + gencode("compute_80", "sm_80") + gencode("compute_86", "compute_86") + ["-Xfatbin", "-compress=false"],
+        ["sm_80"],
+        ["compute_86"],
+    ),
+    # an executable
+    "app": (
+        MAIN,
+        gencode("compute_86", "sm_86") + gencode("compute_89", "compute_89"),
+        ["sm_86"],
+        ["compute_89"],
+    ),
+    # a relocatable object: arch-specific SASS and PTX, family PTX
+    "variants.o": (
+        KERNEL,
+        ["-c", "-Xfatbin", "-compress=false"]
+        + gencode("compute_100a", "sm_100a")
+        + gencode("compute_121", "sm_121")
+        + gencode("compute_90a", "compute_90a")
+        + gencode("compute_100f", "compute_100f"),
+        ["sm_100a", "sm_121"],
+        ["compute_90a", "compute_100f"],
+    ),
+    # relocatable device code (-rdc): the fatbin sits in __nv_relfatbin, not .nv_fatbin
+    "rdc.o": (
+        KERNEL,
+        ["-c", "-rdc=true"] + gencode("compute_80", "sm_80") + gencode("compute_90", "compute_90"),
+        ["sm_80"],
+        ["compute_90"],
+    ),
+    # PTX only, compressed
+    "ptxonly.o": (
+        KERNEL,
+        ["-c"] + gencode("compute_90", "compute_90") + ["-Xfatbin", "-compress-all"],
+        [],
+        ["compute_90"],
+    ),
+}
+
+
+def nvcc_path():
+    return shutil.which("nvcc") or ("/usr/local/bin/nvcc" if os.path.exists("/usr/local/bin/nvcc") else None)
+
+
+def find_cuobjdump():
+    """cuobjdump from the CUDA toolkit or NVIDIA's nvidia-cuda-cuobjdump wheel, if either is installed."""
+    candidates = [os.environ.get("GPUVET_CUOBJDUMP"), shutil.which("cuobjdump")]
+    for home in (os.environ.get("CUDA_HOME"), "/usr/local/cuda", "/usr/local/cuda-13.0"):
+        if home:
+            candidates.append(os.path.join(home, "bin", "cuobjdump"))
+    try:
+        import nvidia  # namespace package of NVIDIA's CUDA wheels
+
+        for root in getattr(nvidia, "__path__", []):
+            candidates.extend(str(p) for p in Path(root).glob("*/bin/cuobjdump"))
+    except ImportError:
+        pass
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def cuda_builds(tmp_path_factory):
+    """{name: Path} of every build in BUILDS, plus a standalone fatbin and a library that embeds it in .rodata."""
+    nvcc = nvcc_path()
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    folder = tmp_path_factory.mktemp("cuda-builds")
+    (folder / "kernel.cu").write_text(KERNEL)
+    (folder / "main.cu").write_text(MAIN)
+    built = {}
+    for name, (source, args, _sass, _ptx) in BUILDS.items():
+        source_file = "main.cu" if source is MAIN else "kernel.cu"
+        _run([nvcc] + args + ["-o", name, source_file], folder)
+        built[name] = folder / name
+    # a standalone fatbin, then the same bytes as a C array in .rodata of a plain gcc-built library (the way some
+    # projects ship kernels they load with cuModuleLoadData): no .nv_fatbin section at all
+    _run([nvcc, "-fatbin"] + gencode("compute_86", "sm_86") + gencode("compute_80", "compute_80") + ["-o", "k.fatbin", "kernel.cu"], folder)
+    built["k.fatbin"] = folder / "k.fatbin"
+    bin2c = os.path.join(os.path.dirname(os.path.realpath(nvcc)), "bin2c")
+    blob = subprocess.run([bin2c, "-c", "--name", "kernels", "k.fatbin"], cwd=str(folder), check=True, stdout=subprocess.PIPE).stdout
+    (folder / "blob.c").write_bytes(blob)
+    _run(["gcc", "-shared", "-fPIC", "-O2", "-o", "libembedded.so", "blob.c"], folder)
+    built["libembedded.so"] = folder / "libembedded.so"
+    return built
+
+
+def _run(argv, cwd):
+    completed = subprocess.run(argv, cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if completed.returncode != 0:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(argv), completed.stdout.decode(errors="replace")))
