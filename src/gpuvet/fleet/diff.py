@@ -1,0 +1,231 @@
+"""Group hosts by every fact that differs, majority first, and say which differences break multi-node jobs.
+
+Pure functions over snapshots: ``fingerprint`` reduces a snapshot to one comparable string per field (None when
+the snapshot cannot tell), ``group_fields`` groups hosts by those strings, ``consistency_findings`` turns the
+differences that matter into findings (``nccl_mismatch``; ``driver_too_old`` for hosts whose driver tops out at a
+lower CUDA than the rest of the fleet).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.probe.facts import is_found
+from gpuvet.snapshot import SnapshotView
+
+NONE = "none"  # the snapshot says the thing is absent (no NCCL, no torch), as opposed to None: cannot tell
+
+# Why a differing NCCL breaks multi-node jobs: NCCL maintainers' first question on a multi-node hang is whether
+# nodes run different NCCL versions, and users fixed "connecting to address with family 0" by aligning them.
+NCCL_SOURCES = ("https://github.com/NVIDIA/nccl/issues/354", "https://github.com/NVIDIA/nccl/issues/1267")
+# The driver's maximum CUDA ("CUDA Version" in nvidia-smi) bounds what a build can run (minor-version compat).
+DRIVER_SOURCES = ("https://docs.nvidia.com/deploy/cuda-compatibility/",)
+
+
+def _fact_list(view: SnapshotView, key: str) -> Optional[List[Dict[str, Any]]]:
+    fact = view.fact(key)
+    return list(fact.get("value") or []) if is_found(fact) else None
+
+
+def _versions(view: SnapshotView, key: str) -> Optional[str]:
+    items = _fact_list(view, key)
+    if items is None:
+        return None
+    versions = sorted({str(item.get("version")) for item in items if item.get("version")})
+    return ", ".join(versions) if versions else NONE
+
+
+def _toolkit(view: SnapshotView) -> Optional[str]:
+    on_path = view.nvcc_on_path
+    if on_path and on_path.get("version"):
+        return str(on_path["version"])
+    return _versions(view, "cuda_toolkits")
+
+
+def _torch(view: SnapshotView) -> Optional[str]:
+    frameworks = view.fact("frameworks")
+    torch = (frameworks.get("value") or {}).get("torch") if is_found(frameworks) else None
+    if torch and torch.get("version"):
+        return str(torch["version"])
+    version = view.package_version("torch")
+    if version:
+        return version
+    if is_found(frameworks) or is_found(view.fact("packages")):
+        return NONE
+    return None
+
+
+def _gpus(view: SnapshotView) -> Optional[List[Dict[str, Any]]]:
+    return _fact_list(view, "gpus")
+
+
+def _gpu_model(view: SnapshotView) -> Optional[str]:
+    gpus = _gpus(view)
+    if gpus is None:
+        return None
+    counts = Counter(str(gpu.get("name") or "?") for gpu in gpus)
+    return ", ".join(name if len(counts) == 1 else f"{count}× {name}" for name, count in sorted(counts.items())) or NONE
+
+
+def _gpu_count(view: SnapshotView) -> Optional[str]:
+    gpus = _gpus(view)
+    return None if gpus is None else str(len(gpus))
+
+
+def _pcie(view: SnapshotView) -> Optional[str]:
+    # The link width and the generation the link can reach; the *current* generation drops at idle (power
+    # saving), so comparing it would flag healthy idle nodes.
+    gpus = _gpus(view)
+    if not gpus:
+        return None
+    links = []
+    for gpu in gpus:
+        pcie = gpu.get("pcie") or {}
+        if pcie.get("width_current") is None and pcie.get("gen_max") is None:
+            return None
+        links.append(f"Gen{pcie.get('gen_max', '?')} x{pcie.get('width_current', '?')}")
+    counts = Counter(links)
+    return ", ".join(f"{count}× {link}" for link, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _nvlink(view: SnapshotView) -> Optional[str]:
+    topology = view.value("topology")
+    if not isinstance(topology, dict) or topology.get("nvlink") is None:
+        return None
+    return "yes" if topology["nvlink"] else "no"
+
+
+def _mig(view: SnapshotView) -> Optional[str]:
+    gpus = _gpus(view)
+    if not gpus:
+        return None
+    modes = sorted({str(gpu.get("mig_mode")) for gpu in gpus if gpu.get("mig_mode")})
+    return ", ".join(modes) if modes else None
+
+
+FIELDS: Tuple[Tuple[str, Callable[[SnapshotView], Optional[str]]], ...] = (
+    ("driver", lambda v: v.driver_version),
+    ("cuda_max", lambda v: v.driver_cuda_max),
+    ("toolkit", _toolkit),
+    ("cudnn", lambda v: _versions(v, "cudnn")),
+    ("nccl", lambda v: _versions(v, "nccl")),
+    ("torch", _torch),
+    ("gpu_model", _gpu_model),
+    ("gpu_count", _gpu_count),
+    ("pcie", _pcie),
+    ("nvlink", _nvlink),
+    ("mig", _mig),
+    ("python", lambda v: v.python_version),
+)
+FIELD_NAMES = tuple(name for name, _ in FIELDS)
+
+
+def fingerprint(snapshot: Mapping[str, Any]) -> Dict[str, Optional[str]]:
+    view = SnapshotView(snapshot)
+    return {name: reader(view) for name, reader in FIELDS}
+
+
+@dataclass(frozen=True)
+class ValueGroup:
+    value: Optional[str]  # None: the snapshot could not tell
+    hosts: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FieldGroup:
+    field: str
+    values: Tuple[ValueGroup, ...]  # majority first; ties in order of first appearance
+
+
+@dataclass(frozen=True)
+class FleetDiff:
+    hosts: Tuple[str, ...]
+    fingerprints: Mapping[str, Mapping[str, Optional[str]]]
+    groups: Tuple[FieldGroup, ...]  # only the fields whose value differs between hosts
+    agreed: Mapping[str, Optional[str]]  # field -> the one value every host shares
+
+
+def _group(field: str, values: Sequence[Tuple[str, Optional[str]]]) -> FieldGroup:
+    order: Dict[Optional[str], List[str]] = {}
+    for host, value in values:
+        order.setdefault(value, []).append(host)
+    # Majority first; "cannot tell" (None) last whatever its count, since it is no value to align on.
+    ranked = sorted(enumerate(order.items()), key=lambda item: (item[1][0] is None, -len(item[1][1]), item[0]))
+    return FieldGroup(field, tuple(ValueGroup(value, tuple(hosts)) for _, (value, hosts) in ranked))
+
+
+def group_fields(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]]) -> FleetDiff:
+    """Compare snapshots (host name, snapshot), keeping host order; groups only for fields that differ."""
+    fingerprints = {host: fingerprint(snapshot) for host, snapshot in named_snapshots}
+    hosts = tuple(host for host, _ in named_snapshots)
+    groups: List[FieldGroup] = []
+    agreed: Dict[str, Optional[str]] = {}
+    for name in FIELD_NAMES:
+        group = _group(name, [(host, fingerprints[host][name]) for host in hosts])
+        if len(group.values) > 1:
+            groups.append(group)
+        elif group.values:
+            agreed[name] = group.values[0].value
+    return FleetDiff(hosts, fingerprints, tuple(groups), agreed)
+
+
+@dataclass(frozen=True)
+class FleetFinding:
+    finding: Finding
+    hosts: Tuple[str, ...]  # the hosts the finding is about (the outliers)
+
+
+def _describe(group: FieldGroup) -> str:
+    return "; ".join(f"{g.value or '?'}: {', '.join(g.hosts)}" for g in group.values)
+
+
+def _version_key(text: str):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (1, Version(text))
+    except InvalidVersion:
+        return (0, text)
+
+
+def consistency_findings(diff: FleetDiff) -> List[FleetFinding]:
+    findings: List[FleetFinding] = []
+    by_field = {group.field: group for group in diff.groups}
+    nccl = by_field.get("nccl")
+    if nccl and len([g for g in nccl.values if g.value is not None]) > 1:
+        majority = nccl.values[0]
+        outliers = tuple(host for g in nccl.values[1:] if g.value is not None for host in g.hosts)
+        findings.append(FleetFinding(
+            Finding(
+                code="nccl_mismatch", severity=Severity.FAIL, layer="nccl",
+                title=msg("fleet.nccl_mismatch.title"),
+                detail=msg("fleet.nccl_mismatch.detail", values=_describe(nccl)),
+                expected=majority.value, actual=_describe(nccl),
+                fix=Fix(msg("fleet.nccl_mismatch.fix", version=majority.value)),
+                sources=NCCL_SOURCES,
+            ),
+            outliers,
+        ))
+    cuda = by_field.get("cuda_max")
+    if cuda:
+        known = [g for g in cuda.values if g.value is not None]
+        if len(known) > 1:
+            highest = max(known, key=lambda g: _version_key(g.value))
+            lower = [g for g in known if _version_key(g.value) < _version_key(highest.value)]
+            for group in lower:
+                findings.append(FleetFinding(
+                    Finding(
+                        code="driver_too_old", severity=Severity.WARN, layer="driver",
+                        title=msg("fleet.driver_cuda_lower.title"),
+                        detail=msg("fleet.driver_cuda_lower.detail", hosts=", ".join(group.hosts),
+                                   actual=group.value, expected=highest.value, others=", ".join(highest.hosts)),
+                        expected=highest.value, actual=group.value,
+                        fix=Fix(msg("fleet.driver_cuda_lower.fix", expected=highest.value)),
+                        sources=DRIVER_SOURCES,
+                    ),
+                    group.hosts,
+                ))
+    return findings
