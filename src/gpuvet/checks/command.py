@@ -15,6 +15,21 @@ def exit_code_for(verdict: str) -> ExitCode:
     }.get(verdict, ExitCode.OK)
 
 
+def is_live_probe(args: argparse.Namespace) -> bool:
+    """The snapshot describes this machine (not pasted text or a saved file): its network is ours to test."""
+    return not getattr(args, "from_files", None) and not getattr(args, "snapshot", None)
+
+
+def with_mirror_findings(report, snapshot):
+    """The report with an ``index_unreachable`` machine finding per pip index that does not answer."""
+    import dataclasses
+
+    from gpuvet.checks.mirror import mirror_findings
+
+    found = mirror_findings(snapshot)
+    return dataclasses.replace(report, machine=tuple(report.machine) + tuple(found)) if found else report
+
+
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
     from gpuvet.inputs import gather_snapshot
@@ -23,6 +38,8 @@ def run(args: argparse.Namespace, output) -> int:
 
     snapshot = gather_snapshot(args)
     report = run_checks(snapshot, args.targets)
+    if is_live_probe(args) and not getattr(args, "no_network", False):
+        report = with_mirror_findings(report, snapshot)
     document = check_to_dict(report, args.lang)
     output.write(render_document("check", document, args, output))
     return int(exit_code_for(document["verdict"]))

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from gpuvet.checks import _stack_findings
 from gpuvet.checks.chain import Candidate, evaluate
 from gpuvet.checks.resolve import candidates
+from gpuvet.checks.stack import effective
 from gpuvet.models import Finding, Severity
 from gpuvet.snapshot import SnapshotView
 
@@ -68,9 +70,15 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
     has_gpu = bool(view.gpus)
     seen_releases = set()
     for candidate in candidates(framework):
+        # xformers, bitsandbytes, DeepSpeed carry no CUDA of their own: judge them on the CUDA of the torch they run
+        # with, as `gpuvet check` does (otherwise they look like CPU builds and a GPU machine gets no answer).
+        candidate = effective(view, candidate, kb)
         if has_gpu and not candidate.variant.cuda:
             continue  # a CPU build is never the answer on a GPU machine
         _, findings = evaluate(view, candidate, kb)
+        if not any(f.severity is Severity.FAIL for f in findings):
+            # What the chain cannot see: pinned torch (vLLM, xformers), the DeepSpeed toolkit rule, the platform.
+            findings = _stack_findings(view, candidate, kb, findings, 0)
         if any(f.code == "unknown_version" for f in findings):
             continue
         needs = _needs(list(findings))
