@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
+from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import machine_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
 from gpuvet.checks.stack import (
@@ -61,6 +62,7 @@ def _stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
     extra += platform_findings(view, candidate)
+    extra += target_feature_findings(view, candidate, kb)
     toolkit = toolkit_findings(view, candidate, kb)
     if toolkit:
         findings = [f for f in findings if f.code != "toolkit_mismatch"]  # the stricter rule replaces the general one

@@ -94,6 +94,9 @@ def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     from gpuvet.checks.binaries import binary_findings
     from gpuvet.checks.health import health_findings
 
+    from gpuvet.checks.features import precision_findings
+
     findings += health_findings(view, kb)
+    findings += precision_findings(view, kb)
     findings += binary_findings(view, kb)
     return findings

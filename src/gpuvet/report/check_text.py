@@ -24,6 +24,8 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
     lines = [f"  [{_STYLE.get(sev, '')}]{_MARK.get(sev, '-')} {esc(finding['title'])}[/]  [dim]({finding['code']}, {finding['layer']})[/]"]
     if finding.get("detail"):
         lines.append(f"      {esc(finding['detail'])}")
+    if sev == "info":
+        return lines  # context, not a problem: the title and one sentence; JSON/HTML carry the rest
     if finding.get("expected") or finding.get("actual"):
         lines.append(
             f"      {text(lang, 'report.expected')}: {esc(finding.get('expected') or '-')}   "

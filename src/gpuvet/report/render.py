@@ -16,7 +16,11 @@ TEXT_RENDERERS: Dict[str, str] = {
     "recommend": "gpuvet.recommend.text:render_recommend_text",
     "plan": "gpuvet.recommend.plan_command:render_plan_text",
 }
-MARKUP_RENDERERS: Dict[str, str] = {}  # "markdown"/"html" renderers register here: (command, format) keys
+MARKUP_RENDERERS: Dict[str, str] = {  # "command:format" -> "module:function" taking (document, lang)
+    f"{command}:{fmt}": f"gpuvet.report.{module}:render_{command}_{fmt}"
+    for command in ("check", "recommend", "plan", "diagnose", "smoke", "fleet", "diff")
+    for fmt, module in (("markdown", "markdown"), ("html", "html"))
+}
 
 
 def _load(spec: str):

@@ -1,0 +1,91 @@
+"""Precision and kernel features by architecture: "this GPU runs it, but not in bf16".
+
+Data: ``kb/data/precision.toml`` (bf16, TF32, FP8, FlashAttention floors ... each with its source) and the optional
+``features`` mapping on a framework release (e.g. bitsandbytes' ``llm_int8 = "7.5"``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Dict, List, Tuple
+
+from gpuvet.checks.chain import Candidate, gpu_compute_capability, version_or_none
+from gpuvet.kb.toml import load_toml
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.snapshot import SnapshotView
+
+
+@lru_cache(maxsize=1)
+def precision_features() -> Tuple[Dict[str, Any], ...]:
+    from gpuvet.kb.loader import DATA_DIR
+
+    return tuple(load_toml(DATA_DIR / "precision.toml").get("feature", []))
+
+
+def _below(cc: str, floor: Any, ceiling: Any = None) -> bool:
+    have, low = version_or_none(cc), version_or_none(str(floor))
+    if have is None or low is None:
+        return False
+    high = version_or_none(str(ceiling)) if ceiling else None
+    return have < low or (high is not None and have > high)
+
+
+def _distinct_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, str]]:
+    seen: List[Tuple[str, str]] = []
+    for gpu in view.gpus:
+        cc, _ = gpu_compute_capability(gpu, kb)
+        key = (gpu.get("name") or "?", cc)
+        if cc and key not in seen:
+            seen.append(key)
+    return seen
+
+
+def precision_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+    """One info finding per GPU model listing the precision/kernel features it lacks."""
+    findings = []
+    for name, cc in _distinct_gpus(view, kb):
+        lacking = [f for f in precision_features() if _below(cc, f.get("min_compute_capability"), f.get("max_compute_capability"))]
+        if not lacking:
+            continue
+        names = ", ".join(f"{f['display']} ({f['min_compute_capability']}+)" for f in lacking)
+        alternatives = " ".join(f"{f['display']}: {f['alternative']}." for f in lacking if f.get("alternative"))
+        findings.append(
+            Finding(
+                code="feature_arch_unsupported",
+                severity=Severity.INFO,
+                layer="gpu",
+                title=msg("checks.features.title", gpu=name, cc=cc, features=names),
+                # The explanations stay in the knowledge base (kb show precision); the report says what to use instead.
+                detail=msg("checks.features.detail", alternatives=alternatives),
+                expected=", ".join(f"{f['id']} >= {f['min_compute_capability']}" for f in lacking),
+                actual=f"{name} ({cc})",
+                sources=tuple(dict.fromkeys(part.strip() for f in lacking for part in str(f.get("source", "")).split(" ; ") if part.strip())),
+            )
+        )
+    return findings
+
+
+def target_feature_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+    """A release's own feature floors (bitsandbytes' LLM.int8() needs 7.5): the build runs, that feature does not."""
+    features = candidate.extra("features") or {}
+    findings = []
+    for name, cc in _distinct_gpus(view, kb):
+        lacking = {feature: floor for feature, floor in features.items() if isinstance(floor, str) and _below(cc, floor)}
+        if lacking:
+            described = ", ".join(f"{feature} ({floor}+)" for feature, floor in lacking.items())
+            # The build itself runs (its own floor is min_compute_capability, checked in the chain); a feature that
+            # needs a newer GPU is context for the user, not a failure of the stack.
+            severity = Severity.INFO
+            findings.append(
+                Finding(
+                    code="feature_arch_unsupported",
+                    severity=severity,
+                    layer="gpu",
+                    title=msg("checks.target_features.title", build=candidate.label, gpu=name, features=described),
+                    detail=msg("checks.target_features.detail", build=candidate.label, gpu=name, cc=cc, features=described),
+                    expected=", ".join(f"{feature} >= {floor}" for feature, floor in lacking.items()),
+                    actual=f"{name} ({cc})",
+                    sources=(candidate.release.source,) if candidate.release.source else (),
+                )
+            )
+    return findings
