@@ -36,6 +36,7 @@ FINDING_CODES = (
     "not_a_stack_problem",
     # added after the first contract (adding is allowed, renaming is not):
     "platform_unsupported",  # host glibc, CPU instruction set (AVX) or OS below what the build needs
+    "index_unreachable",  # the configured pip index (or PyPI, pip's default) does not answer within a short timeout
 )
 
 # The chain, checked in this order (the mission statement), plus the GPU itself.

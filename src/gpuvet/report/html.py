@@ -81,7 +81,7 @@ def _chart(block: B.Chart) -> str:
     """Horizontal bars of achieved / datasheet, with the datasheet value as a dashed line at 100 %."""
     label_w, bar_w, row_h, top = 300, 520, 30, 26
     scale_max = max(1.0, max(bar.fraction for bar in block.bars))
-    width = label_w + bar_w + 190
+    width = label_w + bar_w + 300
     height = top + row_h * len(block.bars) + 10
     ref_x = label_w + bar_w / scale_max
     rows = []

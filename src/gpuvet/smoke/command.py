@@ -8,7 +8,7 @@ from typing import Any, Dict
 from gpuvet.errors import ExitCode, InputError
 from gpuvet.report.console import use_color
 from gpuvet.report.envelope import dumps, envelope
-from gpuvet.smoke.render import render_html, render_markdown, render_text
+from gpuvet.smoke.render import render_text
 from gpuvet.smoke.scoring import kb_gpu_lookup
 from gpuvet.smoke.thresholds import load_thresholds
 
@@ -47,10 +47,10 @@ def run(args: argparse.Namespace, output: Any) -> int:
     lang = args.lang or "en"
     if args.format == "json":
         output.write(dumps(envelope(**payload)))
-    elif args.format == "markdown":
-        output.write(render_markdown(payload, lang))
-    elif args.format == "html":
-        output.write(render_html(payload, lang))
+    elif args.format in ("markdown", "html"):
+        from gpuvet.report.render import render_document
+
+        output.write(render_document("smoke", envelope(**payload), args, output))
     else:
         output.write(render_text(payload, lang, color=use_color(output.is_terminal)))
     failed = any(r.get("status") == "fail" for r in payload["results"])

@@ -1,0 +1,73 @@
+"""The HTML reports in a real browser (Debian's chromium, headless): screenshot size and the DOM's text.
+
+Skipped with a reason when chromium is absent; ``.ci/install-chromium.sh`` installs it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpuvet.report.html import render_smoke_html
+
+from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (run .ci/install-chromium.sh)")
+WIDTH, HEIGHT = 1200, 2000
+
+
+def _chromium(tmp_path: Path, page: Path, *action: str) -> subprocess.CompletedProcess:
+    argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
+            "--user-data-dir=%s" % (tmp_path / "profile"), *action, page.as_uri()]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=90, check=False)
+
+
+def _png_size(path: Path):
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", header[16:24])
+
+
+def _screenshot_and_dom(tmp_path: Path, html: str, name: str):
+    page = tmp_path / f"{name}.html"
+    page.write_text(html, encoding="utf-8")
+    shot = tmp_path / f"{name}.png"
+    result = _chromium(tmp_path, page, "--screenshot=%s" % shot, "--window-size=%d,%d" % (WIDTH, HEIGHT))
+    assert shot.exists(), result.stderr[-2000:]
+    dom = _chromium(tmp_path, page, "--dump-dom", "--virtual-time-budget=2000")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    return shot, dom.stdout
+
+
+def test_check_report_renders_in_chromium(tmp_path, capsys):
+    html = run_cli(capsys, ["check", *CHECK_ARGS, "--format", "html", "--lang", "en"])
+    shot, dom = _screenshot_and_dom(tmp_path, html, "check")
+    assert _png_size(shot) == (WIDTH, HEIGHT)
+    assert shot.stat().st_size > 30_000  # a page with coloured boxes and text, not a blank screen
+    assert "<title>gpuvet check: warn</title>" in dom
+    assert "torch==2.1.2+cu121" in dom and "pip install torch==2.1.2" in dom
+    assert 'class="link warn"' in dom and "NVIDIA H100 80GB HBM3" in dom
+
+
+def test_hostile_snapshot_runs_no_script_in_chromium(tmp_path, capsys, hostile_snapshot_file):
+    html = run_cli(capsys, ["check", "--snapshot", str(hostile_snapshot_file), "torch==2.1.2+cu121", "--format", "html"])
+    # Were the escaping broken, the script would run, or the markup would land in the DOM as elements.
+    title = html[html.index("<title>"): html.index("</title>") + len("</title>")]
+    _, dom = _screenshot_and_dom(tmp_path, html, "hostile")
+    assert title in dom  # the page title is as rendered: nothing rewrote it
+    assert "<script" not in dom.lower() and "<img" not in dom.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in dom  # shown as text
+    assert HOSTILE_GPU not in dom
+
+
+def test_smoke_report_with_chart_renders_in_chromium(tmp_path, gpu_smoke_document):
+    shot, dom = _screenshot_and_dom(tmp_path, render_smoke_html(gpu_smoke_document, "zh"), "smoke")
+    assert _png_size(shot) == (WIDTH, HEIGHT) and shot.stat().st_size > 30_000
+    assert "<svg" in dom and dom.count('class="bar ') == 3
+    assert "实测与规格对比" in dom and "matmul_bf16" in dom
