@@ -149,6 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--known-hosts", default=None, metavar="FILE")
     p.add_argument("--accept-new-host-keys", action="store_true", help="trust and record unknown host keys")
     p.add_argument("--identity", "-i", action="append", default=[], metavar="KEYFILE")
+    p.add_argument(
+        "--binaries",
+        dest="binaries",
+        action="store_const",
+        const=True,
+        default=None,
+        help="scan installed binaries for compiled GPU archs (default: only with --check)",
+    )
+    p.add_argument("--no-binaries", dest="binaries", action="store_const", const=False, help="never scan binaries")
     _add_report_options(p)
 
     p = sub.add_parser("diff", help="group snapshots by every fact that differs")

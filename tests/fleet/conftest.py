@@ -68,7 +68,8 @@ def fleet_env(tmp_path_factory):
     base = "/usr/bin:/bin"
     fake_a = H.fake_gpu_bin(root / "bin-a", "rtx-3090-1gpu_drv525.147.05.xml")
     fake_b = H.fake_gpu_bin(root / "bin-b", "tesla-t4-1gpu_drv515.105.01.xml")
-    fake_c = H.fake_gpu_bin(root / "bin-c", "quadro-p2000-1gpu_drv525.125.06.xml", nvcc_fixture="cuda-12.5_V12.5.82.txt")
+    fake_c = H.fake_gpu_bin(root / "bin-c", "quadro-p2000-1gpu_drv525.125.06.xml", nvcc_fixture="cuda-12.5_V12.5.82.txt",
+                            proc_version="open_565.57.01_ubuntu24.04_gcc13.3.txt")
     roles = {
         "a1": {"path": "%s:%s" % (fake_a, base)},
         "a2": {"path": "%s:%s" % (fake_a, base)},

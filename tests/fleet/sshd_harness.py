@@ -48,9 +48,16 @@ def keygen(path, kind="ed25519"):
     return path
 
 
-def fake_gpu_bin(folder, xml_fixture, nvcc_fixture=None, python3=None):
-    """A PATH folder with a fake nvidia-smi printing a real `nvidia-smi -q -x` capture (and optionally nvcc)."""
+def fake_gpu_bin(folder, xml_fixture, nvcc_fixture=None, python3=None, proc_version=None):
+    """A PATH folder with a fake nvidia-smi printing a real `nvidia-smi -q -x` capture (and optionally nvcc).
+
+    ``proc_version``: this machine has no NVIDIA kernel module, so a `cat` stand-in answers a real captured
+    /proc/driver/nvidia/version for that one path (and is the real cat for anything else).
+    """
     folder.mkdir(parents=True, exist_ok=True)
+    if proc_version:
+        _script(folder / "cat", '#!/bin/sh\nif [ "$1" = /proc/driver/nvidia/version ] && [ "$#" = 1 ]; then '
+                'exec /bin/cat "%s"; fi\nexec /bin/cat "$@"\n' % (FIXTURES / "proc-driver-nvidia-version" / proc_version))
     xml = FIXTURES / "nvidia-smi-q-x" / xml_fixture
     _script(
         folder / "nvidia-smi",

@@ -74,6 +74,23 @@ def test_check_groups_hosts_by_verdict(fleet_env, capsys):
     assert code in (1, 3) or all(g["verdict"] in ("pass", "warn") for g in target["verdicts"])
 
 
+def test_check_text_shows_each_verdict_group_with_its_top_findings_and_fixes(fleet_env, capsys):
+    pytest.importorskip("gpuvet.checks")
+    # Host b's real capture is driver 515.105.01 (CUDA 11.7): torch 2.4.1's default cu121 build cannot run there.
+    code, out, _ = fleet(fleet_env, capsys, ["a1", "b"], "--check", "torch==2.4.1", "--format", "json")
+    document = json.loads(out)
+    groups = document["targets"][0]["verdicts"]
+    b_group = next(g for g in groups if fleet_env.host("b") in g["hosts"])
+    assert b_group["findings"], "a host that does not pass must say why"
+    top = b_group["findings"][0]
+    code, text, _ = fleet(fleet_env, capsys, ["a1", "b"], "--check", "torch==2.4.1")
+    section = text[text.index("torch==2.4.1"):]
+    assert b_group["verdict"] in section and fleet_env.host("b") in section
+    assert top["title"] in section
+    if top.get("fix"):
+        assert "fix: " + top["fix"] in section
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["fleet"], "no hosts to probe"),
     (["fleet", "--", "-oProxyCommand=x"], "not a valid host name"),

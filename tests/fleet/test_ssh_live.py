@@ -105,3 +105,8 @@ def test_host_without_python_falls_back_to_tool_text(fleet_env):
     assert result.snapshot["origin"]["method"] == R.METHOD_FALLBACK
     toolkits = result.snapshot["cuda_toolkits"]["value"]
     assert [t["version"] for t in toolkits][0].startswith("12.5")
+    # /proc/driver/nvidia/version read too (argv `cat /proc/...`): the kernel module's version, from a real capture
+    # of another machine, so it differs from nvidia-smi's driver here -- exactly what nvml_driver_mismatch looks for.
+    module = result.snapshot["driver"]["kernel_module"]
+    assert (module["value"], module["source"]) == ("565.57.01", "proc")
+    assert "proc-driver-version" in result.snapshot["origin"]["inputs"]

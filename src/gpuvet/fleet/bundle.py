@@ -85,12 +85,12 @@ def default_package_root() -> Path:
     return Path(gpuvet.__file__).resolve().parent
 
 
-def collect_sources(package_root: Path) -> Dict[str, Tuple[str, bool, str]]:
+def collect_sources(package_root: Path, packages: Tuple[str, ...] = PACKAGES) -> Dict[str, Tuple[str, bool, str]]:
     """module name -> (relative path, is_package, source) for gpuvet/__init__.py and the probe subpackages."""
     sources: Dict[str, Tuple[str, bool, str]] = {
         "gpuvet": ("gpuvet/__init__.py", True, (package_root / "__init__.py").read_text(encoding="utf-8"))
     }
-    for package in PACKAGES:
+    for package in packages:
         folder = package_root / package
         if not folder.is_dir():
             continue
@@ -112,9 +112,14 @@ def collect_sources(package_root: Path) -> Dict[str, Tuple[str, bool, str]]:
 
 @lru_cache(maxsize=8)
 def build_bundle(package_root: Optional[Path] = None, entry: str = ENTRY, argv: Tuple[str, ...] = ()) -> str:
-    """The remote script: bootstrap + compressed sources. Cached: a fleet run builds it once for every host."""
+    """The remote script: bootstrap + compressed sources. Cached: a fleet run builds it once for every host.
+
+    With ``--no-binaries`` in argv the ELF/fatbin reader (gpuvet.binary) stays out of the bundle: the probe imports
+    it only for the binary scan, so every host is spared decompressing and compiling it.
+    """
     root = Path(package_root) if package_root is not None else default_package_root()
-    sources = collect_sources(root)
+    packages = tuple(p for p in PACKAGES if not (p == "binary" and "--no-binaries" in argv))
+    sources = collect_sources(root, packages)
     if entry not in sources:
         raise FileNotFoundError(f"the probe entry module {entry} is not in {root}")
     blob = zlib.compress(json.dumps(sources, sort_keys=True).encode("utf-8"), 9)

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from gpuvet.errors import ExitCode, GpuvetError, InputError, UsageError
 from gpuvet.fleet import result as R
-from gpuvet.fleet.diff import consistency_findings, group_fields
+from gpuvet.fleet.diff import fleet_findings, group_fields
 from gpuvet.fleet.document import build_document, exit_code
 from gpuvet.fleet.hosts import HostSpec, gather_hosts, safe_file_name
 from gpuvet.fleet.render import render
@@ -105,8 +105,11 @@ def alias_hosts(results: Sequence[R.HostResult]) -> None:
             item.snapshot.setdefault("origin", {})["host"] = alias
 
 
-def run_target_checks(results: Sequence[R.HostResult], targets: Sequence[str]) -> Dict[str, List[Dict[str, Any]]]:
+def run_target_checks(results: Sequence[R.HostResult], targets: Sequence[str],
+                      lang: str = "en") -> Dict[str, List[Dict[str, Any]]]:
+    """host -> one entry per target: verdict, finding codes, and (for the report's verdict groups) the findings."""
     from gpuvet.checks import run_checks
+    from gpuvet.report.findings import finding_to_dict
 
     per_host: Dict[str, List[Dict[str, Any]]] = {}
     for item in results:
@@ -115,7 +118,8 @@ def run_target_checks(results: Sequence[R.HostResult], targets: Sequence[str]) -
         report = run_checks(item.snapshot, list(targets))
         per_host[item.name] = [
             {"target": tr.target, "resolved": tr.resolved, "verdict": tr.verdict.value,
-             "findings": [f.code for f in tr.findings]}
+             "findings": [f.code for f in tr.findings],
+             "details": [finding_to_dict(f, lang) for f in tr.findings]}
             for tr in report.targets
         ]
     return per_host
@@ -131,9 +135,9 @@ def finish(results: List[R.HostResult], args: argparse.Namespace, output: Any, v
         save_snapshots(results, folder)
     named = [(item.name, item.snapshot) for item in results if item.snapshot is not None]
     diff = group_fields(named)
-    findings = consistency_findings(diff)
+    findings = fleet_findings(named, diff)
     targets = list(getattr(args, "check_targets", []) or [])
-    checks = run_target_checks(results, targets) if targets else None
+    checks = run_target_checks(results, targets, args.lang or "en") if targets else None
     document = build_document(
         results, diff, findings, lang=args.lang or "en", via=via,
         embed_snapshots=folder is None if embed_snapshots is None else embed_snapshots,
@@ -141,7 +145,12 @@ def finish(results: List[R.HostResult], args: argparse.Namespace, output: Any, v
     )
     from gpuvet.report.console import use_color
 
-    output.write(render(document, args.format, args.lang or "en", color=use_color(output.is_terminal)))
+    if args.format in ("markdown", "html"):  # the shared report pages (gpuvet.report.markdown / .html)
+        from gpuvet.report.render import render_document
+
+        output.write(render_document("fleet" if via else "diff", document, args, output))
+    else:
+        output.write(render(document, args.format, args.lang or "en", color=use_color(output.is_terminal)))
     return exit_code(document)
 
 
@@ -174,6 +183,28 @@ def probe(specs: Sequence[HostSpec], args: argparse.Namespace, script: str) -> L
     return probe_hosts(specs, script, options, on_done=_progress(len(specs), args.lang or "en"))
 
 
+def scan_binaries(args: argparse.Namespace) -> bool:
+    """Whether the remote probe reads the compiled GPU archs of installed binaries.
+
+    The fleet comparison (diff) never looks at arch lists, and the scan is the probe's largest cost (it opens every
+    CUDA .so of every site-packages); but a --check needs them (arch_not_in_build). So: scan when --check is given
+    or --binaries asks for it; --no-binaries always wins. (--binaries/--no-binaries: args.binaries True/False/None.)
+    """
+    wanted = getattr(args, "binaries", None)
+    if wanted is not None:
+        return bool(wanted)
+    return bool(getattr(args, "check_targets", None))
+
+
+def bundle_argv(args: argparse.Namespace) -> tuple:
+    argv = []
+    if not scan_binaries(args):
+        argv.append("--no-binaries")
+    if getattr(args, "redact_host", False):
+        argv.append("--redact-host")
+    return tuple(argv)
+
+
 def run(args: argparse.Namespace, output: Any, script: Optional[str] = None) -> int:
     _validate(args)
     specs = gather_hosts(args.hosts, args.hosts_file)
@@ -184,7 +215,7 @@ def run(args: argparse.Namespace, output: Any, script: Optional[str] = None) -> 
     if script is None:
         from gpuvet.fleet.bundle import build_bundle
 
-        script = build_bundle(argv=("--redact-host",) if args.redact_host else ())
+        script = build_bundle(argv=bundle_argv(args))
     results = probe(specs, args, script)
     return finish(results, args, output, via=args.via)
 

@@ -23,6 +23,13 @@ NONE = "none"  # the snapshot says the thing is absent (no NCCL, no torch), as o
 NCCL_SOURCES = ("https://github.com/NVIDIA/nccl/issues/354", "https://github.com/NVIDIA/nccl/issues/1267")
 # The driver's maximum CUDA ("CUDA Version" in nvidia-smi) bounds what a build can run (minor-version compat).
 DRIVER_SOURCES = ("https://docs.nvidia.com/deploy/cuda-compatibility/",)
+# A card whose link trained at fewer lanes than its siblings moves host<->device data proportionally slower; the
+# width is what nvidia-smi reports as "Link Width / Current" (pcie.link.width.current).
+PCIE_SOURCES = ("https://docs.nvidia.com/deploy/nvidia-smi/index.html",)
+# A GPU missing from a node: a GPU that fell off the bus (Xid 79) disappears from nvidia-smi until a reboot.
+GPU_COUNT_SOURCES = ("https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html",)
+# With MIG enabled a process sees GPU instances (slices), not the whole GPU.
+MIG_SOURCES = ("https://docs.nvidia.com/datacenter/tesla/mig-user-guide/",)
 
 
 def _fact_list(view: SnapshotView, key: str) -> Optional[List[Dict[str, Any]]]:
@@ -229,3 +236,107 @@ def consistency_findings(diff: FleetDiff) -> List[FleetFinding]:
                     group.hosts,
                 ))
     return findings
+
+
+def _majority_widths(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]]) -> Dict[str, int]:
+    """GPU model -> the link width most cards of that model run at in the fleet (ties: the wider).
+
+    Per model, because some cards are x8 by design: only a card narrower than its own siblings is an outlier.
+    """
+    widths: Dict[str, Counter] = {}
+    for _, snapshot in named_snapshots:
+        for gpu in _gpus(SnapshotView(snapshot)) or []:
+            width = (gpu.get("pcie") or {}).get("width_current")
+            if isinstance(width, int) and width > 0:
+                widths.setdefault(str(gpu.get("name") or "?"), Counter())[width] += 1
+    return {model: max(counts.items(), key=lambda kv: (kv[1], kv[0]))[0] for model, counts in widths.items()}
+
+
+def pcie_width_findings(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]]) -> List[FleetFinding]:
+    """One interconnect_slow warning per host with a card linked narrower than most cards of its model."""
+    majority = _majority_widths(named_snapshots)
+    findings = []
+    for host, snapshot in named_snapshots:
+        narrow, expected = [], set()
+        for position, gpu in enumerate(_gpus(SnapshotView(snapshot)) or []):
+            width = (gpu.get("pcie") or {}).get("width_current")
+            usual = majority.get(str(gpu.get("name") or "?"))
+            if isinstance(width, int) and usual and 0 < width < usual:
+                narrow.append(f"GPU {gpu.get('index', position)} x{width}")
+                expected.add(usual)
+        if not narrow:
+            continue
+        cards, usual = ", ".join(narrow), max(expected)
+        findings.append(FleetFinding(
+            Finding(
+                code="interconnect_slow", severity=Severity.WARN, layer="gpu",
+                title=msg("fleet.pcie_narrow.title"),
+                detail=msg("fleet.pcie_narrow.detail", host=host, cards=cards, expected=usual),
+                expected=f"x{usual}", actual=cards,
+                fix=Fix(msg("fleet.pcie_narrow.fix", expected=usual)),
+                sources=PCIE_SOURCES,
+            ),
+            (host,),
+        ))
+    return findings
+
+
+def _field_outliers(diff: FleetDiff, field: str) -> Optional[Tuple[ValueGroup, List[ValueGroup]]]:
+    group = next((g for g in diff.groups if g.field == field), None)
+    if group is None:
+        return None
+    known = [g for g in group.values if g.value is not None]
+    if len(known) < 2:
+        return None
+    return known[0], known[1:]
+
+
+def gpu_count_findings(diff: FleetDiff) -> List[FleetFinding]:
+    split = _field_outliers(diff, "gpu_count")
+    if split is None:
+        return []
+    majority, others = split
+    findings = []
+    for group in others:
+        fewer = _version_key(group.value) < _version_key(majority.value)
+        findings.append(FleetFinding(
+            Finding(
+                code="health_problem", severity=Severity.WARN, layer="gpu",
+                title=msg("fleet.gpu_count.title"),
+                detail=msg("fleet.gpu_count.fewer" if fewer else "fleet.gpu_count.more", hosts=", ".join(group.hosts),
+                           actual=group.value, expected=majority.value),
+                expected=majority.value, actual=group.value,
+                fix=Fix(msg("fleet.gpu_count.fix")),
+                sources=GPU_COUNT_SOURCES,
+            ),
+            group.hosts,
+        ))
+    return findings
+
+
+def mig_findings(diff: FleetDiff) -> List[FleetFinding]:
+    split = _field_outliers(diff, "mig")
+    if split is None:
+        return []
+    majority, others = split
+    return [
+        FleetFinding(
+            Finding(
+                code="virtualization_limit", severity=Severity.WARN, layer="gpu",
+                title=msg("fleet.mig_differs.title"),
+                detail=msg("fleet.mig_differs.detail", hosts=", ".join(group.hosts), actual=group.value,
+                           expected=majority.value),
+                expected=majority.value, actual=group.value,
+                fix=Fix(msg("fleet.mig_differs.fix", expected=majority.value)),
+                sources=MIG_SOURCES,
+            ),
+            group.hosts,
+        )
+        for group in others
+    ]
+
+
+def fleet_findings(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]], diff: FleetDiff) -> List[FleetFinding]:
+    """Every finding about the fleet as a whole: versions that break jobs, then hardware that differs."""
+    return (consistency_findings(diff) + gpu_count_findings(diff) + pcie_width_findings(named_snapshots)
+            + mig_findings(diff))

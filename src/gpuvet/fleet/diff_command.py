@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 from typing import Any, List
 
@@ -28,9 +29,9 @@ def load_results(paths: List[str]) -> List[R.HostResult]:
         snapshot = load_snapshot(_read(path), name=path)
         name = (snapshot.get("origin") or {}).get("host") or path
         results.append(R.HostResult(name, R.OK, snapshot=snapshot, snapshot_file=path))
-    names = [item.name for item in results]
+    repeated = Counter(item.name for item in results)  # one pass: names.count() per file was O(files²)
     for item in results:
-        if names.count(item.name) > 1:
+        if repeated[item.name] > 1:
             item.name = item.snapshot_file or item.name
     return results
 

@@ -9,6 +9,8 @@ from gpuvet.fleet.result import STATUSES, HostResult
 from gpuvet.report.envelope import envelope
 
 _VERDICT_ORDER = ("fail", "unknown", "warn", "pass", "skip")
+_SEVERITY_ORDER = ("fail", "warn", "info")
+TOP_FINDINGS = 3  # per verdict group in the report; the JSON keeps them all
 
 
 def host_entry(result: HostResult, embed_snapshot: bool) -> Dict[str, Any]:
@@ -52,8 +54,29 @@ def summary(results: Sequence[HostResult]) -> Dict[str, int]:
     return counts
 
 
+def group_findings(per_host: Mapping[str, Sequence[Mapping[str, Any]]], hosts: Sequence[str],
+                   index: int) -> List[Dict[str, Any]]:
+    """The distinct findings of these hosts for one target, worst and most widespread first, each with its hosts."""
+    merged: Dict[tuple, Dict[str, Any]] = {}
+    for host in hosts:
+        checks = per_host[host]
+        for detail in checks[index].get("details", []) if index < len(checks) else []:
+            fix = (detail.get("fix") or {}).get("summary")
+            key = (detail["code"], detail["title"], fix)
+            item = merged.setdefault(key, {"code": detail["code"], "severity": detail["severity"],
+                                           "title": detail["title"], "fix": fix, "hosts": []})
+            if host not in item["hosts"]:
+                item["hosts"].append(host)
+
+    def rank(item: Mapping[str, Any]):
+        severity = item["severity"]
+        return (_SEVERITY_ORDER.index(severity) if severity in _SEVERITY_ORDER else 9, -len(item["hosts"]))
+
+    return sorted(merged.values(), key=rank)
+
+
 def targets_entry(per_host: Mapping[str, Sequence[Mapping[str, Any]]], targets: Sequence[str]) -> List[Dict[str, Any]]:
-    """For each target, the hosts grouped by verdict, worst first (hosts keep their order)."""
+    """For each target, the hosts grouped by verdict, worst first (hosts keep their order), with their findings."""
     out = []
     for index, target in enumerate(targets):
         by_verdict: Dict[str, List[str]] = {}
@@ -61,7 +84,9 @@ def targets_entry(per_host: Mapping[str, Sequence[Mapping[str, Any]]], targets: 
             if index < len(checks):
                 by_verdict.setdefault(checks[index]["verdict"], []).append(host)
         ordered = sorted(by_verdict.items(), key=lambda kv: _VERDICT_ORDER.index(kv[0]) if kv[0] in _VERDICT_ORDER else 9)
-        out.append({"target": target, "verdicts": [{"verdict": v, "hosts": hosts} for v, hosts in ordered]})
+        out.append({"target": target, "verdicts": [
+            {"verdict": v, "hosts": hosts, "findings": group_findings(per_host, hosts, index)} for v, hosts in ordered
+        ]})
     return out
 
 
@@ -80,7 +105,7 @@ def build_document(
     for result in results:
         entry = host_entry(result, embed_snapshots)
         if checks is not None and result.name in checks:
-            entry["checks"] = list(checks[result.name])
+            entry["checks"] = [{k: v for k, v in check.items() if k != "details"} for check in checks[result.name]]
         hosts.append(entry)
     payload: Dict[str, Any] = {}
     if via:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from typing import Any, Dict, List, Mapping
 
+from gpuvet.fleet.document import TOP_FINDINGS
 from gpuvet.fleet.result import STATUSES
 from gpuvet.i18n import text as t
 
@@ -76,7 +77,23 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
             lines.append(f"  {target['target']}")
             for group in target["verdicts"]:
                 lines.append(f"    {_paint(group['verdict'].ljust(8), group['verdict'], color)} {', '.join(group['hosts'])}")
+                lines += _group_findings_text(group, len(group["hosts"]), lang, color)
     return "\n".join(lines) + "\n"
+
+
+def _group_findings_text(group: Mapping[str, Any], group_size: int, lang: str, color: bool) -> List[str]:
+    """The top findings of one verdict group: title, which hosts (when not all of the group), and the fix."""
+    findings = group.get("findings") or []
+    lines: List[str] = []
+    for finding in findings[:TOP_FINDINGS]:
+        severity = _paint(finding["severity"].upper(), finding["severity"], color)
+        where = "" if len(finding["hosts"]) == group_size else f" ({', '.join(finding['hosts'])})"
+        lines.append(f"             {severity} {finding['code']}: {finding['title']}{where}")
+        if finding.get("fix"):
+            lines.append(f"                  {t(lang, 'fleet.label.fix')}: {finding['fix']}")
+    if len(findings) > TOP_FINDINGS:
+        lines.append("             " + t(lang, "fleet.label.more_findings", count=len(findings) - TOP_FINDINGS))
+    return lines
 
 
 def _md(text: Any) -> str:
@@ -104,8 +121,12 @@ def render_markdown(document: Mapping[str, Any], lang: str) -> str:
     if document.get("targets"):
         lines += ["", f"### {t(lang, 'fleet.heading.checks')}", ""]
         for target in document["targets"]:
-            verdicts = "; ".join(f"{g['verdict']}: {', '.join(g['hosts'])}" for g in target["verdicts"])
-            lines.append(f"- `{_md(target['target'])}`: {_md(verdicts)}")
+            lines.append(f"- `{_md(target['target'])}`")
+            for group in target["verdicts"]:
+                lines.append(f"  - **{group['verdict']}**: {_md(', '.join(group['hosts']))}")
+                for finding in (group.get("findings") or [])[:TOP_FINDINGS]:
+                    fix = f" — {t(lang, 'fleet.label.fix')}: {_md(finding['fix'])}" if finding.get("fix") else ""
+                    lines.append(f"    - `{finding['code']}` {_md(finding['title'])}{fix}")
     return "\n".join(lines) + "\n"
 
 

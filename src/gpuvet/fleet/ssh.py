@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, List, Optional, Sequence, Tuple
 
 from gpuvet.errors import InputError
 from gpuvet.fleet import result as R
@@ -122,13 +122,23 @@ def _client_factory(known_hosts: Any, accept_new: bool, writer: _KnownHostsWrite
 RunResult = Tuple[Optional[int], str, str]
 
 
+Action = Callable[[Any, HostSpec], Awaitable[R.HostResult]]
+
+
 async def probe_host(spec: HostSpec, script: str, options: SSHOptions, known_hosts: Any,
                      writer: _KnownHostsWriter, client_keys: Optional[List[Any]]) -> R.HostResult:
     """Probe one host; never raises (except cancellation): every outcome is a HostResult."""
+    return await run_on_host(spec, lambda conn, s: _run_probe(conn, s, script), options, known_hosts, writer,
+                             client_keys)
+
+
+async def run_on_host(spec: HostSpec, action: Action, options: SSHOptions, known_hosts: Any,
+                      writer: _KnownHostsWriter, client_keys: Optional[List[Any]]) -> R.HostResult:
+    """Connect to one host and run ``action(conn, spec)`` within the host's total timeout; never raises."""
     started = time.monotonic()
     try:
         outcome = await asyncio.wait_for(
-            _probe_host(spec, script, options, known_hosts, writer, client_keys), timeout=options.timeout
+            _connect_and_run(spec, action, options, known_hosts, writer, client_keys), timeout=options.timeout
         )
     except asyncio.TimeoutError:
         outcome = R.HostResult(spec.name, R.TIMEOUT, error=f"no complete answer within {options.timeout:g} s")
@@ -136,7 +146,7 @@ async def probe_host(spec: HostSpec, script: str, options: SSHOptions, known_hos
     return outcome
 
 
-async def _probe_host(spec, script, options, known_hosts, writer, client_keys) -> R.HostResult:
+async def _connect_and_run(spec, action, options, known_hosts, writer, client_keys) -> R.HostResult:
     import asyncssh
 
     verdict = _HostKeyVerdict()
@@ -169,7 +179,7 @@ async def _probe_host(spec, script, options, known_hosts, writer, client_keys) -
     except (OSError, asyncssh.Error) as exc:
         return R.HostResult(spec.name, R.UNREACHABLE, error=R.one_line(getattr(exc, "strerror", None) or exc))
     async with conn:
-        return await _run_probe(conn, spec, script)
+        return await action(conn, spec)
 
 
 async def _run(conn: Any, command: str, stdin: Optional[str] = None) -> RunResult:
@@ -211,8 +221,12 @@ async def _run_fallback(conn: Any, spec: HostSpec, why_no_python: str) -> R.Host
     return result
 
 
-async def probe_hosts_async(specs: Sequence[HostSpec], script: str, options: SSHOptions,
-                            on_done: Optional[Callable[[R.HostResult], None]] = None) -> List[R.HostResult]:
+async def run_everywhere(specs: Sequence[HostSpec], action: Action, options: SSHOptions,
+                         on_done: Optional[Callable[[R.HostResult], None]] = None) -> List[R.HostResult]:
+    """Run ``action`` on every host with bounded concurrency; one HostResult per spec, in the same order.
+
+    known_hosts and -i keys are loaded once for the whole run, not per host.
+    """
     known_hosts = load_known_hosts(options)
     client_keys = load_identities(options.identities)
     writer = _KnownHostsWriter(_known_hosts_path(options))
@@ -220,7 +234,7 @@ async def probe_hosts_async(specs: Sequence[HostSpec], script: str, options: SSH
 
     async def bounded(spec: HostSpec) -> R.HostResult:
         async with limit:
-            outcome = await probe_host(spec, script, options, known_hosts, writer, client_keys)
+            outcome = await run_on_host(spec, action, options, known_hosts, writer, client_keys)
         if on_done:
             on_done(outcome)
         return outcome
@@ -229,7 +243,24 @@ async def probe_hosts_async(specs: Sequence[HostSpec], script: str, options: SSH
     return list(await asyncio.gather(*(bounded(spec) for spec in specs)))
 
 
+async def probe_hosts_async(specs: Sequence[HostSpec], script: str, options: SSHOptions,
+                            on_done: Optional[Callable[[R.HostResult], None]] = None) -> List[R.HostResult]:
+    return await run_everywhere(specs, lambda conn, spec: _run_probe(conn, spec, script), options, on_done)
+
+
 def probe_hosts(specs: Sequence[HostSpec], script: str, options: SSHOptions,
                 on_done: Optional[Callable[[R.HostResult], None]] = None) -> List[R.HostResult]:
     """Probe every host over SSH; one HostResult per spec, in the same order."""
     return asyncio.run(probe_hosts_async(specs, script, options, on_done))
+
+
+def run_command_everywhere(specs: Sequence[HostSpec], command: str, options: SSHOptions) -> List[R.HostResult]:
+    """Run one constant command on every host (ok when it exits 0): the bare fan-out cost, used by bench/."""
+
+    async def action(conn: Any, spec: HostSpec) -> R.HostResult:
+        status, stdout, stderr = await _run(conn, command)
+        if status == 0:
+            return R.HostResult(spec.name, R.OK)
+        return R.HostResult(spec.name, R.PROBE_FAILED, error=f"exited {status}: {R.one_line(stderr or stdout)}")
+
+    return asyncio.run(run_everywhere(specs, action, options))

@@ -1,0 +1,101 @@
+"""Measure `gpuvet diagnose`: top-1 / top-3 accuracy on the real-issue corpus, and the time for a 50 MB log.
+
+    .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
+
+The corpus (tests/diagnose/corpus/*.toml) holds log excerpts from public issue threads with the cause each thread
+established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "diagnose" / "corpus"
+
+NOISE = (
+    "Epoch {e}/{n}: 100%|##########| {s}/{s} [00:{m:02d}<00:00, {r:.2f}it/s, loss={l:.4f}, lr=3e-4]",
+    "INFO:root:step {s} loss {l:.5f} grad_norm {r:.3f} tokens/s {t}",
+    "[rank{k}]:[W{m:02d}] torch/distributed/c10d_logger.py:83 RuntimeWarning: step {s} is slower than expected",
+    "  File \"/opt/conda/lib/python3.11/site-packages/torch/nn/modules/module.py\", line {t}, in _call_impl",
+    "RuntimeError: something went wrong in step {s}",
+    "{host}:{t}:{t} [{k}] NCCL INFO Channel {m:02d}/32 : {k} -> {k} via P2P/IPC",
+    "Warning: TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage class.",
+)
+
+
+def load_corpus() -> List[Dict[str, str]]:
+    from gpuvet.kb.toml import load_toml
+
+    cases = []
+    for path in sorted(CORPUS.glob("*.toml")):
+        cases.extend(load_toml(path).get("case", []))
+    return cases
+
+
+def accuracy(cases: List[Dict[str, str]], verbose: bool = False) -> Tuple[float, float, float]:
+    from gpuvet.diagnose.engine import diagnose_text
+
+    top1 = top3 = 0
+    started = time.perf_counter()
+    for case in cases:
+        codes = [d.code for d in diagnose_text(case["log"])]
+        top1 += bool(codes[:1] == [case["cause"]])
+        top3 += case["cause"] in codes[:3]
+        if verbose and codes[:1] != [case["cause"]]:
+            print("  miss: %-26s got %-40s %s" % (case["cause"], ",".join(codes[:3]) or "-", case["url"]))
+    elapsed = time.perf_counter() - started
+    return top1 / len(cases), top3 / len(cases), elapsed / len(cases)
+
+
+def generated_log(size_mb: float, seed: int = 7) -> str:
+    """Plausible training-log noise with one real cause buried in the middle and generic noise at the end."""
+    rng = random.Random(seed)
+    lines: List[str] = []
+    total = 0
+    target = int(size_mb * 1024 * 1024)
+    while total < target:
+        template = NOISE[rng.randrange(len(NOISE))]
+        line = template.format(e=rng.randrange(100), n=100, s=rng.randrange(10**5), m=rng.randrange(60),
+                               r=rng.random() * 10, l=rng.random(), t=rng.randrange(10**4), k=rng.randrange(8),
+                               host="node%02d" % rng.randrange(16))
+        lines.append(line)
+        total += len(line) + 1
+    middle = len(lines) // 2
+    lines.insert(middle, "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory")
+    lines.append("RuntimeError: CUDA error: unknown error")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: List[str] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mb", type=float, default=50.0)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT / "src"))
+
+    cases = load_corpus()
+    top1, top3, per_case = accuracy(cases, args.verbose)
+    print("corpus: %d real cases from public issue threads" % len(cases))
+    print("top-1 accuracy: %.3f" % top1)
+    print("top-3 accuracy: %.3f" % top3)
+    print("per case: %.2f ms" % (per_case * 1000))
+
+    from gpuvet.diagnose import diagnose
+
+    text = generated_log(args.size_mb)
+    started = time.perf_counter()
+    diagnoses = diagnose(text)  # the whole path: embedded-environment parsing and the signature scan
+    elapsed = time.perf_counter() - started
+    print("%.0f MB generated log: %.2f s, top cause %s" % (len(text) / 2**20, elapsed,
+                                                         diagnoses[0].code if diagnoses else "none"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
