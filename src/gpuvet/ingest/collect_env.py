@@ -6,6 +6,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from gpuvet.ingest import packages as package_parsers
+from gpuvet.probe.packages import build_from_local_label
 from gpuvet.ingest.common import (
     dedupe,
     input_error,
@@ -66,7 +67,7 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
     if torch_version:
         torch: Dict[str, Any] = dict(frameworks.get("torch", {}))
         torch.update({"version": torch_version, "source": source})
-        torch.update(package_parsers._cuda_from_label(torch_version))
+        torch.update(build_from_local_label(torch_version))
         if built_cuda is not None and built_cuda.strip() == "None":
             torch["cuda"] = None  # collect_env prints None for a CPU-only build
         elif na(built_cuda):

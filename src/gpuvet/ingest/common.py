@@ -11,29 +11,17 @@ from typing import Any, Dict, Iterable, List, Optional
 from gpuvet.errors import InputError
 from gpuvet.i18n import default_lang, text as i18n_text
 from gpuvet.probe.facts import found, missing
+from gpuvet.probe.smi import (  # noqa: F401  (the value readers every parser shares live with the probe's parser)
+    mig_mode,
+    na,
+    new_gpu,
+    on_off,
+    to_float,
+    to_int,
+    to_mib,
+    virtualization_mode,
+)
 from gpuvet.snapshot import new_snapshot
-
-# Values nvidia-smi and collect_env print when they have nothing to say.
-_NOT_AVAILABLE = {
-    "",
-    "n/a",
-    "[n/a]",
-    "na",
-    "not found",
-    "[not found]",
-    "not supported",
-    "[not supported]",
-    "not available",
-    "unknown error",
-    "[unknown error]",
-    "could not collect",
-    "no cuda",
-    "none",
-    "insufficient permissions",
-    "[insufficient permissions]",
-    "requested functionality has been deprecated",
-    "[requested functionality has been deprecated]",
-}
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/@\s:]+(?::[^/@\s]*)?)@")
@@ -53,93 +41,6 @@ def redact_urls(value: str) -> str:
     return _URL_USERINFO.sub(lambda m: m.group("scheme") + "***@", value)
 
 
-def na(value: Optional[str]) -> Optional[str]:
-    """The value stripped, or None for the many spellings of "not available"."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.lower() in _NOT_AVAILABLE:
-        return None
-    # "610.62 [Deprecated; will be removed ...]": keep the value, drop nvidia-smi's remark
-    value = re.sub(r"\s*\[[^\]]*\]$", "", value)
-    return value or None
-
-
-def to_int(value: Optional[str]) -> Optional[int]:
-    value = na(value)
-    if value is None:
-        return None
-    match = re.match(r"^-?\d+", value.replace(",", ""))
-    return int(match.group(0)) if match else None
-
-
-def to_float(value: Optional[str]) -> Optional[float]:
-    value = na(value)
-    if value is None:
-        return None
-    match = re.match(r"^-?\d+(?:\.\d+)?", value)
-    return float(match.group(0)) if match else None
-
-
-def to_mib(value: Optional[str]) -> Optional[int]:
-    """'81559 MiB' / '81559MiB' / '80 GiB' -> MiB as int."""
-    value = na(value)
-    if value is None:
-        return None
-    match = re.match(r"^(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|KiB|KB)?$", value.strip(), re.IGNORECASE)
-    if not match:
-        return None
-    number = float(match.group(1))
-    unit = (match.group(2) or "MiB").lower()
-    factor = {"mib": 1, "mb": 1, "gib": 1024, "gb": 1024, "kib": 1 / 1024, "kb": 1 / 1024}[unit]
-    return int(round(number * factor))
-
-
-def on_off(value: Optional[str]) -> Optional[bool]:
-    value = na(value)
-    if value is None:
-        return None
-    lowered = value.lower()
-    if lowered in ("on", "enabled", "yes", "true", "1"):
-        return True
-    if lowered in ("off", "disabled", "no", "false", "0"):
-        return False
-    return None
-
-
-def mig_mode(value: Optional[str]) -> Optional[str]:
-    """'Enabled' -> enabled; 'Enabled*' (the table's mark for a pending change) -> pending."""
-    value = na(value)
-    if value is None:
-        return None
-    lowered = value.lower()
-    if lowered.endswith("*"):
-        return "pending"
-    if lowered in ("enabled", "on"):
-        return "enabled"
-    if lowered in ("disabled", "off"):
-        return "disabled"
-    return None
-
-
-VIRTUALIZATION_MODES = {
-    "none": "none",
-    "pass-through": "passthrough",
-    "passthrough": "passthrough",
-    "vgpu": "vgpu",
-    "host vgpu": "host_vgpu",
-    "host_vgpu": "host_vgpu",
-    "vsga": "vgpu",
-}
-
-
-def virtualization_mode(value: Optional[str]) -> Optional[str]:
-    # "None" here is a real answer (bare metal), so it is looked up before na() would discard it
-    if value is None:
-        return None
-    return VIRTUALIZATION_MODES.get(value.strip().lower())
-
-
 def major_minor(version: Optional[str]) -> Optional[str]:
     """'12.1.105' -> '12.1'; '9.0.176' -> '9.0'."""
     if not version:
@@ -148,31 +49,33 @@ def major_minor(version: Optional[str]) -> Optional[str]:
     return "{}.{}".format(match.group(1), match.group(2)) if match else None
 
 
-def new_gpu(index: Optional[int] = None, name: Optional[str] = None) -> Dict[str, Any]:
-    """A GPU record with every key of docs/SNAPSHOT.md; unknown values stay None (the list is the fact)."""
-    return {
-        "index": index,
-        "name": name,
-        "uuid": None,
-        "pci_bus_id": None,
-        "compute_capability": None,
-        "memory_total_mib": None,
-        "memory_used_mib": None,
-        "pcie": None,
-        "mig_mode": None,
-        "mig_devices": [],
-        "virtualization_mode": None,
-        "persistence_mode": None,
-        "power_limit_w": None,
-        "power_default_limit_w": None,
-        "temperature_c": None,
-        "ecc": None,
-        "throttle_reasons": None,
-        "clocks": None,
-        "serial": None,
-        "vbios": None,
-        "processes": None,
-    }
+def windows_os() -> Dict[str, Any]:
+    """host.os for a paste that shows a Windows driver model (WDDM/TCC)."""
+    return {"id": "windows", "version_id": None, "pretty": None, "system": "Windows"}
+
+
+def set_gpu_report(snapshot: Dict[str, Any], gpus: List[Dict[str, Any]], source: str, attached: Optional[int],
+                   note: str) -> None:
+    """The GPU list of a full nvidia-smi report (-q or -q -x): ``note`` (formatted with the attached and the pasted
+    count) says when fewer GPUs were pasted than the report counts; a Windows driver model marks a Windows host."""
+    extra: Dict[str, Any] = {}
+    if attached is not None and attached != len(gpus):
+        extra["note"] = note.format(attached, len(gpus))
+        extra["attached_gpus"] = attached
+    set_fact(snapshot, "gpus", gpus, source, **extra)
+    if any(gpu.get("driver_model") in ("WDDM", "TCC") for gpu in gpus):
+        set_fact(snapshot, "host.os", windows_os(), source)
+
+
+def smi_input_error(error: Any, kind: str, name: str) -> InputError:
+    """The input error for a :class:`gpuvet.probe.smi.SmiParseError` on pasted ``kind`` text."""
+    if error.reason == "empty":
+        return input_error("ingest.empty", name=name)
+    if error.reason == "cut_off":
+        return input_error("ingest.truncated", "ingest.hint_truncated", kind=kind, name=name)
+    if error.reason == "syntax":
+        return input_error("ingest.bad_xml", "ingest.hint_kind", kind=kind, name=name, error=error.detail)
+    return input_error("ingest.garbage", "ingest.hint_kind", kind=kind, name=name)
 
 
 def pasted_source(kind: str) -> str:

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict
 
 from gpuvet.ingest.common import input_error, pasted_source, set_fact, shell
+from gpuvet.probe.toolkit import NVCC_RELEASE, nvcc_release
 
 KIND = "nvcc"
-RELEASE = re.compile(r"Cuda compilation tools, release (?P<release>[\d.]+), V(?P<full>[\d.]+)")
+RELEASE = NVCC_RELEASE  # the line that finds nvcc output inside a larger log (gpuvet.ingest.embedded)
 
 
 def looks_like(text: str) -> bool:
-    return RELEASE.search(text) is not None
+    release = nvcc_release(text)
+    return release is not None and release[1] is not None
 
 
 def toolkit(text: str, source: str):
-    match = RELEASE.search(text)
-    if not match:
+    """The toolkit entry a pasted ``nvcc --version`` names; None unless it states the full version (V12.4.131)."""
+    release = nvcc_release(text)
+    if release is None or release[1] is None:
         return None
-    return {"version": match.group("full"), "release": match.group("release"), "path": None, "nvcc": "nvcc",
-            "on_path": True, "source": source}
+    return {"version": release[1], "release": release[0], "path": None, "nvcc": "nvcc", "on_path": True,
+            "source": source}
 
 
 def parse(text: str, name: str = "<input>") -> Dict[str, Any]:

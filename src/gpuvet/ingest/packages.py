@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional
 
 from gpuvet.ingest.common import input_error, major_minor, pasted_source, redact_urls, set_fact, shell
 from gpuvet.probe.names import canonical_name
+from gpuvet.probe.packages import build_from_local_label
 
 FREEZE_LINE = re.compile(
     r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(?:===?\s*(?P<version>[^\s;#]+)|\s@\s+(?P<url>\S+))"
@@ -85,22 +86,6 @@ def conda_packages(text: str) -> List[Dict[str, Any]]:
     return packages
 
 
-def _cuda_from_label(version: str) -> Dict[str, Any]:
-    """The build variant a local version label names: +cu121 -> CUDA 12.1, +cpu -> none, +rocm6.1 -> HIP."""
-    label = version.partition("+")[2].lower()
-    if not label:
-        return {}
-    cuda = re.match(r"^cu(\d+)(\d)$", label)
-    if cuda:
-        return {"variant": label, "cuda": "{}.{}".format(int(cuda.group(1)), cuda.group(2))}
-    if label == "cpu" or label.startswith("cpu."):
-        return {"variant": "cpu", "cuda": None}
-    rocm = re.match(r"^rocm(\d+\.\d+)", label)
-    if rocm:
-        return {"variant": label, "cuda": None, "hip": rocm.group(1)}
-    return {"variant": label}
-
-
 def _conda_torch_cuda(build: str) -> Dict[str, Any]:
     """pytorch builds name their CUDA: py3.10_cuda12.1_cudnn8.9.2_0 (pytorch channel), cuda120_py310h... (conda-forge)."""
     if build.startswith("cpu") or "_cpu_" in build or build.startswith("py") and "cpu" in build:
@@ -126,7 +111,7 @@ def frameworks_from(packages: List[Dict[str, Any]], source: str) -> Dict[str, Di
             pytorch_cuda = by_name.get("pytorch-cuda")
             if pytorch_cuda and pytorch_cuda.get("version") and "cuda" not in info:
                 info["cuda"] = major_minor(pytorch_cuda["version"])
-        info.update(_cuda_from_label(torch["version"]))
+        info.update(build_from_local_label(torch["version"]))
         if "cuda" not in info:
             # a bare version (PyPI default wheel) says nothing by itself; its CUDA runtime wheel does
             runtime = next((p for n, p in by_name.items() if re.match(r"^nvidia-cuda-runtime-cu\d+$", n)), None)

@@ -9,16 +9,13 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from gpuvet.ingest.common import (
-    input_error,
-    mig_mode,
+from gpuvet.ingest.common import input_error, pasted_source, set_fact, set_gpu_report, set_missing, shell
+from gpuvet.probe.smi import (
+    mig_state,
     na,
     new_gpu,
     on_off,
-    pasted_source,
-    set_fact,
-    set_missing,
-    shell,
+    throttle_reason,
     to_float,
     to_int,
     to_mib,
@@ -101,13 +98,7 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
     # nvidia-smi lists GPUs in its index order (PCI bus order); the minor number (/dev/nvidiaN) can differ
     for position, gpu in enumerate(gpus):
         gpu["index"] = position
-    extra = {}
-    if attached is not None and attached != len(gpus):
-        extra["note"] = "Attached GPUs: {} but {} GPU sections pasted".format(attached, len(gpus))
-        extra["attached_gpus"] = attached
-    set_fact(snapshot, "gpus", gpus, source, **extra)
-    if any(gpu.get("driver_model") in ("WDDM", "TCC") for gpu in gpus):
-        set_fact(snapshot, "host.os", {"id": "windows", "version_id": None, "pretty": None, "system": "Windows"}, source)
+    set_gpu_report(snapshot, gpus, source, attached, "Attached GPUs: {} but {} GPU sections pasted")
     return snapshot
 
 
@@ -121,10 +112,8 @@ def _gpu(node: Node) -> Dict[str, Any]:
     gpu["vbios"] = na(value(fields, "VBIOS Version"))
     gpu["architecture"] = na(value(fields, "Product Architecture"))
     gpu["persistence_mode"] = on_off(value(fields, "Persistence Mode"))
-    gpu["mig_mode"] = mig_mode(value(fields, "MIG Mode", "Current"))
-    pending = mig_mode(value(fields, "MIG Mode", "Pending"))
-    if gpu["mig_mode"] and pending and pending != gpu["mig_mode"]:
-        gpu["mig_mode"] = "pending"
+    gpu["mig_mode"] = mig_state(value(fields, "MIG Mode", "Current"), value(fields, "MIG Mode", "Pending"),
+                                child(fields, "MIG Mode") is not None)
     gpu["virtualization_mode"] = virtualization_mode(value(fields, "GPU Virtualization Mode", "Virtualization Mode"))
     driver_model = na(value(fields, "Driver Model", "Current"))
     if driver_model:
@@ -155,6 +144,10 @@ def _gpu(node: Node) -> Dict[str, Any]:
             "retired_pages": _retired(child(fields, "Retired Pages")),
             "remapped_rows_pending": on_off(value(fields, "Remapped Rows", "Pending")),
         }
+        retired_pending = on_off(value(fields, "Retired Pages", "Pending Page Blacklist")
+                                 or value(fields, "Retired Pages", "Pending Page Retirement"))
+        if retired_pending is not None:
+            gpu["ecc"]["retired_pages_pending"] = retired_pending
     clocks = {
         "sm_mhz": to_int(value(fields, "Clocks", "SM")),
         "sm_max_mhz": to_int(value(fields, "Max Clocks", "SM")),
@@ -194,23 +187,13 @@ def _retired(node: Optional[Node]) -> Optional[int]:
     return sum(counts) if counts else None
 
 
-_THROTTLE_KEYS = {
-    "sw power cap": "sw_power_cap",
-    "hw slowdown": "hw_slowdown",
-    "hw thermal slowdown": "hw_thermal_slowdown",
-    "hw power brake slowdown": "hw_power_brake_slowdown",
-    "sw thermal slowdown": "sw_thermal_slowdown",
-    "sync boost": "sync_boost",
-}
-
-
 def _throttle(nodes: List[Node]) -> List[str]:
     active = []
     stack = list(nodes)
     while stack:
         key, raw, children = stack.pop(0)
         stack[:0] = children
-        code = _THROTTLE_KEYS.get(key.lower())
+        code = throttle_reason(key)
         if code and na(raw) == "Active":
             active.append(code)
     return active

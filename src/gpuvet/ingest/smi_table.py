@@ -11,20 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from gpuvet.ingest.common import (
-    input_error,
-    mig_mode,
-    na,
-    new_gpu,
-    on_off,
-    pasted_source,
-    set_fact,
-    set_missing,
-    shell,
-    to_float,
-    to_int,
-    to_mib,
-)
+from gpuvet.ingest.common import input_error, pasted_source, set_fact, set_missing, shell, windows_os
+from gpuvet.probe import smi
+from gpuvet.probe.smi import mig_mode, na, new_gpu, on_off, to_float, to_int, to_mib
 
 KIND = "nvidia-smi"
 
@@ -58,18 +47,10 @@ PROCESS_ROW_OLD = re.compile(
     r"^\s*\|\s*(?P<gpu>\d+)\s+(?P<pid>\d+)\s+(?P<type>C\+G|C|G|M|M\+C)\s+(?P<name>.+?)\s+(?P<mem>\d+MiB|N/A)\s*\|\s*$"
 )
 
-FAILURE_PATTERNS = (
-    re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver[^\n]*"),
-    re.compile(r"Failed to initialize NVML: [^\n]*"),
-    re.compile(r"Unable to determine the device handle for GPU[^\n]*"),
-)
-NO_DEVICES = re.compile(r"^\s*No devices were found\s*$", re.MULTILINE)
-
-
 def looks_like(text: str) -> bool:
     if re.search(r"NVIDIA-SMI\s+[\d.]+\s+(Driver|KMD) Version:", text):
         return True
-    return bool(NO_DEVICES.search(text) or any(p.search(text) for p in FAILURE_PATTERNS))
+    return smi.driver_error(text) is not None
 
 
 def _memory(cell: str) -> Dict[str, Optional[int]]:
@@ -90,14 +71,14 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
     banner = BANNER.search(text)
     if not banner:
-        for pattern in FAILURE_PATTERNS:
-            failure = pattern.search(text)
-            if failure:
-                set_fact(snapshot, "driver.error", failure.group(0).strip(), source)
-                set_missing(snapshot, "driver.version", "nvidia-smi failed: " + failure.group(0).strip())
-                return snapshot
-        if NO_DEVICES.search(text):
+        failure = smi.driver_error(text)
+        if failure and failure[1] == "no_devices":
             set_fact(snapshot, "gpus", [], source, note="nvidia-smi: No devices were found")
+            return snapshot
+        if failure:
+            line, kind = failure
+            set_fact(snapshot, "driver.error", line, source, kind=kind)
+            set_missing(snapshot, "driver.version", "nvidia-smi failed: " + line)
             return snapshot
         raise input_error("ingest.garbage", "ingest.hint_kind", kind=KIND, name=name)
 
@@ -114,7 +95,7 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
         # a Linux nvidia-smi reporting a different (Windows) driver is the WSL2 signature
         set_fact(snapshot, "host.wsl", True, source, note="nvidia-smi {} reports driver {}".format(smi_version, driver))
     elif windows:
-        set_fact(snapshot, "host.os", {"id": "windows", "version_id": None, "pretty": None, "system": "Windows"}, source)
+        set_fact(snapshot, "host.os", windows_os(), source)
 
     gpus: List[Dict[str, Any]] = []
     by_index: Dict[int, Dict[str, Any]] = {}

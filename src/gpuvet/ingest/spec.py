@@ -44,7 +44,7 @@ def looks_like(text: str) -> bool:
     ):
         return False
     try:
-        from gpuvet.kb.toml import loads_toml
+        from gpuvet.tomlfile import loads_toml
 
         loads_toml(text)
     except Exception:
@@ -77,7 +77,7 @@ def _expect(value: Any, kinds: tuple, name: str, key: str, expected: str) -> Any
 
 
 def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
-    from gpuvet.kb.toml import loads_toml
+    from gpuvet.tomlfile import loads_toml
 
     try:
         document = loads_toml(text)

@@ -39,12 +39,43 @@ def _guarded(what, function, *args):
                             detail="%s:%s" % (os.path.basename(last[0]), last[1]))
 
 
+def binary_scan_dirs(site_dirs, cwd=None, stdlib=None):
+    """The site dirs worth searching for CUDA binaries: all but Python's own and the directory the probe was
+    started from.
+
+    The standard library (and its lib-dynload) holds CPython's own modules, never CUDA code, and walking it costs
+    more than all of a venv's RECORDs. The current directory is on sys.path only because of how the probe was
+    launched (``python -m``, ``python3 -`` over ssh, where it is the remote home with whatever datasets live
+    there); it is kept only when it is itself an install location (it holds a ``*.dist-info`` or ``*.egg-info``).
+    """
+    cwd = os.path.realpath(os.getcwd() if cwd is None else cwd)
+    stdlib = _standard_library() if stdlib is None else os.path.realpath(stdlib)
+    skip = set()
+    if stdlib:
+        skip.update((stdlib, os.path.join(stdlib, "lib-dynload")))
+    if not _holds_distributions(cwd):
+        skip.add(cwd)
+    return [folder for folder in site_dirs if os.path.realpath(folder) not in skip]
+
+
+def _standard_library():
+    location = getattr(os, "__file__", None)  # os.py sits at the top of the standard library
+    return os.path.realpath(os.path.dirname(location)) if location else None
+
+
+def _holds_distributions(folder):
+    try:
+        return any(name.endswith((".dist-info", ".egg-info")) for name in os.listdir(folder))
+    except OSError:
+        return False
+
+
 def _binaries(site_dirs):
     try:
         from gpuvet.binary.scan import find_cuda_binaries
     except ImportError as exc:
         return facts.missing("binary scan not available in this gpuvet (%s)" % exc)
-    return facts.found(find_cuda_binaries(site_dirs), "elf")
+    return facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs)), "elf")
 
 
 def probe(binaries=True, timeout=None):

@@ -138,7 +138,8 @@ class _SmiState(object):
                              else facts.missing("%s did not report a driver version" % source))
         answer["cuda_max"] = (facts.found(parsed["cuda_version"], source) if parsed.get("cuda_version")
                               else facts.missing("%s did not report a CUDA version" % source))
-        answer["gpus"] = facts.found(parsed["gpus"], source)
+        answer["gpus"] = (facts.found(parsed["gpus"], source) if parsed.get("gpus") is not None
+                          else facts.missing("%s listed no GPU fields" % source))
         return answer
 
     def topology(self):

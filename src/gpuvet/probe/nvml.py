@@ -91,11 +91,37 @@ def _find_module_file(name, path=None):
     return None
 
 
+NO_DRIVER_LIBRARY = "no NVIDIA driver: libnvidia-ml.so.1 not found by the dynamic loader"
+DRIVER_LIBRARY = "libnvidia-ml.so.1"
+
+
+def driver_library_loadable(name=DRIVER_LIBRARY):
+    """Whether the dynamic loader finds NVML, asked the way nvidia-ml-py asks (``CDLL("libnvidia-ml.so.1")`` on
+    Linux, failing with NVML_ERROR_LIBRARY_NOT_FOUND). Checked first because importing the binding costs tens of
+    milliseconds that a machine without a driver (a CPU box, a laptop, a container without the GPU) need not pay.
+    Elsewhere, or without ctypes, the binding decides.
+    """
+    if not sys.platform.startswith("linux"):
+        return True
+    try:
+        import ctypes
+    except ImportError:
+        return True
+    try:
+        ctypes.CDLL(name)
+    except OSError:
+        return False
+    return True
+
+
 def query():
     """Ask NVML for the driver and every GPU. Never raises."""
     binding = binding_fact()
     if not facts.is_found(binding):
         why = binding["reason"]
+        return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
+    if not driver_library_loadable():
+        why = NO_DRIVER_LIBRARY
         return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
     try:
         pynvml = importlib.import_module("pynvml")
@@ -123,7 +149,7 @@ def _init_failure(binding, exc):
     name = ERROR_NAMES.get(code, "NVML error %s" % code)
     text = "nvmlInit: %s (%s)" % (exc, name)
     if code == 12:
-        why = "no NVIDIA driver: libnvidia-ml.so.1 not found by the dynamic loader"
+        why = NO_DRIVER_LIBRARY
         return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
     if code == 9:
         why = "the NVIDIA kernel driver is not loaded (%s)" % name

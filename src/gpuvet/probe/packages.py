@@ -98,6 +98,29 @@ def collect_distributions(dirs):
 
 # --- frameworks --------------------------------------------------------------------------------------------------
 
+_CUDA_LABEL = re.compile(r"^cu(\d+)(\d)$")
+_ROCM_LABEL = re.compile(r"^rocm(\d+\.\d+)")
+
+
+def build_from_local_label(version):
+    """The build a wheel's local version label names (PyTorch's convention): ``2.1.2+cu121`` -> {"variant":
+    "cu121", "cuda": "12.1"}, ``+cpu`` -> {"variant": "cpu", "cuda": None}, ``+rocm6.1`` -> {"variant":
+    "rocm6.1", "cuda": None, "hip": "6.1"}, another label -> {"variant": label}; {} without a label (a bare
+    version says nothing about the build). Pasted pip/conda listings and the probe both read labels here."""
+    label = (version or "").partition("+")[2].lower()
+    if not label:
+        return {}
+    cuda = _CUDA_LABEL.match(label)
+    if cuda:
+        return {"variant": label, "cuda": "%d.%s" % (int(cuda.group(1)), cuda.group(2))}
+    if label == "cpu" or label.startswith("cpu."):
+        return {"variant": "cpu", "cuda": None}
+    rocm = _ROCM_LABEL.match(label)
+    if rocm:
+        return {"variant": label, "cuda": None, "hip": rocm.group(1)}
+    return {"variant": label}
+
+
 _ASSIGNMENT = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*(?::[^=]+)?=\s*(?P<value>.+?)\s*$")
 
 
@@ -145,16 +168,22 @@ def torch_info(dirs, by_name):
         return None
     info = {"version": dist["version"] if dist else None, "cuda": None, "hip": None, "cudnn": None,
             "git_version": None, "debug": None, "location": folder, "source": "pip-metadata"}
+    values = None
     if folder:
         path = os.path.join(folder, "version.py")
         try:
             values = parse_assignments(read_text(path))
         except ReadError as exc:
             info["error"] = str(exc)
-        else:
-            info.update(source="torch/version.py", version=values.get("__version__", info["version"]),
-                        cuda=values.get("cuda"), hip=values.get("hip"), git_version=values.get("git_version"),
-                        debug=values.get("debug"))
+    if values is None:
+        # Without version.py only the wheel's label can tell the build; no label means unknown (key absent),
+        # not a CPU build (cuda None).
+        del info["cuda"], info["hip"]
+        info.update(build_from_local_label(info["version"]))
+    else:
+        info.update(source="torch/version.py", version=values.get("__version__", info["version"]),
+                    cuda=values.get("cuda"), hip=values.get("hip"), git_version=values.get("git_version"),
+                    debug=values.get("debug"))
     cudnn = _wheel(by_name, "nvidia-cudnn")
     if cudnn:
         info["cudnn"] = cudnn["version"]

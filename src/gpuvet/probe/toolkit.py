@@ -14,18 +14,22 @@ from gpuvet.probe.files import is_dir, list_dir, try_read
 from gpuvet.probe.runner import run, which
 
 # "Cuda compilation tools, release 12.4, V12.4.131"
-_NVCC_RELEASE = re.compile(r"release (\d+\.\d+), V(\d+\.\d+\.\d+)")
-_NVCC_RELEASE_SHORT = re.compile(r"release (\d+\.\d+)")
+NVCC_RELEASE = re.compile(r"Cuda compilation tools, release (\d+\.\d+)(?:, V(\d+\.\d+\.\d+))?")
 _VERSION_TXT = re.compile(r"CUDA Version (\d+(?:\.\d+)*)")
 _WRAPPER_TARGET = re.compile(r"(/[^\s\"'`]+/bin/nvcc)\b")
 
 
+def nvcc_release(text):
+    """("12.4", "12.4.131") from ``nvcc --version`` output; the full version is None when nvcc printed only the
+    release; None when the text has no release line. The live probe and pasted nvcc output both read it here."""
+    match = NVCC_RELEASE.search(text or "")
+    return (match.group(1), match.group(2)) if match else None
+
+
 def parse_nvcc_version(text):
-    match = _NVCC_RELEASE.search(text or "")
-    if match:
-        return match.group(2)
-    match = _NVCC_RELEASE_SHORT.search(text or "")
-    return match.group(1) if match else None
+    """The most precise version ``nvcc --version`` states ("12.4.131", else "12.4"), or None."""
+    release = nvcc_release(text)
+    return (release[1] or release[0]) if release else None
 
 
 def real_nvcc(path):
