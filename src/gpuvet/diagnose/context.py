@@ -1,0 +1,290 @@
+"""What a snapshot says about a suspected cause: confirms it, rules it out, or cannot tell (pure functions).
+
+Each judge reads only the facts it needs through :class:`SnapshotView` and returns :class:`Check` records whose
+sentences go through the message catalogs. A judge that cannot tell returns nothing; the engine then names the
+command that would settle it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+from gpuvet.diagnose.archs import cc_tuple, runs_on, split_arch_list
+from gpuvet.diagnose.signatures import DATA_DIR
+from gpuvet.kb.toml import load_toml
+from gpuvet.models import Message, msg
+from gpuvet.snapshot import SnapshotView
+
+CONFIRMS = "confirms"
+RULES_OUT = "rules_out"
+
+
+@dataclass(frozen=True)
+class Check:
+    verdict: str  # CONFIRMS | RULES_OUT
+    message: Message
+
+
+@lru_cache(maxsize=1)
+def _compat() -> Dict[str, Any]:
+    return load_toml(DATA_DIR / "compat.toml")
+
+
+def _version(text: Any):
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(str(text).split("+")[0].strip())
+    except (InvalidVersion, TypeError):
+        return None
+
+
+def _where(view: SnapshotView, path: str) -> str:
+    return view.source(path) or "snapshot"
+
+
+def framework_cuda(view: SnapshotView) -> Tuple[Optional[str], Optional[str]]:
+    """(framework, its CUDA version) for the first framework in the snapshot that says; torch first."""
+    frameworks = view.frameworks
+    for name in sorted(frameworks, key=lambda n: (n != "torch", n)):
+        info = frameworks[name] or {}
+        if info.get("cuda"):
+            return name, str(info["cuda"])
+    return None, None
+
+
+# -- judges, one per code --------------------------------------------------------------------------------------
+
+
+def _no_driver(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    if view.driver_version and view.gpus:
+        return [Check(RULES_OUT, msg("diagnose.check.driver_present", driver=view.driver_version,
+                                     gpus=len(view.gpus), source=_where(view, "driver.version")))]
+    fact = view.fact("driver.version")
+    if fact.get("status") in ("missing", "failed") and "not in this snapshot" not in fact.get("reason", ""):
+        return [Check(CONFIRMS, msg("diagnose.check.driver_absent", reason=fact.get("reason", "")))]
+    return []
+
+
+def _nvml_mismatch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    error = view.driver_error or ""
+    if "mismatch" in error.lower():
+        return [Check(CONFIRMS, msg("diagnose.check.driver_error", error=error, source=_where(view, "driver.error")))]
+    user, kernel = view.value("driver.version"), view.value("driver.kernel_module")
+    if user and kernel:
+        if str(user) != str(kernel):
+            return [Check(CONFIRMS, msg("diagnose.check.driver_split", user=user, kernel=kernel))]
+        return [Check(RULES_OUT, msg("diagnose.check.driver_same", version=user))]
+    return []
+
+
+def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    framework, cuda = framework_cuda(view)
+    driver, cuda_max = view.driver_version, view.driver_cuda_max
+    need = _version(cuda) if cuda else None
+    if need is None or not (cuda_max or driver):
+        return []
+    floor = _compat()["minor_compat_driver_floor"].get(str(need.major))
+    have = _version(cuda_max) if cuda_max else None
+    if have is not None and have >= need:
+        return [Check(RULES_OUT, msg("diagnose.check.driver_new_enough", driver=driver or "?", cuda_max=cuda_max,
+                                     framework=framework, cuda=cuda))]
+    driver_version = _version(driver) if driver else None
+    if floor and driver_version is not None and driver_version >= _version(floor):
+        return [Check(RULES_OUT, msg("diagnose.check.driver_minor_compat", driver=driver, floor=floor,
+                                     framework=framework, cuda=cuda))]
+    if have is None:  # without the driver's CUDA version a driver below the floor may still be new enough
+        return []
+    return [Check(CONFIRMS, msg("diagnose.check.driver_too_old", driver=driver or "?", cuda_max=cuda_max,
+                                framework=framework, cuda=cuda, floor=floor or "?",
+                                source=_where(view, "driver.cuda_max")))]
+
+
+def _container(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    container = view.value("host.container")
+    if not isinstance(container, dict):
+        return []
+    kind = container.get("type")
+    if kind in (None, "none"):
+        return [Check(RULES_OUT, msg("diagnose.check.not_in_container"))]
+    if container.get("gpu_devices_visible") is False:
+        return [Check(CONFIRMS, msg("diagnose.check.container_no_devices", kind=kind))]
+    if container.get("gpu_devices_visible") is True:
+        return [Check(RULES_OUT, msg("diagnose.check.container_devices", kind=kind))]
+    return []
+
+
+def _kb_cc(name: str) -> Optional[Tuple[int, int]]:
+    """The compute capability the knowledge base gives a GPU model name (nvidia-smi's table does not print it)."""
+    try:
+        from gpuvet.kb import load
+
+        model = load().gpu(name)
+    except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        return None
+    return cc_tuple(model.compute_capability) if model else None
+
+
+def _gpu_cc(view: SnapshotView) -> Optional[Tuple[str, Tuple[int, int]]]:
+    for gpu in view.gpus:
+        name = gpu.get("name") or "GPU"
+        cc = cc_tuple(gpu.get("compute_capability")) or (_kb_cc(name) if gpu.get("name") else None)
+        if cc:
+            return name, cc
+    return None
+
+
+def _arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    checks: List[Check] = []
+    # The log may carry its own proof: torch's warning names the GPU's sm and the build's arch list.
+    log_sm, log_archs = params.get("gpu_sm"), params.get("build_archs")
+    if log_sm and log_archs:
+        sass, ptx = split_arch_list(log_archs)
+        cc = cc_tuple("sm_" + str(log_sm))
+        if cc and sass and not runs_on(cc, sass, ptx):
+            checks.append(Check(CONFIRMS, msg("diagnose.check.arch_log", sm="sm_" + str(log_sm),
+                                              archs=" ".join(sass + ptx))))
+    gpu = _gpu_cc(view)
+    if gpu is None:
+        return checks
+    name, cc = gpu
+    for binary in view.binaries:
+        sass, ptx = binary.get("sass") or [], binary.get("ptx") or []
+        if binary.get("error") or not (sass or ptx):
+            continue
+        label = binary.get("package") or binary.get("path") or "binary"
+        archs = " ".join(list(sass) + list(ptx))
+        if runs_on(cc, sass, ptx):
+            checks.append(Check(RULES_OUT, msg("diagnose.check.arch_covered", gpu=name, cc="%d.%d" % cc,
+                                               binary=label, archs=archs)))
+        else:
+            checks.append(Check(CONFIRMS, msg("diagnose.check.arch_missing", gpu=name, cc="%d.%d" % cc,
+                                              binary=label, archs=archs)))
+        break
+    return checks
+
+
+def _feature_arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    gpu = _gpu_cc(view)
+    if gpu is None:
+        return []
+    name, cc = gpu
+    if cc < (8, 0):
+        return [Check(CONFIRMS, msg("diagnose.check.gpu_pre_ampere", gpu=name, cc="%d.%d" % cc))]
+    return []
+
+
+def _cpu_only(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    torch = view.frameworks.get("torch")
+    if not torch:
+        return []
+    if torch.get("cuda"):
+        return [Check(RULES_OUT, msg("diagnose.check.torch_has_cuda", version=torch.get("version", "?"),
+                                     cuda=torch["cuda"]))]
+    if not torch.get("hip"):
+        return [Check(CONFIRMS, msg("diagnose.check.torch_cpu", version=torch.get("version", "?")))]
+    return []
+
+
+def _toolkit(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    nvcc = view.nvcc_on_path
+    framework, cuda = framework_cuda(view)
+    if not nvcc:
+        fact = view.fact("cuda_toolkits")
+        if fact.get("status") == "found":
+            return [Check(CONFIRMS, msg("diagnose.check.no_nvcc"))]
+        return []
+    if not cuda:
+        return []
+    have, need = _version(nvcc.get("version")), _version(cuda)
+    if have is None or need is None:
+        return []
+    if have.major != need.major:
+        return [Check(CONFIRMS, msg("diagnose.check.nvcc_major", nvcc=nvcc.get("version"), framework=framework,
+                                    cuda=cuda))]
+    return [Check(RULES_OUT, msg("diagnose.check.nvcc_same_major", nvcc=nvcc.get("version"), framework=framework,
+                                 cuda=cuda))]
+
+
+def _cudnn(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    fact = view.fact("cudnn")
+    if fact.get("status") == "found" and not view.cudnn:
+        return [Check(CONFIRMS, msg("diagnose.check.no_cudnn"))]
+    if view.cudnn:
+        versions = ", ".join(sorted({str(c.get("version")) for c in view.cudnn}))
+        if len({str(c.get("version", "")).split(".")[0] for c in view.cudnn}) > 1:
+            return [Check(CONFIRMS, msg("diagnose.check.cudnn_several", versions=versions))]
+    return []
+
+
+def _vram(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    checks: List[Check] = []
+    for gpu in view.gpus:
+        total, used = gpu.get("memory_total_mib"), gpu.get("memory_used_mib")
+        if total and used and used > 0.5 * total:
+            checks.append(Check(CONFIRMS, msg("diagnose.check.gpu_busy", gpu=gpu.get("name", "GPU"),
+                                              used=used, total=total)))
+            break
+    return checks
+
+
+def _health(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    for gpu in view.gpus:
+        ecc = gpu.get("ecc") or {}
+        if (ecc.get("volatile_uncorrected") or 0) > 0 or ecc.get("remapped_rows_pending"):
+            return [Check(CONFIRMS, msg("diagnose.check.ecc", gpu=gpu.get("name", "GPU"),
+                                        count=ecc.get("volatile_uncorrected") or 0))]
+    return []
+
+
+def _packages(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    numpy, torch = _version(view.package_version("numpy")), _version(view.package_version("torch"))
+    if numpy and torch and numpy.major >= 2 and torch < _version("2.3"):
+        return [Check(CONFIRMS, msg("diagnose.check.numpy2_old_torch", numpy=str(numpy), torch=str(torch)))]
+    protobuf = _version(view.package_version("protobuf"))
+    tf = _version(view.package_version("tensorflow"))
+    if protobuf and tf and protobuf >= _version("4.21") and tf < _version("2.9"):
+        return [Check(CONFIRMS, msg("diagnose.check.protobuf_old_tf", protobuf=str(protobuf), tf=str(tf)))]
+    return []
+
+
+JUDGES: Dict[str, Callable[[SnapshotView, Mapping[str, Any]], List[Check]]] = {
+    "no_driver": _no_driver,
+    "nvml_driver_mismatch": _nvml_mismatch,
+    "driver_too_old": _driver_too_old,
+    "container_gpu_not_exposed": _container,
+    "arch_not_in_build": _arch,
+    "feature_arch_unsupported": _feature_arch,
+    "cpu_only_build": _cpu_only,
+    "toolkit_mismatch": _toolkit,
+    "cudnn_mismatch": _cudnn,
+    "insufficient_vram": _vram,
+    "health_problem": _health,
+    "package_conflict": _packages,
+}
+
+# Causes low in the chain that explain errors higher up: when the snapshot shows one of these, it is named even
+# if the log's own wording points elsewhere (an "out of memory" at start-up on a half-upgraded driver).
+UNDERLYING = ("nvml_driver_mismatch", "no_driver", "driver_too_old", "container_gpu_not_exposed",
+              "cpu_only_build", "arch_not_in_build", "health_problem")
+
+
+def judge(code: str, view: Optional[SnapshotView], params: Mapping[str, Any]) -> List[Check]:
+    function = JUDGES.get(code)
+    if function is None:
+        return []
+    if view is None:
+        return function(SnapshotView({}), params) if code == "arch_not_in_build" else []
+    return function(view, params)
+
+
+def snapshot_problems(view: SnapshotView) -> Dict[str, List[Check]]:
+    """The underlying causes the snapshot itself confirms (for the codes in UNDERLYING)."""
+    found: Dict[str, List[Check]] = {}
+    for code in UNDERLYING:
+        checks = [c for c in JUDGES[code](view, {}) if c.verdict == CONFIRMS]
+        if checks:
+            found[code] = checks
+    return found

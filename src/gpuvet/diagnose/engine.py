@@ -1,0 +1,258 @@
+"""The diagnose engine (pure): log text + optional snapshot + signatures -> ranked diagnoses.
+
+One pass per signature over the whole text (each signature's patterns compiled into one alternation), so a 50 MB
+log costs a few C-level regex scans, not a Python loop per line. Line numbers are computed once for all matches.
+
+Scoring: a code's strength is the noisy-or of the weights of the distinct signatures that matched it. Generic texts
+("CUDA error: unknown error", "unhandled cuda error") count half once anything specific matched, so the real line
+buried in a long traceback wins. Causes earlier in the chain (driver → CUDA → cuDNN/NCCL → framework build → the
+rest) get a small bonus, so when several match, the one that explains the others comes first. The snapshot then
+confirms (raises) or rules out (lowers) each cause.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
+from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
+from gpuvet.models import Fix, Message, msg
+from gpuvet.snapshot import SnapshotView
+
+MAX_MATCHES_PER_SIGNATURE = 1000  # bounds the work on a log that repeats one line a million times
+EVIDENCE_PER_SIGNATURE = 3  # kept: the first match and the last ones (the real error is usually last)
+EVIDENCE_PER_DIAGNOSIS = 6
+MAX_LINE_CHARS = 300
+MAX_DIAGNOSES = 5
+MIN_CONFIDENCE = 0.12
+CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
+
+
+@dataclass(frozen=True)
+class Evidence:
+    line: int  # 1-based
+    text: str
+    signature: str
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    code: str
+    confidence: float
+    title: Message
+    explanations: Tuple[Message, ...]
+    evidence: Tuple[Evidence, ...]
+    checks: Tuple[Check, ...]
+    fix: Fix
+    settle: Tuple[str, ...]  # commands that would confirm or rule out the cause (when the snapshot could not)
+    sources: Tuple[str, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    from_snapshot: bool = False  # named by the snapshot, not by a log line
+
+
+@dataclass
+class _Hit:
+    signature: Signature
+    count: int = 0
+    positions: List[int] = field(default_factory=list)
+    columns: Dict[int, int] = field(default_factory=dict)  # line index -> where the match starts in it
+
+
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def normalise(text: str) -> str:
+    """The form anchors are searched in: lower case, every digit 0 (so 'step 1041 loss 0.31' lines collapse)."""
+    return text.lower().translate(_DIGITS)
+
+
+def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
+    """Which lines (0-based indices) each signature matches.
+
+    Long logs are mostly the same few lines with different numbers, so lines are grouped by their normalised form
+    and anchors are searched once in the distinct forms (str.find, C speed). A pattern's regex then runs only on the
+    real lines of the groups where its anchor occurs, on that line joined with the next (a message may wrap once).
+    """
+    groups: Dict[str, List[int]] = {}
+    for index, key in enumerate(normalise("\n".join(lines)).split("\n")):
+        members = groups.get(key)
+        if members is None:
+            groups[key] = [index]
+        else:
+            members.append(index)
+    keys = list(groups)
+    offsets = []
+    cursor = 0
+    for key in keys:
+        offsets.append(cursor)
+        cursor += len(key) + 1
+    blob = "\n".join(keys)
+
+    def window(index: int) -> str:
+        return lines[index] + ("\n" + lines[index + 1] if index + 1 < len(lines) else "")
+
+    hits = []
+    for signature in signatures:
+        matched: Dict[int, int] = {}
+        for anchor_list, regex in signature.scan:
+            if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
+                break
+            if anchor_list is None:  # no literal to look for: every distinct line is a candidate
+                candidates = range(len(keys))
+            else:
+                candidates = set()
+                for anchor in anchor_list:
+                    needle = normalise(anchor)
+                    pos = blob.find(needle)
+                    while pos >= 0:
+                        group = bisect_right(offsets, pos) - 1
+                        candidates.add(group)
+                        pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
+            for group in sorted(candidates):
+                for index in groups[keys[group]]:
+                    if index in matched:
+                        continue
+                    match = regex.search(window(index))
+                    if match and match.start() <= len(lines[index]):
+                        matched[index] = match.start()
+                    elif index > 0 and index - 1 not in matched:  # the message may have started a line earlier
+                        match = regex.search(window(index - 1))
+                        if match and match.start() <= len(lines[index - 1]):
+                            matched[index - 1] = match.start()
+                    if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
+                        break
+        if matched:
+            ordered = sorted(matched)
+            keep = ordered[:1] + ordered[1:][-(EVIDENCE_PER_SIGNATURE - 1):]
+            hits.append(_Hit(signature, count=len(ordered), positions=keep, columns={i: matched[i] for i in keep}))
+    return hits
+
+
+def _line_text(lines: List[str], index: int, column: int = 0) -> str:
+    """The line, or for a very long one (minified JSON, a progress bar without newlines) the part around the match."""
+    line = lines[index]
+    if len(line.strip()) <= MAX_LINE_CHARS:
+        return line.strip()
+    start = max(0, min(column - MAX_LINE_CHARS // 4, len(line) - MAX_LINE_CHARS))
+    excerpt = line[start : start + MAX_LINE_CHARS].strip()
+    return ("…" if start > 0 else "") + excerpt + ("…" if start + MAX_LINE_CHARS < len(line) else "")
+
+
+def _extract(signature: Signature, lines: List[str]) -> Dict[str, str]:
+    params: Dict[str, str] = {}
+    for content in lines:  # in log order: the last occurrence wins
+        for regex in signature.extract:
+            match = regex.search(content)
+            if match:
+                params.update({k: v.strip() for k, v in match.groupdict().items() if v})
+    return params
+
+
+def _noisy_or(weights: List[float]) -> float:
+    remaining = 1.0
+    for weight in weights:
+        remaining *= 1.0 - weight
+    return 1.0 - remaining
+
+
+def _apply_checks(confidence: float, checks: List[Check], strength: float) -> float:
+    verdicts = {c.verdict for c in checks}
+    if CONFIRMS in verdicts:
+        confidence = confidence + (max(confidence, 0.9) + 0.05 - confidence) * strength
+    elif RULES_OUT in verdicts:
+        confidence = confidence * (1.0 - 0.6 * strength)
+    return min(confidence, 0.99)
+
+
+def _asked_text(params: Dict[str, str]) -> Dict[str, str]:
+    if "asked" not in params and params.get("asked_bytes", "").isdigit():
+        params["asked"] = "%.2f GiB" % (int(params["asked_bytes"]) / 2**30)
+    return params
+
+
+def diagnose_text(
+    text: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+) -> List[Diagnosis]:
+    """Ranked diagnoses for a log. ``snapshot``: the machine's facts (merged with what the log itself carries is
+    the caller's job, see :func:`gpuvet.diagnose.diagnose`). A live snapshot of *this* machine may not be the one
+    that produced the log, so its judgments count half and it never adds causes of its own."""
+    base = base or load_signatures()
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    hits = _scan(lines, base.signatures)
+    view = SnapshotView(snapshot) if snapshot else None
+    strength = 0.5 if snapshot_is_live else 1.0
+    specific = any(not hit.signature.generic for hit in hits)
+
+    by_code: Dict[str, List[_Hit]] = {}
+    for hit in hits:
+        by_code.setdefault(hit.signature.code, []).append(hit)
+
+    diagnoses: List[Diagnosis] = []
+    for code, code_hits in by_code.items():
+        info = base.codes[code]
+        weights = [h.signature.weight * (0.5 if h.signature.generic and specific else 1.0) for h in code_hits]
+        confidence = min(_noisy_or(weights), 0.95)
+        confidence += CHAIN_BONUS * (100 - info.rank) / 100.0
+        params: Dict[str, str] = {}
+        evidence: List[Evidence] = []
+        for hit in sorted(code_hits, key=lambda h: -h.signature.weight):
+            hit_lines = [(p + 1, _line_text(lines, p, hit.columns.get(p, 0))) for p in hit.positions]
+            params.update({k: v for k, v in _extract(hit.signature, [t for _, t in hit_lines]).items()
+                           if k not in params})
+            evidence.extend(Evidence(n, t, hit.signature.id) for n, t in hit_lines)
+        params = _asked_text(params)
+        checks = judge(code, view, params)
+        confidence = _apply_checks(confidence, checks, strength)
+        explanations = [msg("diagnose.sig." + h.signature.id, **params)
+                        for h in sorted(code_hits, key=lambda h: -h.signature.weight)][:2]
+        if code == "insufficient_vram" and ("asked" in params or "free" in params):
+            explanations.append(msg("diagnose.oom.amounts", asked=params.get("asked", "?"),
+                                    free=params.get("free", "?"), total=params.get("total", "?")))
+        unique_evidence = sorted({(e.line, e.text): e for e in evidence}.values(), key=lambda e: e.line)
+        diagnoses.append(Diagnosis(
+            code=code,
+            confidence=round(min(confidence, 0.99), 2),
+            title=msg("diagnose.code.%s.title" % code),
+            explanations=tuple(explanations),
+            evidence=tuple(unique_evidence[-EVIDENCE_PER_DIAGNOSIS:]),
+            checks=tuple(checks),
+            fix=Fix(msg("diagnose.code.%s.fix" % code, **params), info.commands),
+            settle=() if checks else info.settle,
+            sources=tuple(dict.fromkeys([h.signature.source for h in code_hits] + [info.source])),
+            params=params,
+        ))
+
+    # Only a stack symptom can have a stack cause underneath: a shape error on a CPU-only torch is still the user's.
+    if view is not None and not snapshot_is_live and any(d.code != "not_a_stack_problem" for d in diagnoses):
+        diagnoses = _add_underlying(diagnoses, view, base)
+
+    diagnoses = [d for d in diagnoses if d.confidence >= MIN_CONFIDENCE]
+    diagnoses.sort(key=lambda d: (-d.confidence, base.codes[d.code].rank))
+    return diagnoses[:MAX_DIAGNOSES]
+
+
+def _add_underlying(diagnoses: List[Diagnosis], view: SnapshotView, base: SignatureBase) -> List[Diagnosis]:
+    """Name a driver/build problem the snapshot shows even when the log's wording points elsewhere."""
+    present = {d.code for d in diagnoses}
+    for code, checks in snapshot_problems(view).items():
+        if code in present:
+            continue
+        info = base.codes[code]
+        diagnoses.append(Diagnosis(
+            code=code,
+            confidence=round(0.8 + CHAIN_BONUS * (100 - info.rank) / 100.0, 2),
+            title=msg("diagnose.code.%s.title" % code),
+            explanations=(msg("diagnose.from_snapshot"),),
+            evidence=(),
+            checks=tuple(checks),
+            fix=Fix(msg("diagnose.code.%s.fix" % code), info.commands),
+            settle=(),
+            sources=(info.source,),
+            from_snapshot=True,
+        ))
+    return diagnoses

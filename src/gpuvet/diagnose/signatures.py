@@ -1,0 +1,130 @@
+"""Loading and validating the error signatures (``data/*.toml``) and the per-code facts (``data/codes.toml``).
+
+Signatures are data: each record names a finding code (DESIGN.md §5), regexes in the wordings users actually see,
+a weight (how specific the text is), optional extraction regexes with named groups, and its ``source``. The loader
+compiles everything once and refuses a broken file with a KnowledgeBaseError naming the record.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Optional, Pattern, Tuple
+
+from gpuvet.diagnose.anchors import anchors
+from gpuvet.errors import KnowledgeBaseError
+from gpuvet.kb.toml import load_toml
+from gpuvet.models import FINDING_CODES
+
+DATA_DIR = Path(__file__).parent / "data"
+CODES_FILE = "codes.toml"
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+FLAGS = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    code: str
+    weight: float
+    generic: bool
+    # (literal anchors or None, regex without named groups): str.find on an anchor finds candidate lines fast
+    scan: Tuple[Tuple[Optional[Tuple[str, ...]], Pattern[str]], ...]
+    extract: Tuple[Pattern[str], ...]  # patterns and extract regexes that carry named groups, run on matched lines
+    source: str
+    file: str
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    code: str
+    rank: int  # place in the chain: driver < CUDA < cuDNN/NCCL < framework build < the rest
+    commands: Tuple[str, ...]
+    settle: Tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class SignatureBase:
+    signatures: Tuple[Signature, ...]
+    codes: Dict[str, CodeInfo]
+
+
+def _require(condition: bool, where: str, problem: str) -> None:
+    if not condition:
+        raise KnowledgeBaseError(f"diagnose signatures: {where}: {problem}")
+
+
+def _compile(pattern: str, where: str) -> Pattern[str]:
+    try:
+        return re.compile(pattern, FLAGS)
+    except re.error as exc:
+        raise KnowledgeBaseError(f"diagnose signatures: {where}: bad regex {pattern!r}: {exc}")
+
+
+def _load_signature(record: Dict, file: str, index: int) -> Signature:
+    where = f"{file} record {index + 1} ({record.get('id', '?')})"
+    _require(isinstance(record.get("id"), str) and record["id"], where, "no id")
+    _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a DESIGN.md §5 code")
+    weight = record.get("weight")
+    _require(isinstance(weight, (int, float)) and 0 < weight <= 1, where, "weight must be in (0, 1]")
+    source = record.get("source")
+    _require(isinstance(source, str) and source.startswith(("http://", "https://")), where, "no source URL")
+    patterns = record.get("patterns")
+    _require(isinstance(patterns, list) and patterns, where, "no patterns")
+    for pattern in patterns:
+        _compile(pattern, where)  # each on its own so a bad one is named
+    scan = []
+    for pattern in patterns:
+        plain = _NAMED_GROUP.sub("(?:", pattern)
+        found = anchors(plain)
+        scan.append((tuple(found) if found else None, _compile(plain, where)))
+    extractors = [p for p in patterns if _NAMED_GROUP.search(p)] + list(record.get("extract", []))
+    return Signature(
+        id=record["id"],
+        code=record["code"],
+        weight=float(weight),
+        generic=bool(record.get("generic", False)),
+        scan=tuple(scan),
+        extract=tuple(_compile(p, where) for p in extractors),
+        source=source,
+        file=file,
+    )
+
+
+def _load_codes(folder: Path) -> Dict[str, CodeInfo]:
+    codes: Dict[str, CodeInfo] = {}
+    for code, record in load_toml(folder / CODES_FILE).items():
+        where = f"{CODES_FILE} [{code}]"
+        _require(code in FINDING_CODES, where, "not a DESIGN.md §5 code")
+        _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
+        codes[code] = CodeInfo(
+            code=code,
+            rank=int(record["rank"]),
+            commands=tuple(record.get("commands", ())),
+            settle=tuple(record.get("settle", ())),
+            source=record["source"],
+        )
+    # A code added to the vocabulary later and not yet described here ranks after the chain, with no commands.
+    for code in FINDING_CODES:
+        codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/DESIGN.md"))
+    return codes
+
+
+@lru_cache(maxsize=4)
+def load_signatures(folder: Optional[str] = None) -> SignatureBase:
+    """All signatures and code facts from ``folder`` (default: the shipped data), compiled once per process."""
+    path = Path(folder) if folder else DATA_DIR
+    signatures = []
+    seen = set()
+    for file in sorted(path.glob("*.toml")):
+        if file.name == CODES_FILE:
+            continue
+        for index, record in enumerate(load_toml(file).get("signature", [])):
+            signature = _load_signature(record, file.name, index)
+            _require(signature.id not in seen, file.name, f"signature id {signature.id!r} defined twice")
+            seen.add(signature.id)
+            signatures.append(signature)
+    return SignatureBase(tuple(signatures), _load_codes(path))

@@ -1,0 +1,82 @@
+"""The signature data files: valid, sourced, anchored (fast), and every message they use exists in en and zh."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gpuvet.diagnose.anchors import anchors
+from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
+from gpuvet.errors import KnowledgeBaseError
+from gpuvet.i18n import catalog
+from gpuvet.kb.toml import load_toml
+from gpuvet.models import FINDING_CODES
+
+BASE = load_signatures()
+
+
+def test_every_signature_file_is_valid_and_sourced():
+    files = [p for p in DATA_DIR.glob("*.toml") if p.name not in ("codes.toml", "compat.toml")]
+    assert len(files) >= 6
+    for path in files:
+        records = load_toml(path)["signature"]
+        assert records, path.name
+        for record in records:
+            assert record["source"].startswith("https://"), (path.name, record["id"])
+            assert record["code"] in FINDING_CODES, (path.name, record["id"])
+            assert 0 < record["weight"] <= 1
+            for pattern in record["patterns"]:
+                re.compile(pattern)
+
+
+def test_every_code_has_chain_rank_and_fix_source():
+    codes = load_toml(DATA_DIR / "codes.toml")
+    assert set(FINDING_CODES) <= set(codes)
+    for code, record in codes.items():
+        assert record["source"].startswith("https://"), code
+        assert isinstance(record["rank"], int)
+    # the chain order the user relies on: driver before CUDA before cuDNN before the framework build
+    assert codes["driver_too_old"]["rank"] < codes["cuda_library_missing"]["rank"] < codes["cudnn_mismatch"]["rank"]
+    assert codes["cudnn_mismatch"]["rank"] < codes["arch_not_in_build"]["rank"] < codes["not_a_stack_problem"]["rank"]
+
+
+def test_every_pattern_has_a_literal_anchor_so_big_logs_stay_fast():
+    unanchored = [(s.id, regex.pattern) for s in BASE.signatures for found, regex in s.scan if not found]
+    assert unanchored == []
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_message_the_engine_can_emit_exists(lang):
+    messages = catalog(lang)
+    needed = {"diagnose.sig." + s.id for s in BASE.signatures}
+    needed |= {"diagnose.code.%s.%s" % (code, part) for code in BASE.codes for part in ("title", "fix")}
+    missing = sorted(m for m in needed if m not in messages)
+    assert missing == []
+
+
+def test_same_ids_in_both_languages():
+    en = {k for k in catalog("en") if k.startswith("diagnose.")}
+    zh = {k for k in catalog("zh") if k.startswith("diagnose.")}
+    assert en == zh
+
+
+def test_a_broken_signature_file_is_refused_with_the_record_named(tmp_path):
+    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
+    (tmp_path / "bad.toml").write_text(
+        "[[signature]]\nid = \"x\"\ncode = \"not_a_code\"\nweight = 0.5\npatterns = ['a']\nsource = \"https://e\"\n"
+    )
+    with pytest.raises(KnowledgeBaseError, match="bad.toml record 1"):
+        load_signatures(str(tmp_path))
+    (tmp_path / "bad.toml").write_text(
+        "[[signature]]\nid = \"x\"\ncode = \"no_driver\"\nweight = 0.5\npatterns = ['a']\n"
+    )
+    with pytest.raises(KnowledgeBaseError, match="no source"):
+        load_signatures(str(tmp_path) + "/")
+
+
+def test_anchors_are_required_literals():
+    assert anchors("CUDA driver version is insufficient") == ["cuda driver version is insufficient"]
+    assert anchors(r"(?:lib(cudart|cublas)\.so): cannot open shared object file") == [".so: cannot open shared object file"]
+    assert anchors("显存不足") == ["显存不足"]
+    assert anchors(r"\d+\.\d+") is None
