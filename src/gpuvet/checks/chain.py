@@ -233,6 +233,23 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
         return LayerResult(Link("cuda", Verdict.SKIP, None, msg("link.not_needed_cpu")))
     findings: List[Finding] = []
     verdict = Verdict.PASS
+    unknown = [gpu.get("name") or "?" for gpu in view.gpus if not gpu_compute_capability(gpu, kb)[0]]
+    if unknown:
+        # Neither the input nor the KB says what architecture these are: say so rather than pass them.
+        verdict = Verdict.UNKNOWN
+        names = ", ".join(dict.fromkeys(unknown))
+        findings.append(
+            Finding(
+                code="unknown_version",
+                severity=Severity.WARN,
+                layer="gpu",
+                title=msg("checks.gpu_cc_unknown.title", gpus=names),
+                detail=msg("checks.gpu_cc_unknown.detail", gpus=names, cuda=major_minor(cuda), kb=kb.version),
+                expected="a known compute capability",
+                actual=names,
+                fix=Fix(msg("checks.gpu_cc_unknown.fix"), ("nvidia-smi --query-gpu=name,compute_cap --format=csv",)),
+            )
+        )
     for gpu in view.gpus:
         cc, _ = gpu_compute_capability(gpu, kb)
         if not cc:
