@@ -10,7 +10,6 @@ import argparse
 import importlib
 import os
 import sys
-import tempfile
 from typing import Callable, List, Optional, Sequence, TextIO
 
 from gpuvet import __version__
@@ -51,6 +50,8 @@ class Output:
             self.stdout.write(text)
             self.stdout.flush()
             return
+        import tempfile  # only when writing a file: keeps start-up light
+
         folder = os.path.dirname(os.path.abspath(self.path))
         try:
             fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)

@@ -132,7 +132,7 @@ def test_entry_header_flags_name_variants():
 def test_messages_exist_in_both_languages():
     from pathlib import Path
 
-    from gpuvet.kb.toml import load_toml
+    from gpuvet.tomlfile import load_toml
 
     folder = Path(__file__).resolve().parents[2] / "src" / "gpuvet" / "i18n"
     english, chinese = load_toml(folder / "en" / "binary.toml"), load_toml(folder / "zh" / "binary.toml")

@@ -17,16 +17,23 @@ ELFCLASS64 = 2
 ELFDATA2LSB = 1
 EM_CUDA = 190  # a bare cubin: e_machine of NVIDIA device code
 
+SHT_DYNAMIC = 6
 SHT_NOBITS = 8
+DT_NULL = 0
+DT_NEEDED = 1
 SHF_EXECINSTR = 0x4
 SHN_XINDEX = 0xFFFF
 
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")  # Elf64_Ehdr, 64 bytes
 _SHDR = struct.Struct("<IIQQQQIIQQ")  # Elf64_Shdr, 64 bytes
+_DYN = struct.Struct("<qQ")  # Elf64_Dyn, 16 bytes: d_tag, d_val
 
 # A section table larger than this is corruption, not a real library (libtorch_cuda.so has ~40 sections).
 _MAX_SECTIONS = 65536
 _MAX_SHSTRTAB = 16 * 1024 * 1024
+# A real .dynamic has a few dozen entries; a library names a few dozen DT_NEEDED sonames of < 100 bytes each.
+_MAX_DYNAMIC = 64 * 1024
+_MAX_SONAME = 512
 
 
 class NotElf(Exception):
@@ -38,14 +45,15 @@ class ElfError(Exception):
 
 
 class Section(object):
-    __slots__ = ("name", "type", "flags", "offset", "size")
+    __slots__ = ("name", "type", "flags", "offset", "size", "link")
 
-    def __init__(self, name, type_, flags, offset, size):
+    def __init__(self, name, type_, flags, offset, size, link=0):
         self.name = name
         self.type = type_
         self.flags = flags
         self.offset = offset
         self.size = size
+        self.link = link  # sh_link: for .dynamic, the index of its string table (.dynstr)
 
     @property
     def has_file_data(self):
@@ -115,8 +123,8 @@ class ElfFile(object):
             if strtab[5] > _MAX_SHSTRTAB:
                 raise ElfError("section name table of %d bytes (corrupted)" % strtab[5])
             names = self.read_at(strtab[4], strtab[5], "the section name table")
-        for sh_name, sh_type, sh_flags, _addr, sh_offset, sh_size in (r[:6] for r in raw):
-            self.sections.append(Section(_name_at(names, sh_name), sh_type, sh_flags, sh_offset, sh_size))
+        for sh_name, sh_type, sh_flags, _addr, sh_offset, sh_size, sh_link in (r[:7] for r in raw):
+            self.sections.append(Section(_name_at(names, sh_name), sh_type, sh_flags, sh_offset, sh_size, sh_link))
 
     def _section_header(self, table_offset, index):
         return _SHDR.unpack(self.read_at(table_offset + index * _SHDR.size, _SHDR.size, "the ELF section table"))
@@ -126,6 +134,33 @@ class ElfFile(object):
             if section.name == name:
                 return section
         return None
+
+    def needed(self):
+        """The DT_NEEDED sonames of a dynamically linked file (``["libcudart.so.12", "libc.so.6"]``), in order.
+
+        Each name is read on its own from the string table the ``.dynamic`` section links to: ``.dynstr`` of a
+        C++ library such as libtorch_cpu.so holds megabytes of symbol names that are never needed here.
+        """
+        dynamic = next((s for s in self.sections if s.type == SHT_DYNAMIC and s.has_file_data), None)
+        if dynamic is None or not 0 < dynamic.link < len(self.sections):
+            return []
+        if dynamic.size > _MAX_DYNAMIC:
+            raise ElfError("a .dynamic section of %d bytes (corrupted)" % dynamic.size)
+        strings = self.sections[dynamic.link]
+        table = self.read_at(dynamic.offset, dynamic.size - dynamic.size % _DYN.size, "the .dynamic section")
+        sonames = []
+        for index in range(len(table) // _DYN.size):
+            tag, value = _DYN.unpack_from(table, index * _DYN.size)
+            if tag == DT_NULL:
+                break
+            if tag != DT_NEEDED or value >= strings.size:
+                continue
+            length = min(_MAX_SONAME, strings.size - value, self.file_size - strings.offset - value)
+            if length <= 0:
+                continue
+            raw = self.read_at(strings.offset + value, length, "a DT_NEEDED name")
+            sonames.append(raw.split(b"\0", 1)[0].decode("latin-1"))
+        return sonames
 
 
 def _name_at(names, offset):
@@ -141,20 +176,20 @@ def read_exact(handle, offset, length):
 
     ``os.pread`` is one system call and moves no file position; an unbuffered handle reads exactly what is asked,
     so walking thousands of 64-byte entry headers never drags whole buffers (or pages, as mmap would) into memory.
+    A regular file answers in one call, which a walk makes thousands of times: the loop is for the rare short read.
     """
     chunks = []
-    remaining = length
-    fileno = handle.fileno() if _HAVE_PREAD else None
-    if fileno is None:
-        handle.seek(offset)
-    while remaining > 0:
-        if fileno is not None:
-            chunk = os.pread(fileno, remaining, offset)
+    while length > 0:
+        if _HAVE_PREAD:
+            chunk = os.pread(handle.fileno(), length, offset)
         else:
-            chunk = handle.read(remaining)
+            handle.seek(offset)
+            chunk = handle.read(length)
+        if not chunks and len(chunk) == length:
+            return chunk
         if not chunk:
             break
         chunks.append(chunk)
-        remaining -= len(chunk)
+        length -= len(chunk)
         offset += len(chunk)
     return b"".join(chunks)

@@ -30,6 +30,8 @@ FLAG_FAMILY = 0x200000
 
 _CONTAINER = struct.Struct("<IHHQ")
 _ENTRY_MIN = 48  # the fields read below end at +48
+# kind +0, (version +2), header size +4, payload size +8, arch +28, flags +40: one unpack per entry
+_ENTRY = struct.Struct("<H2xII16xI8xQ")
 _ENTRY_MAX = 4096  # far above any header seen (120 bytes); more is corruption
 _ARCH_MIN, _ARCH_MAX = 10, 999  # sm_10 .. sm_999: outside this the header is garbage
 _SCAN_CHUNK = 1 << 20
@@ -108,6 +110,8 @@ def walk_region(read_at, start, end, strict=True):
 
 def _skip_padding(read_at, position, end):
     """The offset of the next container after zero padding, or -1 at the end; FatbinError on other bytes."""
+    if end - position >= 4 and read_at(position, 4) == MAGIC_BYTES:
+        return position  # the usual case, containers back to back: one 4-byte read, not a 4 KB block
     while position < end:
         block = read_at(position, min(4096, end - position))
         stripped = block.lstrip(b"\0")
@@ -155,10 +159,7 @@ def _walk_container(read_at, offset, region_end):
 
 
 def _read_entry(read_at, position, container_end):
-    header = read_at(position, _ENTRY_MIN)
-    kind, _version, header_size, payload_size = struct.unpack_from("<HHII", header, 0)
-    sm = struct.unpack_from("<I", header, 28)[0]
-    flags = struct.unpack_from("<Q", header, 40)[0]
+    kind, header_size, payload_size, sm, flags = _ENTRY.unpack(read_at(position, _ENTRY_MIN))
     if not _ENTRY_MIN <= header_size <= _ENTRY_MAX:
         raise FatbinError("fatbin entry at offset %d has an impossible header size %d" % (position, header_size))
     size = header_size + payload_size

@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import Any, Dict, List, Tuple
 
 from gpuvet.checks.chain import Candidate, gpu_compute_capability, version_or_none
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.snapshot import SnapshotView
 

@@ -14,7 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.checks.chain import Candidate, installed_build, major_minor, version_or_none
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView

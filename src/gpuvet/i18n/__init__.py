@@ -9,14 +9,11 @@ missing in either language.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
-from gpuvet.kb.toml import load_toml
-
 LANGS = ("en", "zh")
-_HERE = Path(__file__).parent
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CATALOGS: Dict[str, Dict[str, str]] = {}
 
 
 def default_lang(environ: Optional[Mapping[str, str]] = None) -> str:
@@ -29,14 +26,27 @@ def default_lang(environ: Optional[Mapping[str, str]] = None) -> str:
     return "en"
 
 
-@lru_cache(maxsize=None)
 def catalog(lang: str) -> Dict[str, str]:
+    """Every message of one language, read once per process (``gpuvet probe --format json`` never reads any)."""
+    messages = _CATALOGS.get(lang)
+    if messages is None:
+        messages = _CATALOGS[lang] = _read_catalog(lang)
+    return messages
+
+
+def _read_catalog(lang: str) -> Dict[str, str]:
+    from gpuvet.tomlfile import load_toml  # the TOML parser only when a sentence is rendered
+
     messages: Dict[str, str] = {}
-    folder = _HERE / lang
-    for path in sorted(folder.glob("*.toml")):
-        for key, value in load_toml(path).items():
+    folder = os.path.join(_HERE, lang)
+    try:
+        names = sorted(name for name in os.listdir(folder) if name.endswith(".toml"))
+    except OSError:
+        names = []
+    for name in names:
+        for key, value in load_toml(os.path.join(folder, name)).items():
             if key in messages:
-                raise ValueError(f"message id {key!r} defined twice ({path.name})")
+                raise ValueError(f"message id {key!r} defined twice ({name})")
             messages[key] = value
     return messages
 

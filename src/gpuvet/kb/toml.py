@@ -1,21 +1,6 @@
-"""TOML loading: the standard library's tomllib on 3.11+, the tomli backport before."""
+"""TOML loading, kept here for the modules that import it from ``gpuvet.kb.toml``; the code lives in
+:mod:`gpuvet.tomlfile` so that reading a TOML file never requires the knowledge-base package."""
 
-from __future__ import annotations
+from gpuvet.tomlfile import load_toml, loads_toml
 
-import sys
-from pathlib import Path
-from typing import Any, Dict
-
-if sys.version_info >= (3, 11):
-    import tomllib as _toml
-else:  # pragma: no cover - exercised on 3.8-3.10
-    import tomli as _toml
-
-
-def load_toml(path: Path) -> Dict[str, Any]:
-    with open(path, "rb") as handle:
-        return _toml.load(handle)
-
-
-def loads_toml(text: str) -> Dict[str, Any]:
-    return _toml.loads(text)
+__all__ = ["load_toml", "loads_toml"]

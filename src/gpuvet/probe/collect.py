@@ -4,11 +4,9 @@ Each collector runs behind a safety net: an unexpected exception becomes a faile
 odd file or tool never costs the rest of the snapshot. Standard library only, Python 3.6+.
 """
 
-import json
 import os
 import sys
 import time
-import traceback
 
 from gpuvet.probe import driver, environment, facts, host, libraries, packages, python_env, toolkit
 
@@ -34,6 +32,8 @@ def _guarded(what, function, *args):
     try:
         return function(*args)
     except Exception as exc:
+        import traceback  # only when a collector broke: not worth its import on every run
+
         last = traceback.extract_tb(sys.exc_info()[2])[-1]
         return facts.failed("the %s collector failed: %s: %s" % (what, type(exc).__name__, exc),
                             detail="%s:%s" % (os.path.basename(last[0]), last[1]))
@@ -53,7 +53,10 @@ def binary_scan_dirs(site_dirs, cwd=None, stdlib=None):
     skip = set()
     if stdlib:
         skip.update((stdlib, os.path.join(stdlib, "lib-dynload")))
-    if not _holds_distributions(cwd):
+    # Only look inside the cwd when it is one of the site dirs: listing it otherwise (as before) read the user's
+    # working directory on every probe for nothing (tests/robustness/test_no_surprises.py).
+    on_path = any(os.path.realpath(folder) == cwd for folder in site_dirs)
+    if on_path and not _holds_distributions(cwd):
         skip.add(cwd)
     return [folder for folder in site_dirs if os.path.realpath(folder) not in skip]
 
@@ -133,6 +136,8 @@ def probe(binaries=True, timeout=None):
 
 def main(argv=None):
     """Print this machine's snapshot as JSON on stdout (what ``python3 -m gpuvet.probe`` and fleet hosts run)."""
+    import json
+
     argv = sys.argv[1:] if argv is None else argv
     snapshot = probe(binaries="--no-binaries" not in argv)
     if "--redact-host" in argv:

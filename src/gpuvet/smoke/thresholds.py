@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 
 DEFAULT_PATH = Path(__file__).parent / "data" / "thresholds.toml"
 
