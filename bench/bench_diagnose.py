@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
 
-The corpus (tests/diagnose/corpus/*.toml) holds log excerpts from public issue threads with the cause each thread
+Two corpora (tests/diagnose/corpus/cases.toml, the development set, and heldout.toml) hold log excerpts from public issue threads with the cause each thread
 established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
@@ -29,13 +29,18 @@ NOISE = (
 )
 
 
-def load_corpus() -> List[Dict[str, str]]:
-    from gpuvet.kb.toml import load_toml
+CORPORA = {
+    # Collected by the engineer who wrote the signatures: it overstates accuracy.
+    "development": CORPUS / "cases.toml",
+    # Collected later, before reading the signatures, from threads not in cases.toml: the honest number.
+    "held-out": CORPUS / "heldout.toml",
+}
 
-    cases = []
-    for path in sorted(CORPUS.glob("*.toml")):
-        cases.extend(load_toml(path).get("case", []))
-    return cases
+
+def load_corpus(name: str = "development") -> List[Dict[str, str]]:
+    from gpuvet.tomlfile import load_toml
+
+    return list(load_toml(CORPORA[name]).get("case", []))
 
 
 def accuracy(cases: List[Dict[str, str]], verbose: bool = False) -> Tuple[float, float, float]:
@@ -79,12 +84,13 @@ def main(argv: List[str] = None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
 
-    cases = load_corpus()
-    top1, top3, per_case = accuracy(cases, args.verbose)
-    print("corpus: %d real cases from public issue threads" % len(cases))
-    print("top-1 accuracy: %.3f" % top1)
-    print("top-3 accuracy: %.3f" % top3)
-    print("per case: %.2f ms" % (per_case * 1000))
+    for name in CORPORA:
+        cases = load_corpus(name)
+        top1, top3, per_case = accuracy(cases, args.verbose)
+        print("%s corpus: %d real cases from public issue threads" % (name, len(cases)))
+        print("  top-1 accuracy: %.3f" % top1)
+        print("  top-3 accuracy: %.3f" % top3)
+        print("  per case: %.2f ms" % (per_case * 1000))
 
     from gpuvet.diagnose import diagnose
 

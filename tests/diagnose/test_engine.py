@@ -281,3 +281,34 @@ def test_a_user_bug_gets_no_stack_cause_from_the_snapshot():
     snap = snapshot(frameworks={"torch": {"version": "2.13.0+cpu", "cuda": None}})
     diagnoses = diagnose_text(MESSAGES["not_a_stack_problem"], snap)
     assert [d.code for d in diagnoses] == ["not_a_stack_problem"]
+
+
+# Other wordings of the same causes, across frameworks, platforms and languages (issue 5: generalise). These are the
+# messages the libraries print (sources in the signature records), not texts copied from the corpus.
+@pytest.mark.parametrize("line, code", [
+    ("W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic library "
+     "'cublas64_11.dll'; dlerror: cublas64_11.dll not found", "cuda_library_missing"),
+    ("ImportError: /usr/lib/python3/site-packages/torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: "
+     "undefined symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12", "cuda_library_missing"),
+    ("CUDA backend failed to initialize: Unable to use CUDA because of the following issues with CUDA components:\n"
+     "Outdated cuSPARSE installation found.", "cuda_library_missing"),
+    ("Outdated cuDNN installation found.\nVersion JAX was built against: 8907", "cudnn_mismatch"),
+    ("RuntimeError: [enforce fail at common_cudnn.h:108] version_match || backwards_compatible_7 || "
+     "patch_compatible. cuDNN compiled (8200) and runtime (8005) versions mismatch", "cudnn_mismatch"),
+    ("ImportError: /x/_c_expression.so: undefined symbol: cudnnGetFilterSizeInBytes, version libcudnn.so.7",
+     "cudnn_mismatch"),
+    ("运行时报错：找不到 cudnn64_8.dll", "cudnn_mismatch"),
+    ("libtorch_cuda.so undefined symbol ncclCommRegister", "nccl_mismatch"),
+    ("NVRM: GPU 0000:41:00.0: GPU has fallen off of the bus.", "health_problem"),
+    ("Ignoring visible gpu device (device: 0, name: Tesla K80, pci bus id: 0000:00:04.0, compute capability: 3.7) "
+     "with Cuda compute capability 3.7. The minimum required Cuda capability is 6.0.", "arch_not_in_build"),
+])
+def test_other_wordings_of_the_same_cause(line, code):
+    assert diagnose_text(line)[0].code == code
+
+
+def test_cublas_handle_failure_offers_the_index_bug_as_a_second_cause():
+    codes = [d.code for d in diagnose_text(
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`")]
+    assert codes[0] == "insufficient_vram"
+    assert "not_a_stack_problem" in codes[:3]

@@ -10,7 +10,7 @@ from gpuvet.diagnose.anchors import anchors
 from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.i18n import catalog
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
 
 BASE = load_signatures()

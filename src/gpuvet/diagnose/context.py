@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.diagnose.archs import cc_tuple, runs_on, split_arch_list
 from gpuvet.diagnose.signatures import DATA_DIR
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 from gpuvet.models import Message, msg
 from gpuvet.snapshot import SnapshotView
 

@@ -15,7 +15,7 @@ from typing import Dict, Optional, Pattern, Tuple
 
 from gpuvet.diagnose.anchors import anchors
 from gpuvet.errors import KnowledgeBaseError
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
 
 DATA_DIR = Path(__file__).parent / "data"
