@@ -13,7 +13,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from gpuvet.kb.records import GpuModel
 
-_TRUNCATION = re.compile(r"\s*(\.\.\.|…)\s*$")
+_TRUNCATION_MARKS = ("...", "\u2026")
 
 
 def normalize(name: str) -> str:
@@ -26,27 +26,62 @@ def normalize(name: str) -> str:
     return text
 
 
+# Normalised names per model, computed once: match() runs for every GPU of every snapshot (1,000 saved snapshots in
+# bench/bench_snapshots.py), and re-normalising every alias each time dominated that run. Keyed by id(): GpuModel holds
+# a dict and is unhashable; the models tuple comes from an lru_cache, so the ids are stable for the process.
+_NAMES_CACHE: dict = {}
+
+
 def _names(model: GpuModel) -> List[str]:
-    return [normalize(model.name)] + [normalize(alias) for alias in model.aliases]
+    cached = _NAMES_CACHE.get(id(model))
+    if cached is None or cached[0] is not model:
+        cached = (model, [normalize(model.name)] + [normalize(alias) for alias in model.aliases])
+        _NAMES_CACHE[id(model)] = cached
+    return cached[1]
+
+
+def _strip_truncation(query: str):
+    """(name without nvidia-smi's trailing "..." mark, whether it had one, whether a space preceded the mark).
+
+    Done with rstrip/endswith rather than the regex r"\\s*(\\.\\.\\.|…)\\s*$": re.search retries that pattern at every
+    whitespace position, which is quadratic; a pasted table row padded with 16k spaces took 6 s (found by
+    tests/robustness/test_fuzz_ingest.py, kept as tests/fuzz_corpus/ingest-gpu-name-long-padding.json).
+    """
+    stripped = query.rstrip()
+    for mark in _TRUNCATION_MARKS:
+        if stripped.endswith(mark):
+            kept = stripped[: -len(mark)]
+            name = kept.rstrip()
+            return name, True, len(name) < len(kept)
+    return query, False, False
 
 
 def match(query: str, models: Sequence[GpuModel]) -> Optional[GpuModel]:
     if not query or not query.strip():
         return None
-    truncated = bool(_TRUNCATION.search(query))
-    text = normalize(_TRUNCATION.sub("", query))
+    name, truncated, at_word_boundary = _strip_truncation(query)
+    text = normalize(name)
     if not text:
         return None
     exact = [m for m in models if text in _names(m)]
+    if truncated:
+        # nvidia-smi cuts the name and appends "..."; the kept part may end mid-word ("Tesla V100-SXM2..."). What was
+        # cut away is never empty, so "NVIDIA GeForce RTX 2080 ..." is a 2080 SUPER or a 2080 Ti, not the plain 2080;
+        # and a space before the mark means the next word starts there. The exact name is only the last resort.
+        longer = [m for m in models if any(_continues(n, text, at_word_boundary) for n in _names(m))]
+        return _one(query.strip(), longer or exact)
     if exact:
         return exact[0]
-    if truncated:
-        # nvidia-smi cuts the name and appends "..."; the kept part may end mid-word ("Tesla V100-SXM2...").
-        candidates = [m for m in models if any(n.startswith(text) for n in _names(m))]
-        return _one(query.strip(), candidates)
     words = text.split(" ")
     candidates = [m for m in models if any(_contains_run(n.split(" "), words) for n in _names(m))]
     return _one(query.strip(), candidates)
+
+
+def _continues(name: str, prefix: str, at_word_boundary: bool) -> bool:
+    """Whether ``name`` is ``prefix`` followed by more text (a new word when the cut fell on a space)."""
+    if len(name) <= len(prefix) or not name.startswith(prefix):
+        return False
+    return name[len(prefix)] == " " if at_word_boundary else True
 
 
 def _contains_run(haystack: List[str], needle: List[str]) -> bool:
