@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 
 from gpuvet.checks.chain import Candidate, gpu_compute_capability, version_or_none
 from gpuvet.tomlfile import load_toml
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.models import Finding, Severity, msg
 from gpuvet.snapshot import SnapshotView
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any, Dict, List, Mapping
 
 from gpuvet.fleet.document import TOP_FINDINGS
@@ -100,74 +99,11 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(document: Mapping[str, Any], lang: str) -> str:
-    lines = [f"## {_md(_heading(document, lang))}", ""]
-    lines += [f"| {t(lang, 'fleet.label.host')} | {t(lang, 'fleet.label.status')} | {t(lang, 'fleet.label.detail')} |",
-              "|---|---|---|"]
-    for host in document["hosts"]:
-        lines.append(f"| {_md(host['host'])} | {t(lang, 'fleet.status.' + host['status'])} | {_md(host.get('error') or '')} |")
-    if document["groups"]:
-        lines += ["", f"### {t(lang, 'fleet.heading.differences')}", ""]
-        for group in document["groups"]:
-            lines += [f"**{t(lang, 'fleet.field.' + group['field'])}**", "",
-                      f"| {t(lang, 'fleet.label.value')} | {t(lang, 'fleet.label.hosts')} |", "|---|---|"]
-            lines += [f"| {_md(_value(v['value'], lang))} | {_md(', '.join(v['hosts']))} |" for v in group["values"]]
-            lines.append("")
-    if document.get("findings"):
-        lines += [f"### {t(lang, 'fleet.heading.findings')}", ""]
-        for finding in document["findings"]:
-            lines.append(f"- **{finding['severity'].upper()} `{finding['code']}`** {_md(finding['title'])}: "
-                         f"{_md(finding['detail'])} ({_md(', '.join(finding['hosts']))})")
-    if document.get("targets"):
-        lines += ["", f"### {t(lang, 'fleet.heading.checks')}", ""]
-        for target in document["targets"]:
-            lines.append(f"- `{_md(target['target'])}`")
-            for group in target["verdicts"]:
-                lines.append(f"  - **{group['verdict']}**: {_md(', '.join(group['hosts']))}")
-                for finding in (group.get("findings") or [])[:TOP_FINDINGS]:
-                    fix = f" — {t(lang, 'fleet.label.fix')}: {_md(finding['fix'])}" if finding.get("fix") else ""
-                    lines.append(f"    - `{finding['code']}` {_md(finding['title'])}{fix}")
-    return "\n".join(lines) + "\n"
-
-
-def render_html(document: Mapping[str, Any], lang: str) -> str:
-    e = html.escape
-    parts = [f"<!doctype html><html lang=\"{e(lang)}\"><meta charset=\"utf-8\"><title>gpuvet fleet</title>",
-             f"<h2>{e(_heading(document, lang))}</h2><table><tr><th>{e(t(lang, 'fleet.label.host'))}</th>"
-             f"<th>{e(t(lang, 'fleet.label.status'))}</th><th>{e(t(lang, 'fleet.label.detail'))}</th></tr>"]
-    for host in document["hosts"]:
-        parts.append(f"<tr class=\"{e(host['status'])}\"><td>{e(host['host'])}</td>"
-                     f"<td>{e(t(lang, 'fleet.status.' + host['status']))}</td><td>{e(host.get('error') or '')}</td></tr>")
-    parts.append("</table>")
-    if document["groups"]:
-        parts.append(f"<h3>{e(t(lang, 'fleet.heading.differences'))}</h3>")
-        for group in document["groups"]:
-            rows = "".join(f"<tr><td>{e(_value(v['value'], lang))}</td><td>{e(', '.join(v['hosts']))}</td></tr>"
-                           for v in group["values"])
-            parts.append(f"<h4>{e(t(lang, 'fleet.field.' + group['field']))}</h4><table>{rows}</table>")
-    if document.get("findings"):
-        parts.append(f"<h3>{e(t(lang, 'fleet.heading.findings'))}</h3><ul>")
-        parts += [f"<li><b>{e(f['severity'].upper())} {e(f['code'])}</b> {e(f['title'])}: {e(f['detail'])} "
-                  f"({e(', '.join(f['hosts']))})</li>" for f in document["findings"]]
-        parts.append("</ul>")
-    if document.get("targets"):
-        parts.append(f"<h3>{e(t(lang, 'fleet.heading.checks'))}</h3><ul>")
-        for target in document["targets"]:
-            verdicts = "; ".join(f"{g['verdict']}: {', '.join(g['hosts'])}" for g in target["verdicts"])
-            parts.append(f"<li><code>{e(target['target'])}</code>: {e(verdicts)}</li>")
-        parts.append("</ul>")
-    return "".join(parts) + "</html>\n"
-
-
 def render(document: Dict[str, Any], fmt: str, lang: str, color: bool) -> str:
     if fmt == "json":
         from gpuvet.report.envelope import dumps
 
         return dumps(document)
-    if fmt == "markdown":
-        return render_markdown(document, lang)
-    if fmt == "html":
-        return render_html(document, lang)
     from gpuvet.report.console import terminal_width
 
     return render_text(document, lang, color=color, width=terminal_width())

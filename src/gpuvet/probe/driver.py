@@ -122,7 +122,9 @@ class _SmiState(object):
             try:
                 parsed = smi.parse_csv(result.stdout)
             except ValueError as exc:
-                pass
+                # Keep why the fallback failed too: the user sees both reasons.
+                xml_failure = facts.failed("%s; nvidia-smi --query-gpu output unreadable: %s"
+                                           % (xml_failure["reason"], exc))
             else:
                 parsed["cuda_version"] = None
                 answer = self._answer(parsed, "nvidia-smi-csv", answer)

@@ -6,7 +6,7 @@ A pure function of the document and options: colour and width are decided by the
 from __future__ import annotations
 
 import io
-from typing import Any, Dict, List, Mapping
+from typing import Any, List, Mapping
 
 from gpuvet.i18n import text
 from gpuvet.report.machine_summary import machine_lines

@@ -11,7 +11,7 @@ import argparse
 import datetime
 import os
 import time
-from typing import Any, List, Optional
+from typing import List, Optional
 
 from gpuvet.smoke.child import emit
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any, Dict, List
 
 from gpuvet.i18n import text
@@ -84,32 +83,3 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
     counts = summary(payload)
     lines.append(text(lang, "smoke.summary", **counts))
     return "\n".join(lines)
-
-
-def render_markdown(payload: Dict[str, Any], lang: str = "en") -> str:
-    def cell(value: str) -> str:
-        return value.replace("|", "\\|").replace("\n", " ")
-
-    lines = ["## " + text(lang, "smoke.title", device=payload.get("device", "?")), ""]
-    headers = _headers(lang)
-    lines.append("| " + " | ".join(headers) + " |")
-    lines.append("|" + "---|" * len(headers))
-    for result in payload.get("results", []):
-        lines.append("| " + " | ".join(cell(c) for c in _row(result)) + " |")
-    lines += ["", text(lang, "smoke.summary", **summary(payload))]
-    return "\n".join(lines)
-
-
-def render_html(payload: Dict[str, Any], lang: str = "en") -> str:
-    esc = html.escape
-    title = esc(text(lang, "smoke.title", device=payload.get("device", "?")))
-    head = "".join("<th>%s</th>" % esc(h) for h in _headers(lang))
-    body = "".join(
-        "<tr class=\"%s\">%s</tr>" % (esc(r.get("status", "")), "".join("<td>%s</td>" % esc(c) for c in _row(r)))
-        for r in payload.get("results", [])
-    )
-    return (
-        "<!doctype html><html lang=\"%s\"><head><meta charset=\"utf-8\"><title>%s</title></head><body>"
-        "<h1>%s</h1><table><thead><tr>%s</tr></thead><tbody>%s</tbody></table><p>%s</p></body></html>"
-        % (lang, title, title, head, body, esc(text(lang, "smoke.summary", **summary(payload))))
-    )
