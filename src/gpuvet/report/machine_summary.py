@@ -14,6 +14,23 @@ def _from(view: SnapshotView, path: str, lang: str) -> str:
     return f" ({text(lang, 'report.from', source=source)})" if source else ""
 
 
+def _binaries(binaries: List[Mapping[str, Any]]) -> str:
+    """Per package, the archs its CUDA binaries carry together: "torch: sm_50..sm_90; flash_attn: sm_80 sm_90"."""
+    from gpuvet.binary.scan import sort_archs
+
+    per_package: dict = {}
+    for binary in binaries:
+        archs = per_package.setdefault(binary.get("package") or "?", set())
+        archs.update(binary.get("sass") or ())
+        archs.update(binary.get("ptx") or ())
+    described = []
+    for package, archs in sorted(per_package.items()):
+        ordered = sort_archs(archs)
+        shown = " ".join(ordered) if len(ordered) <= 6 else f"{ordered[0]} .. {ordered[-1]} ({len(ordered)} archs)"
+        described.append(f"{package}: {shown}")
+    return "; ".join(described)
+
+
 def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
     """Lines like "GPUs: 8 × NVIDIA H100 80GB HBM3", "Driver: 535.104.05, CUDA ≤ 12.2 (from nvidia-smi)"."""
     view = SnapshotView(snapshot)
@@ -27,8 +44,9 @@ def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
         lines.append(text(lang, "report.gpus", gpus=text(lang, "report.none", reason=view.fact("gpus").get("reason", ""))))
     driver = view.driver_version
     if driver or view.driver_cuda_max:
+        key = "report.driver" if view.driver_cuda_max else "report.driver_only"
         lines.append(
-            text(lang, "report.driver", driver=driver or "?", cuda=view.driver_cuda_max or "?")
+            text(lang, key, driver=driver or "?", cuda=view.driver_cuda_max or "?")
             + _from(view, "driver.version" if driver else "driver.cuda_max", lang)
         )
     elif view.document.get("driver"):
@@ -50,6 +68,9 @@ def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
             for name, info in sorted(frameworks.items())
         )
         lines.append(text(lang, "report.frameworks", frameworks=described))
+    binaries = [b for b in view.binaries if b.get("sass") or b.get("ptx")]
+    if binaries:
+        lines.append(text(lang, "report.binaries", binaries=_binaries(binaries)))
     inputs = (view.document.get("origin") or {}).get("inputs") or []
     if inputs:
         lines.append(text(lang, "report.inputs", inputs=", ".join(inputs)))
