@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
 
-Two corpora (tests/diagnose/corpus/cases.toml, the development set, and heldout.toml) hold log excerpts from public issue threads with the cause each thread
+Three corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml and blind2.toml) hold log excerpts from public issue threads with the cause each thread
 established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
@@ -34,6 +34,9 @@ CORPORA = {
     "development": CORPUS / "cases.toml",
     # Collected later, before reading the signatures, from threads not in cases.toml: the honest number.
     "held-out": CORPUS / "heldout.toml",
+    # Second blind round (issue 5): threads in neither file above, collected before reading the signatures again,
+    # favouring TensorFlow, JAX, Paddle, MXNet, xformers, detectron2/mmcv, llama.cpp, NCCL in containers, k8s, WSL.
+    "blind-2": CORPUS / "blind2.toml",
 }
 
 

@@ -80,7 +80,8 @@ MORE_WORDINGS = [
  ("driver_too_old", "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx"),
  ("abi_mismatch", "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1."),
  ("abi_mismatch", "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n    PyTorch 2.1.0+cu121 with CUDA 1201 (you have 2.2.0+cu121)"),
- ("toolkit_mismatch", "nvcc fatal   : Unsupported gpu architecture 'compute_89'"),
+    # nvcc too old to know the GPU: the GPU is outside that CUDA (toolkit_mismatch stays in the top three)
+    ("gpu_unsupported_by_cuda", "nvcc fatal   : Unsupported gpu architecture 'compute_89'"),
  ("gpu_unsupported_by_cuda", "nvcc fatal   : Unsupported gpu architecture 'compute_35'"),
  ("toolkit_mismatch", "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda 11.7."),
  ("platform_unsupported", "ImportError: /lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_python.so)"),
@@ -312,3 +313,23 @@ def test_cublas_handle_failure_offers_the_index_bug_as_a_second_cause():
         "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`")]
     assert codes[0] == "insufficient_vram"
     assert "not_a_stack_problem" in codes[:3]
+
+
+def test_nvcc_refusing_an_arch_keeps_the_toolkit_explanation_in_the_top_three():
+    codes = [d.code for d in diagnose_text("nvcc fatal   : Unsupported gpu architecture 'compute_120'")]
+    assert codes[0] == "gpu_unsupported_by_cuda" and "toolkit_mismatch" in codes[:3]
+
+
+@pytest.mark.parametrize("code, log", [
+    ("driver_too_old", "CUDAError InsufficientDriver raised by cuda.bindings"),
+    ("insufficient_vram", "Check failed: err == CUBLAS_STATUS_SUCCESS (1 vs. 0) : Create cublas handle failed"),
+    ("nccl_comm_failure", "Error while creating shared memory segment /dev/shm/nccl-abc (size 7340384)"),
+    ("container_gpu_not_exposed", "Failed to initialize NVML: could not load NVML library."),
+    ("index_unreachable", "HTTPSConnectionPool(host='download.pytorch.org', port=443): Read timed out."),
+    ("interconnect_slow", "the average bus bandwidth is only 9.84 GB/s"),
+    ("nccl_comm_failure", "mpirun -np 2 ./all_reduce_perf -b 8 -e 128M\n(hang here)"),
+    ("nccl_comm_failure", "n1:1:2 [0] NCCL WARN Net : Connect to 10.0.0.2<43211> failed : Network is unreachable"),
+    ("cuda_library_missing", 'LoadLibrary failed with error 126 "" when trying to load "C:\\x\\onnxruntime_providers_cuda.dll"'),
+])
+def test_second_blind_round_wordings(code, log):
+    assert [d.code for d in diagnose_text(log)][:1] == [code]
