@@ -214,3 +214,22 @@ def test_every_kb_torch_release_is_judged_without_error():
         for variant in release.variants:
             result = one(snap, f"torch=={release.version}+{variant}")
             assert result.verdict.value in ("pass", "warn", "fail", "unknown")
+
+
+def test_torchvision_made_for_another_torch_is_a_conflict():
+    # torch.toml pairs torchvision 0.16.2 with torch 2.1.2 and 0.18.1 with torch 2.3.1 (their Requires-Dist pins).
+    snap = snapshot(
+        driver="535.104.05",
+        gpus=[H100],
+        python="3.10.12",
+        frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}},
+        packages={"torch": "2.1.2+cu121", "torchvision": "0.18.1+cu121"},
+    )
+    result = one(snap, "torch==2.1.2")
+    finding = next(f for f in result.findings if f.code == "package_conflict" and f.layer == "packages")
+    assert finding.severity.value == "fail"
+    assert finding.expected == "torchvision==0.16.2"
+    assert finding.fix.commands == ("pip install torch==2.1.2 torchvision==0.16.2",)
+    # The matching pair is fine.
+    snap["packages"]["value"] = [{"name": "torch", "version": "2.1.2+cu121"}, {"name": "torchvision", "version": "0.16.2+cu121"}]
+    assert not [f for f in one(snap, "torch==2.1.2").findings if f.layer == "packages"]

@@ -9,7 +9,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "gpuvet" / "kb" / "data"
 FRAMEWORK_FILES = ["tensorflow", "jax", "paddle", "mindspore", "vllm", "flash_attn", "xformers", "deepspeed",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpuvet.i18n import LANGS, catalog
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 
 I18N = Path(__file__).resolve().parents[2] / "src" / "gpuvet" / "i18n"
 

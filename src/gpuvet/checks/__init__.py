@@ -10,6 +10,7 @@ import dataclasses
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
+from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import machine_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
@@ -23,6 +24,7 @@ from gpuvet.checks.stack import (
 )
 from gpuvet.checks.together import together_findings
 from gpuvet.checks.targets import Target, parse_target
+from gpuvet.kb import versions
 from gpuvet.models import CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -36,6 +38,10 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
     for framework in kb.frameworks():
         installed = installed_build(view, framework)
         if installed and installed.get("version"):
+            # A version that is not PEP 440 (a damaged paste: "deepspeed==wheel") cannot be pinned; without this
+            # guard parse_target raised UsageError and the whole check stopped (tests/robustness fuzzing).
+            if versions.parse(str(installed["version"])) is None:
+                continue
             targets.append(f"{framework.name}=={installed['version']}")
     return targets
 
@@ -63,6 +69,12 @@ def _stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings:
     extra: List[Finding] = []
     extra += platform_findings(view, candidate)
     extra += target_feature_findings(view, candidate, kb)
+    installed_now = installed_build(view, candidate.framework)
+    extra += companion_findings(
+        view,
+        candidate,
+        installed_release=bool(installed_now and str(installed_now.get("version", "")).split("+")[0] == candidate.release.version),
+    )
     toolkit = toolkit_findings(view, candidate, kb)
     if toolkit:
         findings = [f for f in findings if f.code != "toolkit_mismatch"]  # the stricter rule replaces the general one

@@ -17,6 +17,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.checks import arch_rules
+from gpuvet.kb import versions
 from gpuvet.models import Finding, Fix, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -60,10 +61,8 @@ class LayerResult:
 def version_or_none(text: Optional[str]) -> Optional[Version]:
     if not text:
         return None
-    try:
-        return Version(str(text).strip())
-    except InvalidVersion:
-        return None
+    # kb.versions.parse is the same parse, cached (Version is immutable): ~35,000 calls per 150 snapshots.
+    return versions.parse(str(text))
 
 
 def major_minor(text: Optional[str]) -> Optional[str]:

@@ -211,9 +211,11 @@ def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]
 # Known conflicting package pairs (conflicts.toml)
 # --------------------------------------------------------------------------------------------------------------
 def _conflicts() -> List[Dict[str, Any]]:
-    from gpuvet.kb.loader import DATA_DIR
+    from gpuvet.kb.loader import DATA_DIR, raw
 
-    return list(load_toml(DATA_DIR / "conflicts.toml").get("conflict", []))
+    # loader.raw caches the parsed file per process; load_toml re-parsed conflicts.toml on every run_checks call,
+    # 20% of evaluating 1,000 snapshots (bench/bench_snapshots.py).
+    return list(raw(DATA_DIR / "conflicts.toml").get("conflict", []))
 
 
 def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] = None) -> List[Finding]:

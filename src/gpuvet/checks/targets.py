@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import FrozenSet, Optional
 
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
+import re
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.errors import UsageError
@@ -33,14 +34,48 @@ class Target:
         return self.specifier.contains(public, prereleases=True) if self.specifier else True
 
 
-def parse_target(text: str) -> Target:
+# name[extras] followed by plain version clauses: nearly every TARGET. Parsed here with SpecifierSet alone, because
+# importing packaging.requirements (markers, tags, logging) cost ~15 ms of every `gpuvet check` start-up, the
+# largest single import on that path (bench/bench_check.py). Anything else (markers, URLs, odd spacing) and any
+# clause SpecifierSet rejects goes to the full PEP 508 parser, which also words the error.
+_SIMPLE_TARGET = re.compile(
+    r"^(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*"
+    r"(?:\[\s*(?P<extras>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+    r"(?:\s*,\s*[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)*)?\s*\])?\s*"
+    r"(?P<spec>(?:===|==|!=|~=|<=|>=|<|>)[^;@\s,]+(?:\s*,\s*(?:===|==|!=|~=|<=|>=|<|>)\s*[^;@\s,]+)*)?$"
+)
+
+
+class _Parsed:
+    __slots__ = ("name", "extras", "specifier")
+
+    def __init__(self, name, extras, specifier):
+        self.name, self.extras, self.specifier = name, extras, specifier
+
+
+def _parse_requirement(text: str):
+    match = _SIMPLE_TARGET.match(text)
+    if match:
+        try:
+            specifier = SpecifierSet(match.group("spec") or "")
+        except InvalidSpecifier:
+            pass
+        else:
+            extras = {e.strip() for e in (match.group("extras") or "").split(",") if e.strip()}
+            return _Parsed(match.group("name"), extras, specifier)
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
-        requirement = Requirement(text.strip())
+        return Requirement(text)
     except InvalidRequirement as exc:
         raise UsageError(
             f"cannot read target {text!r}: {exc}",
             hint="write targets as pip requirements: torch, torch==2.1.2, torch==2.1.2+cu121, tensorflow>=2.15",
         )
+
+
+def parse_target(text: str) -> Target:
+    requirement = _parse_requirement(text.strip())
     pinned = local = None
     specs = list(requirement.specifier)
     if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:

@@ -26,7 +26,11 @@ KIND = "nvidia-smi-q"
 
 Node = Tuple[str, Optional[str], list]  # key, value (None for a section header), children
 # nvidia-smi pads every key before " : "; a line without that separator is a section header ("GPU 0000:18:00.0")
-_LINE = re.compile(r"^(?P<indent>\s*)(?P<key>.+?)(?:\s+:(?:\s(?P<value>.*))?)?$")
+# The separator is the first whitespace run (starting right after a non-space) followed by ":" and then a blank or the
+# line end. Searched with a look-behind instead of the former lazy r"^(\s*)(.+?)(?:\s+:(?:\s(.*))?)?$", which
+# retried "\s+:" from every position of a long blank run: quadratic, 1.4 s for one 40k-space line (found by
+# tests/robustness fuzzing; tests/fuzz_corpus/ingest-gpu-name-long-padding.json).
+_SEPARATOR = re.compile(r"(?<=\S)\s+:(?=\s|$)")
 _GPU_HEADER = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])$")
 
 
@@ -43,12 +47,14 @@ def build_tree(text: str) -> List[Node]:
     for raw in text.split("\n"):
         if not raw.strip() or raw.strip().startswith("===="):
             continue
-        match = _LINE.match(raw)
-        if not match:
-            continue
-        indent = len(match.group("indent").expandtabs(4))
-        key = match.group("key").strip()
-        value = match.group("value")
+        body = raw.lstrip()
+        indent = len(raw[: len(raw) - len(body)].expandtabs(4))
+        separator = _SEPARATOR.search(body)
+        if separator is None:
+            key, value = body.strip(), None
+        else:
+            rest = body[separator.end():]
+            key, value = body[: separator.start()].strip(), (rest[1:] if rest else None)
         while stack[-1][0] >= indent:
             stack.pop()
         children: list = []

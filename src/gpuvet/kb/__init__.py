@@ -26,7 +26,10 @@ __all__ = [
 ]
 
 
+@lru_cache(maxsize=None)
 def _file(name: str):
+    # Cached by name: building and hashing a Path on each of ~70 calls per snapshot showed in the 1,000-snapshot
+    # profile (bench/bench_snapshots.py); loader.raw already caches the parse itself.
     return loader.raw(loader.DATA_DIR / f"{name}.toml")
 
 
@@ -47,6 +50,15 @@ class KnowledgeBase:
 
     # ------------------------------------------------------------------------------------------ driver/CUDA
     def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> Optional[DriverFloor]:
+        # Memoised: each answer scans every toolkit row, and the chain asks per candidate build (~25 per snapshot
+        # when it searches for a build that fits); the record is immutable (bench/bench_snapshots.py profile).
+        key = (str(cuda), str(os))
+        cache = self.__dict__.setdefault("_min_driver", {})
+        if key not in cache:
+            cache[key] = self._min_driver_for_cuda(*key)
+        return cache[key]
+
+    def _min_driver_for_cuda(self, cuda: str, os: str) -> Optional[DriverFloor]:
         mm = versions.cuda_major_minor(cuda)
         if mm is None:
             return None
@@ -136,7 +148,16 @@ class KnowledgeBase:
 
     # ---------------------------------------------------------------------------------------------- GPUs
     def gpu(self, name: str) -> Optional[GpuModel]:
-        return gpumatch.match(name, self.gpu_models())
+        # Memoised per name: the chain asks for every GPU of every candidate build it weighs (alternatives too),
+        # ~110 matches per snapshot; matching was 80% of evaluating 1,000 snapshots (bench/bench_snapshots.py).
+        if not isinstance(name, str):
+            return gpumatch.match(name, self.gpu_models())
+        cache = self.__dict__.setdefault("_gpu_matches", {})
+        if name not in cache:
+            if len(cache) > 4096:  # snapshots from strangers: keep memory bounded
+                cache.clear()
+            cache[name] = gpumatch.match(name, self.gpu_models())
+        return cache[name]
 
     def gpu_models(self) -> Tuple[GpuModel, ...]:
         return _gpu_models()

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
 from gpuvet.kb.records import Framework, Release, Variant
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 FRAMEWORK_DIR = DATA_DIR / "frameworks"

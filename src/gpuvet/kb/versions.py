@@ -18,6 +18,14 @@ def parse(text: str) -> Optional[Version]:
 
 
 def cuda_major_minor(cuda: str) -> Optional[Tuple[int, int]]:
+    # Cached on the string (a damaged snapshot may hold a list here; str() keeps the cache key hashable):
+    # min_driver_for_cuda scans every toolkit row per question, ~5,800 calls in one `gpuvet check`
+    # (bench/bench_check.py profile), and the answers are immutable.
+    return _cuda_major_minor(str(cuda))
+
+
+@lru_cache(maxsize=4096)
+def _cuda_major_minor(cuda: str) -> Optional[Tuple[int, int]]:
     """``"12.1"``, ``"12.1.1"``, ``"12.1.105"``, ``"V12.1.105"`` -> (12, 1); a bare ``"12"`` -> None (no minor)."""
     text = str(cuda).strip().lstrip("vV")
     parts = text.split(".")
@@ -27,6 +35,11 @@ def cuda_major_minor(cuda: str) -> Optional[Tuple[int, int]]:
 
 
 def cuda_update(cuda: str) -> Optional[int]:
+    return _cuda_update(str(cuda))
+
+
+@lru_cache(maxsize=4096)
+def _cuda_update(cuda: str) -> Optional[int]:
     """The toolkit update number of ``12.1.1`` (1); None when the third part is a component build like 12.1.105."""
     parts = str(cuda).strip().lstrip("vV").split(".")
     if len(parts) >= 3 and parts[2].isdigit() and int(parts[2]) < 10:

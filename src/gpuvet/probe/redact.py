@@ -59,11 +59,16 @@ def redact_host(snapshot):
     """
     result = copy.deepcopy(snapshot)
     hostname = None
+    # A command's document (check, recommend, diagnose...) carries the snapshot under "snapshot": redact that as a
+    # snapshot first, and use its host name for the rest of the document. Without this, `check --redact-host`
+    # printed the host name and MASTER_ADDR's IP (found by tests/robustness/test_redaction.py).
+    inner = result.get("snapshot") if result.get("kind") != "snapshot" else None
+    if isinstance(inner, dict):
+        hostname = _found_hostname(inner)
+        result["snapshot"] = redact_host(inner)
     host = result.get("host")
     if isinstance(host, dict):
-        fact = host.get("hostname")
-        if isinstance(fact, dict) and fact.get("status") == "found":
-            hostname = fact.get("value")
+        hostname = _found_hostname(result) or hostname
         if "hostname" in host:
             host["hostname"] = {"status": "missing", "reason": "removed by --redact-host"}
     origin = result.get("origin")
@@ -71,6 +76,8 @@ def redact_host(snapshot):
         origin.pop("host", None)
     hostname = hostname if hostname and len(hostname) >= 3 else None
     for key in list(result):
+        if key == "snapshot" and isinstance(inner, dict):
+            continue  # already redacted above, as a snapshot
         # IP addresses are looked for only where they can occur (env values such as MASTER_ADDR, index URLs):
         # elsewhere a dotted quad is a version (cuDNN 9.1.0.70) and must survive.
         result[key] = _scrub(result[key], hostname, ips=key in _IP_SECTIONS)
@@ -78,6 +85,14 @@ def redact_host(snapshot):
 
 
 _IP_SECTIONS = frozenset(["env", "pip", "origin"])
+
+
+def _found_hostname(snapshot):
+    host = snapshot.get("host")
+    fact = host.get("hostname") if isinstance(host, dict) else None
+    if isinstance(fact, dict) and fact.get("status") == "found" and isinstance(fact.get("value"), str):
+        return fact["value"]
+    return None
 
 
 def _scrub(node, hostname, ips):

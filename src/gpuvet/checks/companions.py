@@ -1,0 +1,61 @@
+"""Companion packages built against one framework release (torchvision, torchaudio for torch).
+
+A torchvision built for another torch fails at import or at the first operator ("operator torchvision::nms does not
+exist"). The KB lists, per release, the companion versions made for it (``companions``); a companion installed in a
+version that the KB pairs with a *different* release is a mismatch. A version the KB pairs with no release is left
+alone: gpuvet does not guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from gpuvet.checks.chain import Candidate, version_or_none
+from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.snapshot import SnapshotView
+
+
+def _made_for(framework: Any, companion: str, version: str) -> Optional[str]:
+    """The release of ``framework`` whose companion ``companion`` is ``version`` (public parts compared)."""
+    wanted = version_or_none(version)
+    if wanted is None:
+        return None
+    matches = [
+        release.version
+        for release in framework.releases
+        if version_or_none((release.companions or {}).get(companion)) is not None
+        and version_or_none(release.companions[companion]).public == wanted.public
+    ]
+    # Several releases may list the same companion when it declares only ``torch>=X`` (see the KB's
+    # companions_note): then the pairing says nothing about a mismatch.
+    return matches[0] if len(matches) == 1 else None
+
+
+def companion_findings(view: SnapshotView, candidate: Candidate, installed_release: bool) -> List[Finding]:
+    findings: List[Finding] = []
+    companions: Dict[str, str] = dict(candidate.release.companions or {})
+    for name, wanted in companions.items():
+        have = view.package_version(name)
+        if not have:
+            continue
+        made_for = _made_for(candidate.framework, name, have)
+        if made_for is None or made_for == candidate.release.version:
+            continue
+        install = candidate.install.replace(
+            f"{candidate.framework.distributions[0]}=={candidate.release.version}",
+            f"{candidate.framework.distributions[0]}=={candidate.release.version} {name}=={wanted}",
+        )
+        findings.append(
+            Finding(
+                code="package_conflict",
+                severity=Severity.FAIL if installed_release else Severity.WARN,
+                layer="packages",
+                title=msg("checks.companion.title", package=name, have=have, made_for=f"{candidate.framework.name} {made_for}", build=candidate.label),
+                detail=msg("checks.companion.detail", package=name, have=have, made_for=f"{candidate.framework.name} {made_for}", want=wanted, build=candidate.label),
+                expected=f"{name}=={wanted}",
+                actual=f"{name} {have}",
+                fix=Fix(msg("checks.companion.fix", package=name, want=wanted), (install,)),
+                sources=(candidate.release.source,) if candidate.release.source else (),
+            )
+        )
+    return findings
