@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
 
-Three corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml and blind2.toml) hold log excerpts from public issue threads with the cause each thread
+Four corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml and blind3.toml) hold log excerpts from public issue threads with the cause each thread
 established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
@@ -37,6 +37,9 @@ CORPORA = {
     # Second blind round (issue 5): threads in neither file above, collected before reading the signatures again,
     # favouring TensorFlow, JAX, Paddle, MXNet, xformers, detectron2/mmcv, llama.cpp, NCCL in containers, k8s, WSL.
     "blind-2": CORPUS / "blind2.toml",
+    # Third blind round: threads in none of the three files above, collected before reading the signatures again,
+    # favouring TensorFlow, JAX, Paddle, DeepSpeed, mmcv, onnxruntime, cupy/numba, NCCL multi-node, k8s, Windows.
+    "blind-3": CORPUS / "blind3.toml",
 }
 
 

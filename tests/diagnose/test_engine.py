@@ -333,3 +333,45 @@ def test_nvcc_refusing_an_arch_keeps_the_toolkit_explanation_in_the_top_three():
 ])
 def test_second_blind_round_wordings(code, log):
     assert [d.code for d in diagnose_text(log)][:1] == [code]
+
+
+# Context rules (issue 5, round 3): the same line means something else when the rest of the log says where it ran.
+LIBCUDA_MISSING = "ImportError: libcuda.so.1: cannot open shared object file: No such file or directory"
+
+
+def test_libcuda_missing_on_a_host_is_a_driver_problem():
+    assert diagnose_text(LIBCUDA_MISSING)[0].code == "no_driver"
+
+
+def test_libcuda_missing_in_a_kubernetes_log_is_the_gpu_not_passed_into_the_container():
+    text = "deploying the training job on kubernetes with the device plugin\n" + LIBCUDA_MISSING + "\n"
+    codes = [d.code for d in diagnose_text(text)]
+    assert codes[0] == "container_gpu_not_exposed"
+    assert "no_driver" not in codes  # superseded, not merely outranked
+
+
+def test_the_container_runtime_failing_on_the_host_stays_a_driver_problem():
+    text = ("docker: Error response from daemon: failed to create shim task: nvidia-container-cli: initialization "
+            "error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or "
+            "directory: unknown.\n")
+    assert diagnose_text(text)[0].code == "no_driver"
+
+
+def test_no_device_because_the_script_hides_the_gpus_is_the_users_setting():
+    text = 'os.environ["CUDA_VISIBLE_DEVICES"] = "-1"\nfailed call to cuInit: CUDA_ERROR_NO_DEVICE\n'
+    assert diagnose_text(text)[0].code == "not_a_stack_problem"
+    assert diagnose_text("failed call to cuInit: CUDA_ERROR_NO_DEVICE\n")[0].code == "no_driver"
+
+
+def test_a_cuda10_build_on_an_ampere_gpu_is_named_even_without_an_error_line():
+    text = "GPU: NVIDIA GeForce RTX 3090\npip install torch==1.7.1+cu101 torchvision==0.8.2+cu101\n"
+    assert diagnose_text(text)[0].code == "arch_not_in_build"
+    # the same build on a Turing card is fine: no context, no cause
+    assert "arch_not_in_build" not in [d.code for d in diagnose_text(text.replace("RTX 3090", "RTX 2080"))]
+
+
+def test_a_read_timeout_counts_as_an_unreachable_index_only_inside_pip():
+    pip_log = ('  File "/usr/lib/python3/dist-packages/pip/_vendor/urllib3/response.py", line 438, in _error_catcher\n'
+               "TimeoutError: The read operation timed out\n")
+    assert diagnose_text(pip_log)[0].code == "index_unreachable"
+    assert "index_unreachable" not in [d.code for d in diagnose_text("TimeoutError: The read operation timed out\n")]

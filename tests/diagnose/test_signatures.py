@@ -80,3 +80,19 @@ def test_anchors_are_required_literals():
     assert anchors(r"(?:lib(cudart|cublas)\.so): cannot open shared object file") == [".so: cannot open shared object file"]
     assert anchors("显存不足") == ["显存不足"]
     assert anchors(r"\d+\.\d+") is None
+
+
+def test_a_context_rule_that_supersedes_an_unknown_signature_is_refused(tmp_path):
+    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
+    (tmp_path / "rules.toml").write_text(
+        '[[signature]]\nid = "in_pod"\ncode = "container_gpu_not_exposed"\nweight = 0.9\n'
+        "patterns = ['libcuda']\ncontext = ['kubernetes']\nsupersedes = ['no_such_signature']\n"
+        'source = "https://example.org/"\n')
+    with pytest.raises(KnowledgeBaseError, match="no_such_signature"):
+        load_signatures(str(tmp_path))
+    (tmp_path / "rules.toml").write_text(
+        '[[signature]]\nid = "in_pod"\ncode = "container_gpu_not_exposed"\nweight = 0.9\n'
+        "patterns = ['libcuda']\nsupersedes = ['in_pod']\n"
+        'source = "https://example.org/"\n')
+    with pytest.raises(KnowledgeBaseError, match="supersedes needs a context"):
+        load_signatures(str(tmp_path) + "//")

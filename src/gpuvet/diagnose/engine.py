@@ -130,6 +130,16 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     return hits
 
 
+def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
+    """Drop contextual signatures whose context is absent, then the matches their firing supersedes.
+
+    The context regexes run on the whole text, but only for signatures that already matched a line, so a big log
+    without such a line pays nothing."""
+    kept = [h for h in hits if not h.signature.context or any(r.search(text) for r in h.signature.context)]
+    superseded = {other for h in kept for other in h.signature.supersedes}
+    return [h for h in kept if h.signature.id not in superseded]
+
+
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
     """The line, or for a very long one (minified JSON, a progress bar without newlines) the part around the match."""
     line = lines[index]
@@ -183,7 +193,7 @@ def diagnose_text(
     that produced the log, so its judgments count half and it never adds causes of its own."""
     base = base or load_signatures()
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    hits = _scan(lines, base.signatures)
+    hits = _apply_context(_scan(lines, base.signatures), text)
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
     specific = any(not hit.signature.generic for hit in hits)

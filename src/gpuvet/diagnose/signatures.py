@@ -3,6 +3,11 @@
 Signatures are data: each record names a finding code (DESIGN.md §5), regexes in the wordings users actually see,
 a weight (how specific the text is), optional extraction regexes with named groups, and its ``source``. The loader
 compiles everything once and refuses a broken file with a KnowledgeBaseError naming the record.
+
+Context rules, also data: a signature with ``context = [regex, ...]`` counts only when one of those regexes also
+occurs anywhere in the log (the same "libcuda.so.1: cannot open" means "GPU not passed into the container" when the
+log is a Kubernetes/docker one), and ``supersedes = [signature id, ...]`` drops the named signatures' matches when it
+fires, so the contextual reading replaces the context-free one instead of competing with it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ class Signature:
     extract: Tuple[Pattern[str], ...]  # patterns and extract regexes that carry named groups, run on matched lines
     source: str
     file: str
+    context: Tuple[Pattern[str], ...] = ()  # at least one must occur somewhere in the log, or the signature is void
+    supersedes: Tuple[str, ...] = ()  # signature ids whose matches this one replaces when it fires
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,14 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         found = anchors(plain)
         scan.append((tuple(found) if found else None, _compile(plain, where)))
     extractors = [p for p in patterns if _NAMED_GROUP.search(p)] + list(record.get("extract", []))
+    context = record.get("context", [])
+    _require(isinstance(context, list) and all(isinstance(c, str) and c for c in context), where,
+             "context must be a list of regexes")
+    supersedes = record.get("supersedes", [])
+    _require(isinstance(supersedes, list) and all(isinstance(i, str) and i for i in supersedes), where,
+             "supersedes must be a list of signature ids")
+    _require(not supersedes or context, where, "supersedes needs a context (an unconditional signature would "
+             "simply replace the other one: edit that one instead)")
     return Signature(
         id=record["id"],
         code=record["code"],
@@ -91,6 +106,8 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         extract=tuple(_compile(p, where) for p in extractors),
         source=source,
         file=file,
+        context=tuple(_compile(c, where) for c in context),
+        supersedes=tuple(supersedes),
     )
 
 
@@ -127,4 +144,7 @@ def load_signatures(folder: Optional[str] = None) -> SignatureBase:
             _require(signature.id not in seen, file.name, f"signature id {signature.id!r} defined twice")
             seen.add(signature.id)
             signatures.append(signature)
+    for signature in signatures:
+        for other in signature.supersedes:
+            _require(other in seen, signature.file, f"{signature.id} supersedes unknown signature {other!r}")
     return SignatureBase(tuple(signatures), _load_codes(path))
