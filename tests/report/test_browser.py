@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.report.html import render_smoke_html
+from gpuvet.report.html import render
 
 from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
 
@@ -67,7 +67,7 @@ def test_hostile_snapshot_runs_no_script_in_chromium(tmp_path, capsys, hostile_s
 
 
 def test_smoke_report_with_chart_renders_in_chromium(tmp_path, gpu_smoke_document):
-    shot, dom = _screenshot_and_dom(tmp_path, render_smoke_html(gpu_smoke_document, "zh"), "smoke")
+    shot, dom = _screenshot_and_dom(tmp_path, render("smoke", gpu_smoke_document, "zh"), "smoke")
     assert _png_size(shot) == (WIDTH, HEIGHT) and shot.stat().st_size > 30_000
     assert "<svg" in dom and dom.count('class="bar ') == 3
     assert "实测与规格对比" in dom and "matmul_bf16" in dom

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 
 from gpuvet.fleet import result as R
-from gpuvet.report.html import render_smoke_html
+from gpuvet.report.html import render
 
 from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
 
@@ -94,7 +94,7 @@ def test_hostile_snapshot_is_escaped(capsys, hostile_snapshot_file):
 def test_smoke_html_has_a_bar_chart_of_achieved_vs_datasheet(gpu_smoke_document):
     results = {r["name"]: r for r in gpu_smoke_document["results"]}
     assert results["matmul_bf16"]["reference"] and results["memory_copy_slow"]["status"] in ("warn", "fail")
-    page = render_smoke_html(gpu_smoke_document, "en")
+    page = render("smoke", gpu_smoke_document, "en")
     assert_self_contained_and_inert(page)
     assert page.count("<svg") == 1 and page.count('class="bar ') == 3  # three results have a datasheet figure
     for name in ("matmul_bf16", "memory_copy", "memory_copy_slow"):
@@ -179,9 +179,12 @@ def test_fleet_page_names_unreachable_hosts(capsys, tmp_path, check_document):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_command_has_both_renderers(lang):
-    from gpuvet.report.render import MARKUP_RENDERERS, _load
+    import importlib
+
+    from gpuvet.report.render import MARKUP_MODULES
 
     for command in ("check", "recommend", "plan", "diagnose", "smoke", "fleet", "diff"):
         for fmt in ("markdown", "html"):
-            rendered = _load(MARKUP_RENDERERS[f"{command}:{fmt}"])({"schema_version": 1, "gpuvet_version": "0.1.0"}, lang)
+            module = importlib.import_module(MARKUP_MODULES[fmt])
+            rendered = module.render(command, {"schema_version": 1, "gpuvet_version": "0.1.0"}, lang)
             assert rendered.strip(), (command, fmt)

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, strategies as st
 
 from .inputs import CHECK_ARGS, HOSTILE_DRIVER, HOSTILE_GPU, run_cli
-from gpuvet.report.markdown import md_code, md_fence, md_text, render_check_markdown
+from gpuvet.report.markdown import md_code, md_fence, md_text, render
 
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
@@ -95,4 +95,4 @@ def test_code_spans_and_fences_cannot_be_closed_by_their_content():
 
 
 def test_document_renderer_is_pure(check_document):
-    assert render_check_markdown(check_document, "en") == render_check_markdown(check_document, "en")
+    assert render("check", check_document, "en") == render("check", check_document, "en")

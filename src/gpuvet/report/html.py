@@ -150,18 +150,6 @@ def render_report(report: B.Report) -> str:
     )
 
 
-def _renderer(command: str):
-    def render(document: Mapping[str, Any], lang: str) -> str:
-        return render_report(B.BUILDERS[command](document, lang))
-
-    render.__name__ = "render_%s_html" % command
-    return render
-
-
-render_check_html = _renderer("check")
-render_recommend_html = _renderer("recommend")
-render_plan_html = _renderer("plan")
-render_diagnose_html = _renderer("diagnose")
-render_smoke_html = _renderer("smoke")
-render_fleet_html = _renderer("fleet")
-render_diff_html = _renderer("diff")
+def render(command: str, document: Mapping[str, Any], lang: str) -> str:
+    """The HTML page of a command's document (the builders of ``report.blocks`` decide what it shows)."""
+    return render_report(B.BUILDERS[command](document, lang))

@@ -143,18 +143,6 @@ def render_report(report: B.Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _renderer(command: str):
-    def render(document: Mapping[str, Any], lang: str) -> str:
-        return render_report(B.BUILDERS[command](document, lang))
-
-    render.__name__ = "render_%s_markdown" % command
-    return render
-
-
-render_check_markdown = _renderer("check")
-render_recommend_markdown = _renderer("recommend")
-render_plan_markdown = _renderer("plan")
-render_diagnose_markdown = _renderer("diagnose")
-render_smoke_markdown = _renderer("smoke")
-render_fleet_markdown = _renderer("fleet")
-render_diff_markdown = _renderer("diff")
+def render(command: str, document: Mapping[str, Any], lang: str) -> str:
+    """The Markdown page of a command's document (the builders of ``report.blocks`` decide what it shows)."""
+    return render_report(B.BUILDERS[command](document, lang))

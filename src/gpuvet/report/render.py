@@ -16,11 +16,9 @@ TEXT_RENDERERS: Dict[str, str] = {
     "recommend": "gpuvet.recommend.text:render_recommend_text",
     "plan": "gpuvet.recommend.plan_command:render_plan_text",
 }
-MARKUP_RENDERERS: Dict[str, str] = {  # "command:format" -> "module:function" taking (document, lang)
-    f"{command}:{fmt}": f"gpuvet.report.{module}:render_{command}_{fmt}"
-    for command in ("check", "recommend", "plan", "diagnose", "smoke", "fleet", "diff")
-    for fmt, module in (("markdown", "markdown"), ("html", "html"))
-}
+# --format markdown|html: one module per format, whose render(command, document, lang) covers every command that
+# report.blocks has a builder for.
+MARKUP_MODULES: Dict[str, str] = {"markdown": "gpuvet.report.markdown", "html": "gpuvet.report.html"}
 
 
 def _load(spec: str):
@@ -39,7 +37,8 @@ def render_document(command: str, document: Mapping[str, Any], args: argparse.Na
     lang = getattr(args, "lang", None) or "en"
     if fmt == "text":
         return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width())
-    spec = MARKUP_RENDERERS.get(f"{command}:{fmt}")
-    if spec is None:
+    from gpuvet.report.blocks import BUILDERS
+
+    if fmt not in MARKUP_MODULES or command not in BUILDERS:
         raise UsageError(f"--format {fmt} is not available for gpuvet {command}")
-    return _load(spec)(document, lang)
+    return importlib.import_module(MARKUP_MODULES[fmt]).render(command, document, lang)
