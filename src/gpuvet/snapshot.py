@@ -61,7 +61,7 @@ def load_snapshot(text: str, name: str = "snapshot") -> Dict[str, Any]:
     """Parse and validate a snapshot JSON document; InputError with one clear line when it is not one."""
     try:
         document = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nested past the parser's depth
         raise InputError(f"{name}: not JSON ({exc})", hint="pass a file written by `gpuvet probe --format json`")
     return validate_snapshot(document, name)
 
@@ -153,6 +153,7 @@ class SnapshotView:
 
     def __init__(self, document: Mapping[str, Any]) -> None:
         self.document = document
+        self._packages: Optional[Dict[str, Dict[str, Any]]] = None
 
     # -- raw facts ---------------------------------------------------------------------------------------------
     def fact(self, path: str) -> Dict[str, Any]:
@@ -190,7 +191,10 @@ class SnapshotView:
 
     @property
     def packages(self) -> Dict[str, Dict[str, Any]]:
-        return {p["name"]: p for p in self.value("packages", []) or []}
+        # Built once per view: checks look packages up per framework and candidate build.
+        if self._packages is None:
+            self._packages = {p["name"]: p for p in self.value("packages", []) or [] if isinstance(p, dict) and "name" in p}
+        return self._packages
 
     def package_version(self, name: str) -> Optional[str]:
         package = self.packages.get(canonical_name(name))

@@ -9,10 +9,8 @@ Parsers raise :class:`SmiParseError` (a ValueError) with a ``reason`` the caller
 well-formed), ``cut_off`` (it starts like the format but ends early), ``not_this_format``, ``empty``.
 """
 
-import csv
 import io
 import re
-import xml.etree.ElementTree as ElementTree
 
 
 class SmiParseError(ValueError):
@@ -236,6 +234,10 @@ def parse_xml(text):
         raise SmiParseError("entity", "not nvidia-smi XML: it declares XML entities")
     # old drivers inline the whole DTD; ElementTree needs none of it (and cannot fetch an external one)
     body = re.sub(r"^\s*<\?xml[^>]*\?>", "", _DOCTYPE.sub("", text, count=1), count=1).strip()
+    # Imported here, not at module level: only the nvidia-smi XML path needs it, and it cost ~3 ms of every
+    # `gpuvet probe` / `check` start-up on machines that never take that path (bench/bench_check.py).
+    import xml.etree.ElementTree as ElementTree
+
     try:
         root = ElementTree.fromstring(body)
     except ElementTree.ParseError as exc:
@@ -395,6 +397,8 @@ def csv_field(header):
 def csv_rows(text):
     """The cells of each non-blank line; SmiParseError when the csv module refuses the text (a field over its size
     limit, a NUL byte on older Pythons): no nvidia-smi output looks like that."""
+    import csv  # only the CSV fallback needs it (start-up time, as for ElementTree above)
+
     lines = [line for line in (text or "").splitlines() if line.strip()]
     try:
         return [[cell.strip() for cell in row]

@@ -1,0 +1,37 @@
+"""`diagnose` reads logs full of junk: mutated real logs and tool outputs never make it raise, and each diagnosis is
+bounded in time. (diagnose/ belongs to another engineer: a crasher found here goes to tests/fuzz_corpus/diagnose-*
+with an xfail test naming it, and to the lead.)"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from .conftest import CORPUS, fixture_files
+from .mutations import MUTATIONS, apply_all, as_text
+
+diagnose_module = pytest.importorskip("gpuvet.diagnose")
+
+SEEDS = [p.read_bytes() for p in fixture_files()]
+
+
+@settings(deadline=timedelta(seconds=3), max_examples=int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "100")),
+          database=None, derandomize=not os.environ.get("GPUVET_FUZZ_RANDOM"), phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.integers(0, len(SEEDS) - 1), min_size=1, max_size=3), st.lists(MUTATIONS, min_size=1, max_size=3))
+def test_diagnose_never_raises_on_mutated_logs(indexes, mutations):
+    log = "\n".join(as_text(apply_all(SEEDS[i], mutations)) for i in indexes)
+    diagnoses = diagnose_module.diagnose(log, None)
+    document = diagnose_module.to_json(diagnoses, "en")
+    assert isinstance(document, dict)
+    for item in diagnoses:
+        assert 0 <= item.confidence <= 1
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("diagnose-*")), ids=lambda p: p.name)
+def test_diagnose_corpus_regressions(path):
+    diagnose_module.diagnose(path.read_text(encoding="utf-8", errors="replace"), None)
