@@ -40,3 +40,18 @@ def test_redact_host_removes_identity_but_keeps_versions():
     assert redacted["cudnn"]["value"][0]["version"] == "9.1.0.70"
     assert redacted["host"]["hostname"]["status"] == "missing"
     assert snapshot["origin"]["host"] == "node17"  # the input is not modified
+
+
+def test_free_text_redaction_of_a_pasted_log():
+    from gpuvet.probe.redact import redact_text
+
+    line = (
+        "pip install -i https://alice:s3cr3t@mirror.example/simple torch; export HF_TOKEN=hf_" + "x" * 30
+        + " WANDB_API_KEY: abcdef; Authorization: Bearer eyJhbGciOi; host 10.1.2.3 GPU-12345678-1234-1234-1234-123456789abc"
+    )
+    cleaned = redact_text(line)
+    for secret in ("s3cr3t", "alice", "hf_" + "x" * 30, "abcdef", "eyJhbGciOi"):
+        assert secret not in cleaned
+    assert "10.1.2.3" in cleaned  # host identity stays unless asked
+    shared = redact_text(line, host=True)
+    assert "10.1.2.3" not in shared and "12345678-1234" not in shared

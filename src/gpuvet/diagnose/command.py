@@ -49,7 +49,7 @@ def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]
 
 
 def _redacted(diagnoses: List[Any], host: bool) -> List[Any]:
-    from gpuvet.diagnose.redact import redact_line
+    from gpuvet.probe.redact import redact_text as redact_line
 
     result = []
     for d in diagnoses:

@@ -44,6 +44,36 @@ def redact_env(environ):
     return cleaned
 
 
+# --- free text (a pasted log, an error message): secrets by their shape ---------------------------------------------
+
+# Well-known token shapes: Hugging Face, OpenAI-style, GitHub, Slack, AWS access key ids.
+_TOKEN_SHAPES = re.compile(
+    r"\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[\w-]{10,}|AKIA[0-9A-Z]{16})\b"
+)
+# name=value / name: value where the name says secret (api_key=..., token: ..., password="...").
+_SECRET_ASSIGNMENT = re.compile(
+    r"(?i)\b((?:api[_-]?key|token|secret|password|passwd|pwd|access[_-]?key|auth)\w*\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)"
+)
+_AUTH_HEADER = re.compile(r"(?i)(authorization:\s*(?:bearer|basic)\s+)\S+")
+_ANY_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+
+
+def redact_text(text, host=False):
+    """Free text with secrets removed: URL credentials, token shapes, secret assignments, Authorization headers;
+    with ``host``, also IP addresses and UUIDs (``--redact-host``)."""
+    if not isinstance(text, str):
+        return text
+    text = redact_url(text)
+    text = _TOKEN_SHAPES.sub(REDACTED, text)
+    text = _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
+    if host:
+        text = _GPU_UUID.sub(lambda m: m.group(1) + "-" + REDACTED, text)
+        text = _ANY_UUID.sub(REDACTED, text)
+        text = _IPV4.sub(REDACTED, text)
+    return text
+
+
 # --- --redact-host: for sharing a snapshot in public -------------------------------------------------------------
 
 _IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
