@@ -51,8 +51,10 @@ _TOKEN_SHAPES = re.compile(
     r"\b(hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[baprs]-[\w-]{10,}|AKIA[0-9A-Z]{16})\b"
 )
 # name=value / name: value where the name says secret (api_key=..., token: ..., password="...").
+# The name may carry a prefix (WANDB_API_KEY, HF_TOKEN, DB_PASSWORD): "_" is a word character, so no \b before it.
 _SECRET_ASSIGNMENT = re.compile(
-    r"(?i)\b((?:api[_-]?key|token|secret|password|passwd|pwd|access[_-]?key|auth)\w*\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|\S+)"
+    r"(?i)\b(\w*(?:api[_-]?key|token|secret|password|passwd|pwd|access[_-]?key|private[_-]?key|credentials?)\w*"
+    r"\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s;,]+)"
 )
 _AUTH_HEADER = re.compile(r"(?i)(authorization:\s*(?:bearer|basic)\s+)\S+")
 _ANY_UUID = re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
@@ -64,9 +66,9 @@ def redact_text(text, host=False):
     if not isinstance(text, str):
         return text
     text = redact_url(text)
+    text = _AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
     text = _TOKEN_SHAPES.sub(REDACTED, text)
     text = _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _AUTH_HEADER.sub(lambda m: m.group(1) + REDACTED, text)
     if host:
         text = _GPU_UUID.sub(lambda m: m.group(1) + "-" + REDACTED, text)
         text = _ANY_UUID.sub(REDACTED, text)
