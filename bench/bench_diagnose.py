@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
 
-Four corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml and blind3.toml) hold log excerpts from public issue threads with the cause each thread
+Five corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml, blind3.toml and
+blind4.toml) hold log excerpts from public issue threads with the cause each thread
 established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
@@ -40,6 +41,9 @@ CORPORA = {
     # Third blind round: threads in none of the three files above, collected before reading the signatures again,
     # favouring TensorFlow, JAX, Paddle, DeepSpeed, mmcv, onnxruntime, cupy/numba, NCCL multi-node, k8s, Windows.
     "blind-3": CORPUS / "blind3.toml",
+    # Fourth blind round: threads in none of the four files above, collected before reading the signatures again,
+    # favouring DeepSpeed, xformers/apex/mmcv builds, JAX, Paddle (Chinese), onnxruntime, triton, k8s, multi-node NCCL.
+    "blind-4": CORPUS / "blind4.toml",
 }
 
 

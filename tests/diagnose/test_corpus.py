@@ -4,7 +4,8 @@ Two corpora: cases.toml (development, collected by the signatures' author) and h
 other threads, before reading the signatures; issue 5). The floors sit a little under what was measured, so a
 regression fails while an honest new hard case does not: development top-1 0.98 / top-3 1.00 (52 cases); held-out
 top-1 0.86 / top-3 0.86 before the signatures were generalised, 0.98 / 1.00 after (57 cases, bench/RESULTS.md).
-Two more blind rounds (blind2.toml, blind3.toml) followed the same way; their before/after numbers are below.
+Three more blind rounds (blind2.toml, blind3.toml, blind4.toml) followed the same way; their before/after numbers
+are below.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # blind-2 (second blind round, 57 threads): 0.772 / 0.772 before the signatures were generalised against it,
 # 0.947 / 0.965 after (bench/RESULTS.md); 0.982 / 1.000 once the round-3 context rules landed.
 # blind-3 (third blind round, 56 threads): 0.804 / 0.804 before, 0.982 / 0.982 after (bench/RESULTS.md).
+# blind-4 (fourth blind round, 79 threads): 0.785 / 0.785 before, 0.949 / 0.949 after (bench/RESULTS.md).
 FLOORS = {"development": (0.90, 0.95), "held-out": (0.92, 0.95), "blind-2": (0.92, 0.95),
-          "blind-3": (0.93, 0.93)}  # (top-1, top-3)
+          "blind-3": (0.93, 0.93), "blind-4": (0.92, 0.92)}  # (top-1, top-3)
 
 
 def _bench():
@@ -54,7 +56,7 @@ def test_the_corpora_share_no_thread(first, second):
     assert not urls & {case["url"] for case in _bench().load_corpus(second)}
 
 
-@pytest.mark.parametrize("name", ["held-out", "blind-2", "blind-3"])
+@pytest.mark.parametrize("name", ["held-out", "blind-2", "blind-3", "blind-4"])
 def test_the_blind_corpora_have_many_cases_where_the_stack_is_fine(name):
     cases = _bench().load_corpus(name)
     assert sum(case["cause"] == "not_a_stack_problem" for case in cases) >= 8

@@ -1,0 +1,94 @@
+"""Round-4 families (issue 5): message wordings from framework/library sources that the blind round found missing.
+
+Each test feeds the engine the wording as the emitting code prints it (TensorFlow's cuda_dnn.cc, NCCL's socket.cc,
+xformers' operator table, pip's vendored urllib3, jaxlib's Linux-only CUDA wheels) inside ordinary noise, and checks
+the cause a user would act on comes first — and, for the context rules, that the same line without the context does
+not claim the narrower cause.
+"""
+
+from __future__ import annotations
+
+from gpuvet.diagnose.engine import diagnose_text
+
+
+def top(log: str) -> str:
+    found = diagnose_text(log)
+    return found[0].code if found else "-"
+
+
+def test_tensorflow_naming_the_driver_beats_the_cudnn_handle_failure():
+    log = (
+        "2019-01-02 10:00:00: E tensorflow/stream_executor/cuda/cuda_dnn.cc:334] Could not create cudnn handle: "
+        "CUDNN_STATUS_NOT_INITIALIZED\n"
+        "2019-01-02 10:00:00: E tensorflow/stream_executor/cuda/cuda_dnn.cc:342] possibly insufficient driver "
+        "version: 390.116.0\n"
+    )
+    assert top(log) == "driver_too_old"
+
+
+def test_nccl_socket_connect_failures_are_network_problems():
+    for line in (
+        "gpu3:77:91 [0] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.1.2.3<41221> returned "
+        "111(Connection refused) errno 115(Operation now in progress)",
+        "gpu3:77:91 [2] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.1.2.3<41221> failed : "
+        "No route to host",
+    ):
+        assert top("Traceback (most recent call last):\n" + line + "\n") == "nccl_comm_failure"
+
+
+def test_missing_nccl_export_means_an_older_libnccl_was_loaded():
+    log = "ImportError: /opt/venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister\n"
+    assert top(log) == "nccl_mismatch"
+    # a torch symbol missing is still the extension/ABI case
+    assert top("ImportError: ext.so: undefined symbol: _ZN3c104cuda9SetDeviceEi\n") == "abi_mismatch"
+
+
+def test_xformers_operator_table_without_cuda_is_an_extension_mismatch():
+    log = (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+        "`cutlassF` is not supported because:\n"
+        "    xFormers wasn't build with CUDA support\n"
+        "    operator wasn't built - see `python -m xformers.info` for more info\n"
+    )
+    assert top(log) == "abi_mismatch"
+
+
+def test_cuda_jaxlib_wheels_are_linux_only():
+    log = ("ERROR: Could not find a version that satisfies the requirement jaxlib==0.4.7+cuda11.cudnn82 "
+           "(from versions: 0.4.13, 0.4.14)\nERROR: No matching distribution found for jaxlib==0.4.7+cuda11.cudnn82\n")
+    assert top(log) == "platform_unsupported"
+
+
+def test_plain_jaxlib_missing_is_a_platform_limit_only_on_windows():
+    pip = ("ERROR: Could not find a version that satisfies the requirement jaxlib (from versions: none)\n"
+           "ERROR: No matching distribution found for jaxlib\n")
+    assert top("C:\\Users\\me> pip install jaxlib\n" + pip) == "platform_unsupported"
+    assert top("$ pip install jaxlib\n" + pip) == "python_unsupported"
+
+
+def test_operation_not_supported_is_the_partition_only_when_the_log_says_mig_or_vgpu():
+    line = "node:86:143 [0] init.cc:426 NCCL WARN Cuda failure 'operation not supported'\nncclUnhandledCudaError\n"
+    assert top("Running on an A100 MIG 3g.20gb slice\n" + line) == "virtualization_limit"
+    assert top(line) != "virtualization_limit"
+
+
+def test_wsl_blocked_gpu_access():
+    log = ("$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system\n"
+           "Failed to properly shut down NVML: GPU access blocked by the operating system\n")
+    assert top(log) == "virtualization_limit"
+
+
+def test_a_pip_download_dying_in_urllib3_is_the_index():
+    log = (
+        "Collecting torch==2.0.0\n  Downloading https://download.pytorch.org/whl/cu118/torch-2.0.0.whl (2611.3 MB)\n"
+        "ERROR: Exception:\nTraceback (most recent call last):\n"
+        '  File "C:\\venv\\lib\\site-packages\\pip\\_vendor\\urllib3\\response.py", line 438, in _error_catcher\n'
+        "    yield\n"
+    )
+    assert top(log) == "index_unreachable"
+
+
+def test_short_wordings_of_known_messages():
+    assert top('Unable To Fix "no kernel image is available for execution" Error\n') == "arch_not_in_build"
+    assert top("Could not load library libcublasLt.so.12. Error: libcublasLt.so.12: cannot open shared object "
+               "file\n") == "cuda_library_missing"
