@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
+STANDINS = REPO / "tests" / "standins"
 
 
 def _has_cuda_gpu() -> bool:
@@ -23,3 +25,29 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+# --- real stand-ins for a GPU machine, shared by tests/probe and tests/robustness ----------------------------------
+
+@pytest.fixture(scope="session")
+def nvml_dir(tmp_path_factory) -> Path:
+    """A folder holding the stand-in libnvidia-ml.so.1 (tests/standins/nvml_standin.c), compiled once per session."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is needed to build the NVML stand-in")
+    folder = tmp_path_factory.mktemp("nvml")
+    subprocess.run(
+        ["gcc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o", str(folder / "libnvidia-ml.so.1"),
+         str(STANDINS / "nvml_standin.c")],
+        check=True,
+    )
+    return folder
+
+
+@pytest.fixture(scope="session")
+def smi_dir(tmp_path_factory) -> Path:
+    """A folder holding the fake nvidia-smi that replays real captured outputs; put it first on PATH."""
+    folder = tmp_path_factory.mktemp("smi")
+    target = folder / "nvidia-smi"
+    shutil.copy(STANDINS / "nvidia-smi", target)
+    target.chmod(0o755)
+    return folder

@@ -20,30 +20,6 @@ VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
 
 
-@pytest.fixture(scope="session")
-def nvml_dir(tmp_path_factory) -> Path:
-    """A folder holding the stand-in libnvidia-ml.so.1, compiled once per session."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed to build the NVML stand-in")
-    folder = tmp_path_factory.mktemp("nvml")
-    subprocess.run(
-        ["gcc", "-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o", str(folder / "libnvidia-ml.so.1"),
-         str(STANDINS / "nvml_standin.c")],
-        check=True,
-    )
-    return folder
-
-
-@pytest.fixture(scope="session")
-def smi_dir(tmp_path_factory) -> Path:
-    """A folder with the fake nvidia-smi, to put first on PATH."""
-    folder = tmp_path_factory.mktemp("smi")
-    target = folder / "nvidia-smi"
-    shutil.copy(STANDINS / "nvidia-smi", target)
-    target.chmod(0o755)
-    return folder
-
-
 def probe_env(**extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FAKE_", "GPUVET_"))}
     env.pop("LD_LIBRARY_PATH", None)

@@ -53,14 +53,9 @@ def test_nvml_version_mismatch(nvml_dir):
 
 
 def _smi_env(smi_dir, **extra):
-    settings = dict(
-        PATH=str(smi_dir) + os.pathsep + os.environ["PATH"],
-        FAKE_SMI_XML=str(FIXTURES / "nvidia-smi-q-x/a100-sxm4-80gb-mig-1of4gpu_drv535.54.03.xml"),
-        FAKE_SMI_CSV=str(FIXTURES / "nvidia-smi-query-gpu-csv/h100-80gb-hbm3-1gpu_drv590.48.01_idle.csv"),
-        FAKE_SMI_TOPO=str(FIXTURES / "nvidia-smi-topo-m/dgx1-v100-8gpu-4nic_hybrid-cube-mesh.txt"),
-    )
-    settings.update(extra)
-    return probe_env(**settings)
+    from standins import smi_settings
+
+    return probe_env(**smi_settings(smi_dir, **extra))
 
 
 def test_fake_smi_xml_when_nvml_absent(smi_dir):

@@ -54,33 +54,7 @@ def json_out(completed: subprocess.CompletedProcess) -> dict:
     return json.loads(completed.stdout.decode("utf-8"))
 
 
-@pytest.fixture(scope="session")
-def nvml_dir(tmp_path_factory) -> Path:
-    """The C stand-in libnvidia-ml.so.1 (tests/standins/nvml_standin.c), compiled once per session."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed to build the NVML stand-in")
-    folder = tmp_path_factory.mktemp("nvml")
-    subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", str(folder / "libnvidia-ml.so.1"),
-                    str(STANDINS / "nvml_standin.c")], check=True)
-    return folder
-
-
-@pytest.fixture(scope="session")
-def smi_dir(tmp_path_factory) -> Path:
-    """A folder holding the fake nvidia-smi that replays real captured outputs; put it first on PATH."""
-    folder = tmp_path_factory.mktemp("smi")
-    target = folder / "nvidia-smi"
-    shutil.copy(STANDINS / "nvidia-smi", target)
-    target.chmod(0o755)
-    return folder
-
-
 def smi_env(smi_dir: Path, **extra: str) -> Dict[str, str]:
-    settings = dict(
-        PATH=str(smi_dir) + os.pathsep + os.environ["PATH"],
-        FAKE_SMI_XML=str(FIXTURES / "nvidia-smi-q-x/a100-sxm4-80gb-mig-1of4gpu_drv535.54.03.xml"),
-        FAKE_SMI_CSV=str(FIXTURES / "nvidia-smi-query-gpu-csv/h100-80gb-hbm3-1gpu_drv590.48.01_idle.csv"),
-        FAKE_SMI_TOPO=str(FIXTURES / "nvidia-smi-topo-m/dgx1-v100-8gpu-4nic_hybrid-cube-mesh.txt"),
-    )
-    settings.update(extra)
-    return clean_env(**settings)
+    from standins import smi_settings
+
+    return clean_env(**smi_settings(smi_dir, **extra))
