@@ -19,40 +19,15 @@ Exit status 0 when every budget holds, 1 otherwise.
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import bytecode_env, interleaved, load_line  # noqa: E402  (bench/ is not a package)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_FROM = os.path.join(REPO, "tests", "fixtures", "nvidia-smi-q-x", "a100-sxm4-80gb-mig-1of4gpu_drv535.54.03.xml")
 OK_CODES = (0, 1, 3)  # check's verdicts; 2 would be an input error
-
-
-def run_once(argv, env):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    completed = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if completed.returncode not in OK_CODES:
-        raise SystemExit("%s failed (%d): %s" % (" ".join(argv), completed.returncode,
-                                                  completed.stderr.decode(errors="replace")[-500:]))
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def interleaved(commands, runs, env):
-    """{name: ([walls], [cpus])}; command i runs runs[i] times, round-robin."""
-    samples = {name: ([], []) for name, _ in commands}
-    for round_number in range(max(runs.values())):
-        for name, argv in commands:
-            if round_number < runs[name]:
-                wall, cpu = run_once(argv, env)
-                samples[name][0].append(wall)
-                samples[name][1].append(cpu)
-    return samples
 
 
 def main():
@@ -63,11 +38,7 @@ def main():
     parser.add_argument("--target", default="torch==2.1.2")
     parser.add_argument("--no-bytecode-cache", action="store_true")
     args = parser.parse_args()
-    if args.no_bytecode_cache:
-        return compare(args, env=None)
-    with tempfile.TemporaryDirectory(prefix="gpuvet-bench-pycache-") as cache:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = cache
+    with bytecode_env(not args.no_bytecode_cache) as env:
         return compare(args, env)
 
 
@@ -79,14 +50,11 @@ def compare(args, env):
         ("check (live)", gpuvet + ["check", args.target, "--format", "json", "--no-network"]),
         ("collect_env", [sys.executable, "-m", "torch.utils.collect_env"]),
     ]
-    for _, argv in commands:  # warm the page cache and the bytecode cache for every side alike
-        run_once(argv, env)
     runs = {name: (args.peer_runs if name == "collect_env" else args.runs) for name, _ in commands}
-    samples = interleaved(commands, runs, env)
+    samples = interleaved(commands, runs, env, ok_codes=OK_CODES)
     medians = {name: (statistics.median(w), statistics.median(c)) for name, (w, c) in samples.items()}
 
-    print("load average: %s (shared machine: wall-clock is noisy, CPU time less so); bytecode cache: %s"
-          % (" ".join("%.2f" % x for x in os.getloadavg()), "off (as the environment is)" if env is None else "on"))
+    print(load_line(env))
     for name, argv in commands:
         wall, cpu = medians[name]
         print("%-13s median %.3f s wall, %.3f s CPU over %d runs   [%s]"

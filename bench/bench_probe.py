@@ -13,27 +13,11 @@ the checkout stays clean. ``--no-bytecode-cache`` measures the environment exact
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 
-
-def measure(argv, runs, env=None):
-    """(median wall seconds, median CPU seconds) over ``runs`` runs of ``argv``; SystemExit when it fails."""
-    walls, cpus = [], []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        completed = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
-        if completed.returncode != 0:
-            raise SystemExit("%s failed: %s" % (" ".join(argv), completed.stderr.decode(errors="replace")[-500:]))
-    return statistics.median(walls), statistics.median(cpus)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import bytecode_env, interleaved, load_line  # noqa: E402  (bench/ is not a package)
 
 
 def main():
@@ -43,25 +27,20 @@ def main():
     parser.add_argument("--no-binaries", action="store_true")
     parser.add_argument("--no-bytecode-cache", action="store_true")
     args = parser.parse_args()
-    if args.no_bytecode_cache:
-        return compare(args, env=None)
-    with tempfile.TemporaryDirectory(prefix="gpuvet-bench-pycache-") as cache:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = cache
+    with bytecode_env(not args.no_bytecode_cache) as env:
         return compare(args, env)
 
 
 def compare(args, env):
     probe = [sys.executable, "-m", "gpuvet", "probe", "--format", "json"] + (["--no-binaries"] if args.no_binaries else [])
     peer = [sys.executable, "-m", "torch.utils.collect_env"]
-    for warm_up in (probe, peer):  # the page cache and .pyc files, for both sides alike
-        subprocess.run(warm_up, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    ours, ours_cpu = measure(probe, args.runs, env)
-    theirs, theirs_cpu = measure(peer, args.peer_runs, env)
+    samples = interleaved([("probe", probe), ("collect_env", peer)], {"probe": args.runs, "collect_env": args.peer_runs}, env)
+    (ours, ours_cpu), (theirs, theirs_cpu) = (
+        (statistics.median(samples[name][0]), statistics.median(samples[name][1])) for name in ("probe", "collect_env")
+    )
     ratio = theirs / ours if ours else float("inf")
     cpu_ratio = theirs_cpu / ours_cpu if ours_cpu else float("inf")
-    print("load average: %s (a shared machine: wall-clock is noisy, CPU time less so); bytecode cache: %s"
-          % (" ".join("%.2f" % x for x in os.getloadavg()), "off (as the environment is)" if env is None else "on"))
+    print(load_line(env))
     print("gpuvet probe --format json%s: median %.3f s wall, %.3f s CPU over %d runs (budget 0.25 s: %s)"
           % (" --no-binaries" if args.no_binaries else "", ours, ours_cpu, args.runs, "ok" if ours <= 0.25 else "OVER"))
     print("python -m torch.utils.collect_env: median %.3f s wall, %.3f s CPU over %d runs"
