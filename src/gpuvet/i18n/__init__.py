@@ -58,8 +58,36 @@ class _Lenient(dict):
         return "{" + key + "}"
 
 
+_AREAS: Dict[str, Dict[str, str]] = {}
+# Id prefixes that live in another area's file.
+_FILE_OF_PREFIX = {"link": "checks", "layer": "report", "verdict": "report", "mirror": "reports"}
+
+
+def _area(lang: str, message_id: str) -> Dict[str, str]:
+    """The one catalog file named after the id's prefix (``checks.x`` → ``checks.toml``), read alone: a report
+    that needs the check messages need not parse diagnose's hundreds (start-up of ``gpuvet check``)."""
+    prefix = message_id.partition(".")[0]
+    key = lang + "/" + _FILE_OF_PREFIX.get(prefix, prefix)
+    messages = _AREAS.get(key)
+    if messages is None:
+        path = os.path.join(_HERE, key + ".toml")
+        if os.path.isfile(path) and lang not in _CATALOGS:
+            from gpuvet.tomlfile import load_toml
+
+            messages = load_toml(path)
+        else:
+            messages = {}
+        _AREAS[key] = messages
+    return messages
+
+
+def _template(lang: str, message_id: str) -> Optional[str]:
+    # Most ids live in the file of their prefix; the rest (link.*, verdict.*, layer.* ...) in the full catalog.
+    return _area(lang, message_id).get(message_id) or catalog(lang).get(message_id)
+
+
 def text(lang: str, message_id: str, **params: Any) -> str:
-    template = catalog(lang).get(message_id) or catalog("en").get(message_id) or message_id
+    template = _template(lang, message_id) or _template("en", message_id) or message_id
     return template.format_map(_Lenient(params))
 
 
