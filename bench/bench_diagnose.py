@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
 
-Five corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml, blind3.toml and
-blind4.toml) hold log excerpts from public issue threads with the cause each thread
+The corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml, blind3.toml,
+blind4.toml, blind6.toml and the others in CORPORA) hold log excerpts from public issue threads with the cause each thread
 established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
@@ -44,6 +44,13 @@ CORPORA = {
     # Fourth blind round: threads in none of the four files above, collected before reading the signatures again,
     # favouring DeepSpeed, xformers/apex/mmcv builds, JAX, Paddle (Chinese), onnxruntime, triton, k8s, multi-node NCCL.
     "blind-4": CORPUS / "blind4.toml",
+    # Fifth blind round: threads in none of the files above (nor blind6.toml), collected before reading the signatures
+    # again, favouring TensorFlow/Keras, JAX/XLA, Paddle (Chinese), MindSpore, ONNX Runtime, TensorRT, cupy/numba,
+    # Windows/WSL, conda stacks, Jetson, vGPU.
+    "blind-5": CORPUS / "blind5.toml",
+    # Sixth blind round: threads in none of the files above (nor blind5.toml), collected before reading the signatures
+    # again, favouring the PyTorch ecosystem, LLM serving/training, NCCL (shm, P2P/IOMMU), containers, MIG, ECC, Paddle.
+    "blind-6": CORPUS / "blind6.toml",
 }
 
 
@@ -91,10 +98,13 @@ def main(argv: List[str] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mb", type=float, default=50.0)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--corpus", action="append", choices=sorted(CORPORA),
+                        help="measure only this corpus (repeatable); every corpus by default")
+    parser.add_argument("--no-big-log", action="store_true", help="skip the generated-log timing")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
 
-    for name in CORPORA:
+    for name in args.corpus or CORPORA:
         cases = load_corpus(name)
         top1, top3, per_case = accuracy(cases, args.verbose)
         print("%s corpus: %d real cases from public issue threads" % (name, len(cases)))
@@ -102,6 +112,8 @@ def main(argv: List[str] = None) -> int:
         print("  top-3 accuracy: %.3f" % top3)
         print("  per case: %.2f ms" % (per_case * 1000))
 
+    if args.no_big_log:
+        return 0
     from gpuvet.diagnose import diagnose
 
     text = generated_log(args.size_mb)

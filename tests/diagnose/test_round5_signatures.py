@@ -1,0 +1,116 @@
+"""Round-5 families (issue 5): wordings from framework/library sources that the fifth blind round found missing.
+
+Each test feeds the engine a message as the emitting code prints it (jax's _check_cuda_versions, numba's nvvm.py,
+XLA's cudart_stub/asm compiler, Paddle's framework.py, MindSpore's actors, cuBLAS) and checks the cause a user would
+act on comes first; for the context rules, that the same lines without the context do not claim the narrower cause.
+"""
+
+from __future__ import annotations
+
+from gpuvet.diagnose.engine import diagnose_text
+
+NOISE = "Epoch 3/10\nINFO:root:step 120 loss 0.3121\n"
+
+
+def top(log: str) -> str:
+    found = diagnose_text(NOISE + log + NOISE)
+    return found[0].code if found else "-"
+
+
+def test_jax_names_every_cuda_library_older_than_its_build():
+    for name in ("CUDA", "cuBLAS", "cuSPARSE", "cuSOLVER", "cuFFT"):
+        line = ("CUDA backend failed to initialize: Found %s version 11405, but JAX was built against version 11502, "
+                "which is newer. The copy of %s that is installed must be at least as new as the version against "
+                "which JAX was built. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)" % (name, name))
+        assert top(line) == "cuda_library_missing", name
+    assert top("RuntimeError: Unable to load cuSPARSE. Is it installed?") == "cuda_library_missing"
+    # cuDNN keeps its own, narrower cause
+    assert top("CUDA backend failed to initialize: Found cuDNN version 8700, but JAX was built against version "
+               "8904, which is newer.") == "cudnn_mismatch"
+
+
+def test_numba_without_a_toolkit_has_no_nvvm():
+    for line in ("numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install cudatoolkit`:",
+                 "OSError: library nvvm not found",
+                 "\tfinding nvvm ... ERROR: failed to open nvvm:"):
+        assert top(line) == "cuda_library_missing", line
+
+
+def test_other_verbs_for_a_missing_cudnn():
+    assert top("I tensorflow/stream_executor/dso_loader.cc:126] Couldn't open CUDA library libcudnn.so.5. "
+               "LD_LIBRARY_PATH: /usr/local/cuda-8.0/lib64") == "cudnn_mismatch"
+    assert top("F0613 hl_cuda_cudnn.cc:171] Check failed: [cudnn init] libcudnn v5 with header v7 unmatched!") \
+        == "cudnn_mismatch"
+
+
+def test_jax_tracer_errors_are_the_programs():
+    assert top("jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape "
+               "bool[].") == "not_a_stack_problem"
+    assert top("jax._src.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is "
+               "expected: traced array with shape int32[]") == "not_a_stack_problem"
+
+
+def test_shape_arguments_are_the_programs_but_device_placement_is_not():
+    assert top("InvalidArgumentError: The input of Op(Conv) should be a 4-D or 5-D Tensor. But received: input's "
+               "dimension is 3, input's shape is [3, 32, 130].") == "not_a_stack_problem"
+    assert top("tensorflow.python.framework.errors_impl.InvalidArgumentError:  indices[3,7] = 10000 is not in "
+               "[0, 10000)") == "not_a_stack_problem"
+    placement = ("InvalidArgumentError: Cannot assign a device for operation MatMul: Could not satisfy explicit "
+                 "device specification '/device:GPU:0' because no supported kernel for GPU devices is available. "
+                 "shape=[2,2]")
+    assert top(placement) != "not_a_stack_problem"
+
+
+def test_tensorflow_without_cuda_is_a_cpu_build_except_on_native_windows_where_it_is_the_platform():
+    linux = ">>> tf.test.is_built_with_cuda()\nFalse\ntensorflow 2.15.0 cuda120py311h5cbd639_1 conda-forge\n"
+    assert top(linux) == "cpu_only_build"
+    windows = ("### TensorFlow version\n\n2.16.1\n### OS platform and distribution\n\nWindows 10\n"
+               'print("Is TensorFlow built with CUDA?:", tf.test.is_built_with_cuda())\nIs TensorFlow built with CUDA?: False\n')
+    assert top(windows) == "platform_unsupported"
+    # TF 2.10 still had native-Windows GPU builds, and WSL2 is the supported route: neither is the platform
+    assert top(windows.replace("2.16.1", "2.10.1")) == "cpu_only_build"
+    assert top(windows.replace("Windows 10", "Windows 11 + WSL2")) == "cpu_only_build"
+
+
+def test_paddle_without_a_visible_gpu_is_the_container_only_inside_one():
+    line = ("UserWarning: You are using GPU version Paddle, but your CUDA device is not set properly. CPU device "
+            "will be used by default.")
+    assert top(line) == "no_driver"
+    assert top("sudo docker run --name ppocr -it paddlepaddle/paddle:latest-gpu /bin/bash\n" + line) \
+        == "container_gpu_not_exposed"
+
+
+def test_vgpu_profiles_refuse_vmm_and_other_calls():
+    assert top("E platform_util.cc:279] Failed to create stream executor for device CUDA:0: Device 0 does not "
+               "support CUDA Virtual Memory Management (VMM).") == "virtualization_limit"
+    refused = "cuMemGetAllocationGranularity failed: CUDA_ERROR_NOT_SUPPORTED even though the CUDA driver API is 12.8"
+    assert top("GPU 0: NVIDIA A40-48C (vGPU profile)\n" + refused) == "virtualization_limit"
+    assert top(refused) != "virtualization_limit"
+
+
+def test_xla_and_ptxas_wordings():
+    assert top("E cuda_asm_compiler.cc:57] cuLinkAddData fails. This is usually caused by stale driver "
+               "version.") == "driver_too_old"
+    assert top("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: XLA requires ptxas version 11.8 or higher") \
+        == "toolkit_mismatch"
+    assert top("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'") == "toolkit_mismatch"
+
+
+def test_tensorflow_cpu_notice_is_generic():
+    notice = "I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your machine, GPU will not be used."
+    assert top(notice) == "no_driver"
+    # a user's shape bug on a CPU machine is still the user's
+    assert top(notice + "\nValueError: Shapes (None, 8) and (None, 7) are incompatible") == "not_a_stack_problem"
+
+
+def test_bf16_gemm_refused_by_cublas_is_the_architecture():
+    log = ("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmStridedBatchedExFix(handle,"
+           " opa, opb,\n(int)m, (int)n, (int)k, (void*)&falpha, a, CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF)")
+    assert top(log) == "feature_arch_unsupported"
+
+
+def test_mindspore_and_tensorrt_out_of_memory():
+    assert top("[EXCEPTION] DEVICE Device(id:0) memory isn't enough and alloc failed, kernel name: "
+               "Default/Conv2D-op1, alloc size: 1073741824B.") == "insufficient_vram"
+    assert top("[TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)") \
+        == "insufficient_vram"

@@ -1,0 +1,103 @@
+"""Round-6 families (issue 5): wordings the sixth blind round found missing, fed as the emitting program prints them
+(TensorRT's engine deserialiser, Paddle's cuDNN check, the CUDA runtime's numeric error codes, DeepSpeed's batch
+assertion, the dynamic loader's glibc message, conda/pip CPU builds, MIG), inside ordinary noise. Each checks the
+cause a user would act on comes first and, where a pattern was narrowed, that the look-alike does not claim it.
+"""
+
+from __future__ import annotations
+
+from gpuvet.diagnose.engine import diagnose_text
+
+NOISE = "Traceback (most recent call last):\n  File \"run.py\", line 12, in <module>\n"
+
+
+def top(log: str) -> str:
+    found = diagnose_text(log)
+    return found[0].code if found else "-"
+
+
+def test_tensorrt_engine_from_another_gpu_is_an_arch_problem_not_a_user_assert():
+    log = NOISE + (
+        "[E] Error[6]: The engine plan file is generated on an incompatible device, expecting compute 8.6 got "
+        "compute 8.0, please rebuild.\n"
+        "[E] Error[2]: [engine.cpp::deserializeEngine::951] Error Code 2: Internal Error (Assertion "
+        "engine->deserialize(start, size, allocator, runtime) failed. )\n"
+    )
+    found = diagnose_text(log)
+    assert found[0].code == "arch_not_in_build"
+    assert found[0].params.get("built") == "8.6" and found[0].params.get("have") == "8.0"
+    assert "not_a_stack_problem" not in [d.code for d in found]
+
+
+def test_tensorrt_engine_from_another_tensorrt_version_is_a_build_mismatch():
+    for line in (
+        "[TensorRT-LLM][ERROR] 6: The engine plan file is not compatible with this version of TensorRT, expecting "
+        "library version 9.2.0.5 got 9.3.0.1, please rebuild.",
+        "[TRT] [E] IRuntime::deserializeCudaEngine: Error Code 1: Serialization (Serialization assertion "
+        "stdVersionRead == kSERIALIZATION_VERSION failed.Version tag does not match. Note: Current Version: 236, "
+        "Serialized Engine Version: 239)",
+    ):
+        assert top(NOISE + line + "\n") == "abi_mismatch"
+
+
+def test_a_real_device_assert_still_blames_the_user_code():
+    log = NOISE + (
+        "../aten/src/ATen/native/cuda/Loss.cu:242: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: "
+        "[5,0,0] Assertion `t >= 0 && t < n_classes` failed.\n"
+    )
+    assert top(log) == "not_a_stack_problem"
+
+
+def test_mig_allows_one_instance_per_process():
+    log = "RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED on NVIDIA-A100-SXM4-80GB-MIG-3g.40gb\n"
+    assert top(log) == "virtualization_limit"
+
+
+def test_paddle_cudnn_older_than_compiled_is_a_cudnn_mismatch():
+    log = (
+        "W1114 22:57:33.949204    32 device_context.h:397] WARNING: device: 0. The installed Paddle is compiled with "
+        "CUDNN 8.1, but CUDNN version in your machine is 8.0, which may cause serious incompatible bug. Please "
+        "recompile or reinstall Paddle with compatible CUDNN version.\n"
+        "ExternalError: Cudnn error, CUDNN_STATUS_BAD_PARAM at (/paddle/paddle/fluid/operators/batch_norm_op.cu:319)\n"
+    )
+    assert top(log) == "cudnn_mismatch"
+
+
+def test_numeric_cuda_error_codes_name_their_cause():
+    assert top("Error: cudaGetDeviceCount failed in paddle::platform::GetCUDADeviceCountImpl, error code : 35\n") \
+        == "driver_too_old"
+    assert top("Error: cudaGetDeviceCount failed in paddle::platform::GetCUDADeviceCountImpl, error code : 100\n") \
+        == "no_driver"
+    # without any CUDA/GPU word in the log a bare "error code : 35" is not read as a driver problem
+    assert top("make: *** [all] error code : 35\n") != "driver_too_old"
+
+
+def test_deepspeed_batch_arithmetic_is_a_configuration_error():
+    log = NOISE + ("AssertionError: Check batch related parameters. train_batch_size is not equal to "
+                   "micro_batch_per_gpu * gradient_acc_step * world_size 16 != 2 * 1 * 4\n")
+    assert top(log) == "not_a_stack_problem"
+
+
+def test_glibc_too_old_beats_the_failed_extension_import_it_causes():
+    log = (
+        "WARNING 07-19 14:45:53 _custom_ops.py:14] Failed to import from vllm._C with ModuleNotFoundError(\"No module "
+        "named 'vllm._C'\")\n"
+        "ImportError: /lib64/libc.so.6: version `GLIBC_2.32' not found (required by /opt/venv/lib/python3.11/"
+        "site-packages/vllm/_C.abi3.so)\n"
+    )
+    assert top(log) == "platform_unsupported"
+
+
+def test_nccl_hang_cured_by_disabling_p2p_is_a_communication_failure():
+    log = "Training hangs with 4 GPUs; it only works when I set NCCL_P2P_DISABLE=1.\n"
+    assert top(log) == "nccl_comm_failure"
+
+
+def test_cpu_builds_named_by_conda_or_pip_are_cpu_only_builds():
+    assert top("torch.cuda.is_available() is False\n  pytorch                   1.9.0           py3.8_cpu_0    pytorch\n") \
+        == "cpu_only_build"
+    assert top("PyTorch version: 2.1.0+cpu\nIs CUDA available: False\n") == "cpu_only_build"
+    # asking pip for a +cpu wheel that does not exist is not a CPU build being installed
+    log = ("ERROR: Could not find a version that satisfies the requirement torch==1.9.1+cpu (from versions: none)\n"
+           "ERROR: No matching distribution found for torch==1.9.1+cpu\n")
+    assert top(log) != "cpu_only_build"
