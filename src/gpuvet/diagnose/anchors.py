@@ -25,11 +25,25 @@ def _weight(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+# Words on nearly every line of a training log: an anchor made of one of these selects most of a 50 MB log and the
+# regex then runs on every such line. Among a pattern's literals (each of which a match must contain), prefer one
+# that is not such a word, even if shorter ("+cpu" over "torch").
+_COMMON = frozenset(
+    """torch pytorch cuda error warning info nccl only slow python file line step loss failed device devices gpu gpus
+    version runtime runtimeerror than expected exception traceback most recent call last rank epoch module""".split()
+)
+
+
+def _common(text: str) -> bool:
+    words = text.strip().split()
+    return bool(words) and all(word.strip(":.,()[]'\"") in _COMMON for word in words)
+
+
 def _best(candidates: List[List[str]]) -> Optional[List[str]]:
     usable = [c for c in candidates if c and min(_weight(s) for s in c) >= MIN_ANCHOR]
     if not usable:
         return None
-    return max(usable, key=lambda c: (min(_weight(s) for s in c), -len(c)))
+    return max(usable, key=lambda c: (not any(_common(s) for s in c), min(_weight(s) for s in c), -len(c)))
 
 
 def _sequence(items) -> Optional[List[str]]:
