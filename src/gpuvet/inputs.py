@@ -8,12 +8,30 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict, List
 
+from gpuvet.errors import UsageError
 from gpuvet.snapshot import merge_all
+
+
+def _refuse_stdin_twice(args: argparse.Namespace, from_files: List[str], snapshots: List[str]) -> None:
+    """Stdin can be read once: a second '-' found it empty and said "stdin: the input is empty", which blamed the
+    paste instead of the command line (``kubectl logs pod | gpuvet diagnose - --from -``)."""
+    from gpuvet.ingest.reader import split_spec
+
+    readers = [f"--from {spec}" for spec in from_files if split_spec(spec)[1] == "-"]
+    readers += ["--snapshot -" for path in snapshots if path == "-"]
+    if getattr(args, "logfile", None) == "-":
+        readers.insert(0, "LOGFILE -")
+    if len(readers) > 1:
+        raise UsageError(
+            f"stdin ('-') is named {len(readers)} times ({', '.join(readers)}) but can be read only once",
+            hint="save all but one of these inputs to files and name the files",
+        )
 
 
 def gather_snapshot(args: argparse.Namespace, binaries: bool = True) -> Dict[str, Any]:
     from_files: List[str] = list(getattr(args, "from_files", []) or [])
     snapshots: List[str] = list(getattr(args, "snapshot", []) or [])
+    _refuse_stdin_twice(args, from_files, snapshots)
     if not from_files and not snapshots:
         from gpuvet.probe.collect import probe
 

@@ -38,6 +38,33 @@ TOP_LEVEL_FACTS = (
     "xid_events",
 )
 
+# The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
+# snapshot with another shape stops at load time with one line, instead of as a traceback deep inside a check.
+_OBJECT, _LIST_OF_OBJECTS, _OBJECT_OF_OBJECTS, _TEXT = "an object", "a list of objects", "an object of objects", "a string"
+_LIST_OF_NAMED = "a list of objects with a \"name\""  # packages: merged and looked up by name
+VALUE_SHAPES = {
+    "host.os": _OBJECT,
+    "host.cpu": _OBJECT,
+    "host.container": _OBJECT,
+    "driver.version": _TEXT,
+    "driver.cuda_max": _TEXT,
+    "driver.kernel_module": _TEXT,
+    "driver.nvml_binding": _OBJECT,
+    "gpus": _LIST_OF_OBJECTS,
+    "topology": _OBJECT,
+    "cuda_toolkits": _LIST_OF_OBJECTS,
+    "cudnn": _LIST_OF_OBJECTS,
+    "nccl": _LIST_OF_OBJECTS,
+    "python": _OBJECT,
+    "pip": _OBJECT,
+    "conda": _OBJECT,
+    "packages": _LIST_OF_NAMED,
+    "frameworks": _OBJECT_OF_OBJECTS,
+    "binaries": _LIST_OF_OBJECTS,
+    "env": _OBJECT,
+    "xid_events": _LIST_OF_OBJECTS,
+}
+
 
 def new_snapshot(origin_type: str, inputs: Iterable[str] = (), host: Optional[str] = None) -> Dict[str, Any]:
     """An empty snapshot envelope; parsers fill in the sections they know."""
@@ -94,6 +121,24 @@ def _check_fact(fact: Any, where: str, name: str) -> None:
         return
     if not isinstance(fact, dict) or fact.get("status") not in (FOUND, MISSING, FAILED):
         raise InputError(f"{name}: {where} is not a fact (status found|missing|failed)")
+    shape = VALUE_SHAPES.get(where)
+    if shape is not None and fact["status"] == FOUND and not _has_shape(fact.get("value"), shape):
+        raise InputError(
+            f"{name}: {where} should hold {shape}, not {type(fact.get('value')).__name__}",
+            hint="pass a file written by `gpuvet probe --format json`, unedited",
+        )
+
+
+def _has_shape(value: Any, shape: str) -> bool:
+    if shape == _TEXT:
+        return isinstance(value, str)
+    if shape == _OBJECT:
+        return isinstance(value, dict)
+    if shape == _LIST_OF_OBJECTS:
+        return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+    if shape == _LIST_OF_NAMED:
+        return isinstance(value, list) and all(isinstance(item, dict) and isinstance(item.get("name"), str) for item in value)
+    return isinstance(value, dict) and all(isinstance(item, dict) for item in value.values())
 
 
 def _rank(fact: Any) -> int:

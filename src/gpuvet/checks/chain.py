@@ -327,13 +327,14 @@ def _library_layer(
     if not packages:
         return LayerResult(Link(layer, Verdict.PASS, msg("link.bundled"), wanted))
     package = packages[0]
+    source = view.source("packages")  # pip-metadata when probed; pasted:pip-freeze or spec when read from text
     have, want = version_or_none(package.get("version")), version_or_none(wanted)
     if have is None or want is None:
-        return LayerResult(Link(layer, Verdict.PASS, package.get("version"), wanted, "pip-metadata"))
+        return LayerResult(Link(layer, Verdict.PASS, package.get("version"), wanted, source))
     same_major = have.major == want.major
     older = have < want and (have.major, have.minor) != (want.major, want.minor)
     if same_major and not (layer == "nccl" and older):
-        return LayerResult(Link(layer, Verdict.PASS, f"{package['name']} {package.get('version')}", wanted, "pip-metadata"))
+        return LayerResult(Link(layer, Verdict.PASS, f"{package['name']} {package.get('version')}", wanted, source))
     severity = Severity.FAIL if not same_major else Severity.WARN
     finding = Finding(
         code=code,
@@ -347,7 +348,7 @@ def _library_layer(
         sources=_sources(candidate.variant),
     )
     verdict = Verdict.FAIL if severity is Severity.FAIL else Verdict.WARN
-    return LayerResult(Link(layer, verdict, f"{package['name']} {package.get('version')}", wanted, "pip-metadata"), (finding,))
+    return LayerResult(Link(layer, verdict, f"{package['name']} {package.get('version')}", wanted, source), (finding,))
 
 
 def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
@@ -377,7 +378,7 @@ def installed_build(view: SnapshotView, framework: Any) -> Optional[Dict[str, An
     for name in framework.distributions:
         package = packages.get(name)
         if package and package.get("version"):
-            return {"version": package["version"], "source": "pip-metadata", "distribution": name}
+            return {"version": package["version"], "source": view.source("packages"), "distribution": name}
     return None
 
 

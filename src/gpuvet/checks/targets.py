@@ -68,8 +68,10 @@ def _parse_requirement(text: str):
     try:
         return Requirement(text)
     except InvalidRequirement as exc:
+        # packaging's message continues with the text and a caret line under it: keep the error to one line.
+        reason = (str(exc).splitlines() or [""])[0]
         raise UsageError(
-            f"cannot read target {text!r}: {exc}",
+            f"cannot read target {text!r}: {reason}",
             hint="write targets as pip requirements: torch, torch==2.1.2, torch==2.1.2+cu121, tensorflow>=2.15",
         )
 

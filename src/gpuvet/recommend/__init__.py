@@ -67,7 +67,8 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
     """Best first: what fits as the machine stands, then newer builds after the smallest change."""
     fitting: List[Recommendation] = []
     changed: List[Recommendation] = []
-    has_gpu = bool(view.gpus)
+    # A driver is a GPU machine too: `recommend torch --driver 550.54.14` (no --gpu) must not answer with a CPU build.
+    has_gpu = bool(view.gpus) or view.driver_version is not None
     seen_releases = set()
     for candidate in candidates(framework):
         # xformers, bitsandbytes, DeepSpeed carry no CUDA of their own: judge them on the CUDA of the torch they run

@@ -3,14 +3,32 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, Dict
 
 from gpuvet.errors import ExitCode, UsageError
 from gpuvet.probe.facts import found
 
 
+# What a stated version must look like. An unreadable driver ("abc") left the driver link undecided, and recommend
+# then called the newest CUDA build "fits as the machine stands".
+_STATED_FORMS = {
+    "--driver": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a driver version like 535.104.05"),
+    "--python": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a Python version like 3.11"),
+}
+
+
+def _check_stated(option: str, value: str) -> None:
+    pattern, expected = _STATED_FORMS[option]
+    if not pattern.match(value.strip()):
+        raise UsageError(f"cannot read {option} {value!r}", hint=f"write {expected}")
+
+
 def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: Any) -> Dict[str, Any]:
     """Overlay what the user states (--driver, --gpu, --python) on the snapshot, marked with source "stated"."""
+    for option, value in (("--driver", args.driver), ("--python", args.python)):
+        if value is not None:
+            _check_stated(option, value)
     if args.driver:
         snapshot.setdefault("driver", {})["version"] = found(args.driver, "stated")
         cuda = kb.cuda_for_driver(args.driver)

@@ -211,8 +211,10 @@ QUESTIONS = (
 def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
     parameters = parse_model_size(args.model_size)
     task, precision = args.task, args.precision
-    if args.gpus is not None and args.gpus < 1:
-        raise UsageError("--gpus must be at least 1")
+    # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.
+    for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size)):
+        if value is not None and value < 1:
+            raise UsageError(f"{option} must be at least 1")
     if task == "qlora" and precision not in ("int4", "bf16", "fp16"):
         raise UsageError("--task qlora quantises the base to 4-bit; use --precision bf16 (compute dtype) or int4")
     seq = args.seq_len or DEFAULT_SEQ[task]

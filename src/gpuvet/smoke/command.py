@@ -24,6 +24,10 @@ def _validate(args: argparse.Namespace) -> None:
     if args.distributed and args.framework not in (None, "torch"):
         raise InputError("--distributed runs through torchrun and needs --framework torch",
                          hint="drop --framework or use --framework torch")
+    if args.distributed:
+        from gpuvet.smoke.distributed import check_rendezvous
+
+        check_rendezvous(args.nnodes, args.node_rank, args.rdzv_endpoint)  # before torch is imported to count GPUs
 
 
 def build_payload(args: argparse.Namespace) -> Dict[str, Any]:

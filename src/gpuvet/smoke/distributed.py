@@ -8,6 +8,7 @@ run is ``gpuvet.smoke.child.run_child`` so a hang kills the whole torchrun tree 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, Dict, List, Mapping, Optional
 
@@ -28,6 +29,20 @@ NCCL_SETTINGS_TO_TRY = (
 NCCL_ENV_SOURCE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
 
 
+def check_rendezvous(nnodes: Optional[str], node_rank: Optional[int], rdzv_endpoint: Optional[str]) -> None:
+    """The multi-node options, checked before anything is imported or launched (InputError: one line, exit 2)."""
+    if nnodes is not None and not re.match(r"^[1-9]\d*(:[1-9]\d*)?$", nnodes):
+        raise InputError("--nnodes %r is not a node count (N or MIN:MAX, as torchrun takes it)" % nnodes,
+                         hint="e.g. --nnodes 2")
+    if node_rank is not None and node_rank < 0:
+        raise InputError("--node-rank must be 0 or more", hint="0 on the first node, 1 on the next ...")
+    if nnodes not in (None, "1") and not rdzv_endpoint:
+        raise InputError("--nnodes %s needs --rdzv-endpoint HOST:PORT" % nnodes,
+                         hint="run the same command on every node with the same --rdzv-endpoint")
+    if rdzv_endpoint and ":" not in rdzv_endpoint:
+        raise InputError("--rdzv-endpoint %r is not HOST:PORT" % rdzv_endpoint, hint="e.g. --rdzv-endpoint node01:29500")
+
+
 def torchrun_argv(
     nproc: int,
     quick: bool,
@@ -41,12 +56,7 @@ def torchrun_argv(
     """The torchrun command line (``python -m torch.distributed.run``, so it uses gpuvet's interpreter)."""
     if nproc < 1:
         raise InputError("--nproc must be at least 1", hint="give the number of processes per node, e.g. --nproc 8")
-    multi_node = nnodes not in (None, "1")
-    if multi_node and not rdzv_endpoint:
-        raise InputError("--nnodes %s needs --rdzv-endpoint HOST:PORT" % nnodes,
-                         hint="run the same command on every node with the same --rdzv-endpoint")
-    if rdzv_endpoint and ":" not in rdzv_endpoint:
-        raise InputError("--rdzv-endpoint %r is not HOST:PORT" % rdzv_endpoint, hint="e.g. --rdzv-endpoint node01:29500")
+    check_rendezvous(nnodes, node_rank, rdzv_endpoint)
     argv = [python, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc)]
     if rdzv_endpoint:
         argv += ["--nnodes", str(nnodes or "1"), "--rdzv-backend", "c10d", "--rdzv-endpoint", rdzv_endpoint,
