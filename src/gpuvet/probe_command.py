@@ -62,8 +62,9 @@ def render_text(snapshot: Dict[str, Any], lang: str) -> str:
     ))
     container = value(host.get("container")) or {}
     if container.get("type") not in (None, "none"):
+        visible = container.get("gpu_devices_visible")
         lines.append(text(lang, "probe.container_line", type=container["type"],
-                          visible=container.get("gpu_devices_visible")))
+                          visible=text(lang, "probe.yes" if visible else "probe.no") if visible is not None else "?"))
     lines.append(text(lang, "probe.driver_line", value=_fact_text(driver.get("version"), lang)))
     lines.append(text(lang, "probe.cuda_max_line", value=_fact_text(driver.get("cuda_max"), lang)))
     lines.append(text(lang, "probe.kernel_module_line", value=_fact_text(driver.get("kernel_module"), lang)))

@@ -179,8 +179,14 @@ def merge(base: Mapping[str, Any], other: Mapping[str, Any]) -> Dict[str, Any]:
     for key in TOP_LEVEL_FACTS:
         if key in other:
             result[key] = _merge_fact(result.get(key), other[key], key)
-    inputs = list(result.get("origin", {}).get("inputs", [])) + list(other.get("origin", {}).get("inputs", []))
-    result["origin"] = {"type": "merged", "inputs": inputs}
+    before, after = result.get("origin", {}), other.get("origin", {})
+    origin: Dict[str, Any] = {"type": "merged", "inputs": list(before.get("inputs", [])) + list(after.get("inputs", []))}
+    # Keep what says whose machine this is (a fleet host, a provider's offer) when only one input carries it.
+    for key in ("host", "offer"):
+        carried = [o[key] for o in (before, after) if o.get(key)]
+        if len(carried) == 1:
+            origin[key] = carried[0]
+    result["origin"] = origin
     return result
 
 

@@ -26,6 +26,11 @@ def _major(text: Any) -> Any:
         return None
 
 
+def _env_name(candidate: Any) -> str:
+    """env-torch-2.1.2: named after the release, so two releases of one framework get two environments."""
+    return f"env-{candidate.framework.name}-{candidate.release.version}"
+
+
 def together_findings(view: SnapshotView, targets: Sequence[Target], results: Sequence[TargetResult], kb: Any) -> List[Finding]:
     if len(targets) < 2:
         return []
@@ -62,9 +67,11 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
         if len(involved) >= 2:
             separate = True
             findings.append(finding)
-    commands = tuple(
-        f"python3 -m venv env-{c.framework.name} && env-{c.framework.name}/bin/{c.install}" for c in candidates
-    )
+    names = [c.framework.name for c in candidates]
+    if len(set(names)) < len(names):
+        # Two releases of one framework (torch==2.1.2 torch==2.3.1): pip holds one version per environment.
+        separate = True
+    commands = tuple(f"python3 -m venv {_env_name(c)} && {_env_name(c)}/bin/{c.install}" for c in candidates)
     if separate:
         findings.append(
             Finding(

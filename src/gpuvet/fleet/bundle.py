@@ -152,7 +152,12 @@ def extract_outputs(stdout: str) -> List[BundleOutput]:
 
 def parse_snapshot_text(text: str) -> dict:
     """The snapshot a probe printed; ValueError saying why when it is not one."""
+    from gpuvet.errors import InputError
+    from gpuvet.snapshot import validate_snapshot
+
     document = json.loads(text)
-    if not isinstance(document, dict) or document.get("kind") != "snapshot":
-        raise ValueError("the probe printed JSON that is not a snapshot")
-    return document
+    try:
+        # A remote probe of another gpuvet version (or a damaged one) must not crash --check or the diff later.
+        return validate_snapshot(document, "the probe's output")
+    except InputError as exc:
+        raise ValueError(exc.message)

@@ -86,7 +86,7 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
         out.append("")
         out.append(text(lang, "report.no_targets"))
     out.append("")
-    out.append(f"{text(lang, 'report.verdict')}: {_badge(document.get('verdict', 'unknown'), lang)}")
+    out.append(text(lang, 'report.verdict_line', verdict=_badge(document.get('verdict', 'unknown'), lang)))
     buffer = io.StringIO()
     console = Console(
         file=buffer,
