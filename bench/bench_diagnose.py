@@ -51,6 +51,14 @@ CORPORA = {
     # Sixth blind round: threads in none of the files above (nor blind5.toml), collected before reading the signatures
     # again, favouring the PyTorch ecosystem, LLM serving/training, NCCL (shm, P2P/IOMMU), containers, MIG, ECC, Paddle.
     "blind-6": CORPUS / "blind6.toml",
+    # Eighth blind round: threads in none of the files above, collected before reading the signatures again,
+    # favouring a freshly rented server: driver install (DKMS, Secure Boot, nouveau), nvidia-smi, containers/k8s, pip
+    # (Python, platform, mirrors), OOM, NCCL on PCIe boxes, ECC/Xid, vGPU, Paddle (Chinese).
+    "blind-8": CORPUS / "blind8.toml",
+    # Seventh blind round: threads in none of the files above (nor blind8.toml), collected before reading the signatures
+    # again, favouring TensorFlow/Keras/TF Serving, JAX/XLA, Paddle suites (Chinese), MindSpore, MXNet, ONNX Runtime,
+    # TensorRT, numba PTX JIT, Windows/WSL.
+    "blind-7": CORPUS / "blind7.toml",
 }
 
 
