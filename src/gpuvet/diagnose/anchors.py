@@ -18,11 +18,13 @@ else:  # pragma: no cover
     import sre_parse as _p
 
 MIN_ANCHOR = 4
+SHORT_ANCHOR = 3
 
 
 def _weight(text: str) -> int:
-    # bytes, not characters: two Chinese characters are as selective as four Latin letters
-    return len(text.encode("utf-8"))
+    # bytes, not characters: two Chinese characters are as selective as four Latin letters. Digits do not count:
+    # logs are searched with every digit turned into 0 (engine.normalise), so "801" would match every "000".
+    return len("".join(ch for ch in text if not ch.isdigit()).encode("utf-8"))
 
 
 # Words on nearly every line of a training log: an anchor made of one of these selects most of a 50 MB log and the
@@ -40,10 +42,21 @@ def _common(text: str) -> bool:
 
 
 def _best(candidates: List[List[str]]) -> Optional[List[str]]:
-    usable = [c for c in candidates if c and min(_weight(s) for s in c) >= MIN_ANCHOR]
+    # A rare three-byte literal ("mig", "801", "cpu") selects far fewer lines than an everyday word ("only "): take
+    # it when the alternative is common, but keep MIN_ANCHOR as the length preferred among uncommon literals.
+    usable = [c for c in candidates if c and min(_weight(s) for s in c) >= SHORT_ANCHOR]
     if not usable:
         return None
-    return max(usable, key=lambda c: (not any(_common(s) for s in c), min(_weight(s) for s in c), -len(c)))
+
+    def score(c: List[str]):
+        shortest = min(_weight(s) for s in c)
+        common = any(_common(s) for s in c)
+        if shortest < MIN_ANCHOR and common:
+            return (-1, 0, 0, 0)  # short and everyday: worse than no anchor at all
+        return (not common, shortest >= MIN_ANCHOR, shortest, -len(c))
+
+    best = max(usable, key=score)
+    return best if score(best)[0] >= 0 else None
 
 
 def _sequence(items) -> Optional[List[str]]:
