@@ -59,6 +59,15 @@ CORPORA = {
     # again, favouring TensorFlow/Keras/TF Serving, JAX/XLA, Paddle suites (Chinese), MindSpore, MXNet, ONNX Runtime,
     # TensorRT, numba PTX JIT, Windows/WSL.
     "blind-7": CORPUS / "blind7.toml",
+    # Ninth blind round: threads in none of the files above, collected before reading the signatures again, favouring
+    # Hugging Face stacks (transformers/accelerate/peft/trl/diffusers/TGI), LLM inference engines (vLLM, SGLang,
+    # llama.cpp, exllama, AutoGPTQ/AWQ, bitsandbytes), launchers (torchrun, DeepSpeed, Megatron, ColossalAI) and
+    # Chinese-community forks.
+    "blind-9": CORPUS / "blind9.toml",
+    # Tenth blind round: threads in none of the files above (nor blind9.toml), collected before reading the signatures
+    # again, favouring older and mixed stacks on rented servers: CUDA 8-11 PyTorch and TF 1.x, Caffe, Darknet/YOLO,
+    # mmcv/mmdetection, detectron2, OpenCV CUDA builds, cupy/numba/RAPIDS, apex, Paddle (Chinese), SD UIs, Windows.
+    "blind-10": CORPUS / "blind10.toml",
 }
 
 

@@ -60,6 +60,11 @@ def _best(candidates: List[List[str]]) -> Optional[List[str]]:
 
 
 def _sequence(items) -> Optional[List[str]]:
+    return _best(_candidates(items))
+
+
+def _candidates(items) -> List[List[str]]:
+    """Every literal set a match of this sequence must contain (one string of each set occurs in the match)."""
     candidates: List[List[str]] = []
     run: List[str] = []
     for op, av in items:
@@ -83,7 +88,7 @@ def _sequence(items) -> Optional[List[str]]:
                 candidates.append(sub)
     if run:
         candidates.append(["".join(run)])
-    return _best(candidates)
+    return candidates
 
 
 def anchors(pattern: str) -> Optional[List[str]]:
@@ -92,3 +97,15 @@ def anchors(pattern: str) -> Optional[List[str]]:
     except Exception:  # the compile step reports bad patterns; here we just give up the shortcut
         return None
     return _sequence(list(parsed))
+
+
+def necessary_sets(pattern: str) -> List[List[str]]:
+    """All usable literal sets of the pattern's top level, each a necessary condition of a match: the engine uses
+    the ones it did not anchor on as a cheap ``in`` test before running the regex on a candidate line."""
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:
+        return []
+    # Raw length here, digits included: these are tested against the candidate line itself (lower-cased, digits
+    # kept), so "801" is a fine check even though it is no anchor.
+    return [c for c in _candidates(list(parsed)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]

@@ -76,7 +76,16 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     real lines of the groups where its anchor occurs, on that line joined with the next (a message may wrap once).
     """
     groups: Dict[str, List[int]] = {}
-    for index, key in enumerate(normalise("\n".join(lines)).split("\n")):
+    folded_lines = normalise("\n".join(lines)).split("\n")
+    lowered: Dict[int, str] = {}
+
+    def lower(index: int) -> str:
+        text = lowered.get(index)
+        if text is None:
+            text = lowered[index] = lines[index].lower()
+        return text
+
+    for index, key in enumerate(folded_lines):
         members = groups.get(key)
         if members is None:
             groups[key] = [index]
@@ -96,7 +105,22 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     hits = []
     for signature in signatures:
         matched: Dict[int, int] = {}
-        for anchor_list, regex in signature.scan:
+        for anchor_list, regex, checks in signature.scan:
+            # Literal sets a match must contain, tested with `in` before the regex runs. Sets with digits are
+            # tested on the lower-cased line as it is (normalise() would turn "801" into "000").
+            needles = [([a.lower() for a in options], any(ch.isdigit() for a in options for ch in a)) for options in checks]
+
+            def plausible(start: int) -> bool:
+                """Can the window of lines start, start+1 hold a match? (No needle spans a line break.)"""
+                if not needles:
+                    return True
+                span = range(start, min(start + 2, len(lines)))
+                for options, raw in needles:
+                    texts = [lower(i) for i in span] if raw else [folded_lines[i] for i in span]
+                    if not any(n in t for n in options for t in texts):
+                        return False
+                return True
+
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
             if anchor_list is None:  # no literal to look for: every distinct line is a candidate
@@ -114,11 +138,11 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 for index in groups[keys[group]]:
                     if index in matched:
                         continue
-                    match = regex.search(window(index))
+                    match = regex.search(window(index)) if plausible(index) else None
                     if match and match.start() <= len(lines[index]):
                         matched[index] = match.start()
                     elif index > 0 and index - 1 not in matched:  # the message may have started a line earlier
-                        match = regex.search(window(index - 1))
+                        match = regex.search(window(index - 1)) if plausible(index - 1) else None
                         if match and match.start() <= len(lines[index - 1]):
                             matched[index - 1] = match.start()
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, Optional, Pattern, Tuple
 
-from gpuvet.diagnose.anchors import anchors
+from gpuvet.diagnose.anchors import anchors, necessary_sets
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
@@ -36,7 +36,7 @@ class Signature:
     weight: float
     generic: bool
     # (literal anchors or None, regex without named groups): str.find on an anchor finds candidate lines fast
-    scan: Tuple[Tuple[Optional[Tuple[str, ...]], Pattern[str]], ...]
+    scan: Tuple[Tuple[Optional[Tuple[str, ...]], Pattern[str], Tuple[Tuple[str, ...], ...]], ...]
     extract: Tuple[Pattern[str], ...]  # patterns and extract regexes that carry named groups, run on matched lines
     source: str
     file: str
@@ -87,7 +87,10 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
     for pattern in patterns:
         plain = _NAMED_GROUP.sub("(?:", pattern)
         found = anchors(plain)
-        scan.append((tuple(found) if found else None, _compile(plain, where)))
+        # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
+        # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
+        checks = tuple(tuple(c) for c in necessary_sets(plain) if not found or tuple(c) != tuple(found))
+        scan.append((tuple(found) if found else None, _compile(plain, where), checks))
     extractors = [p for p in patterns if _NAMED_GROUP.search(p)] + list(record.get("extract", []))
     context = record.get("context", [])
     _require(isinstance(context, list) and all(isinstance(c, str) and c for c in context), where,
