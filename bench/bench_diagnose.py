@@ -68,6 +68,14 @@ CORPORA = {
     # again, favouring older and mixed stacks on rented servers: CUDA 8-11 PyTorch and TF 1.x, Caffe, Darknet/YOLO,
     # mmcv/mmdetection, detectron2, OpenCV CUDA builds, cupy/numba/RAPIDS, apex, Paddle (Chinese), SD UIs, Windows.
     "blind-10": CORPUS / "blind10.toml",
+    # Eleventh blind round: threads in none of the files above, collected before reading the signatures again,
+    # favouring users in China: ChatGLM/GLM, Qwen, InternLM/lmdeploy, DeepSeek, LLaMA-Factory, Langchain-Chatchat,
+    # Paddle suites (Chinese), MMCV/MMDetection, MindSpore, containers on rented servers.
+    "blind-11": CORPUS / "blind11.toml",
+    # Twelfth blind round: threads in none of the files above (nor blind11.toml), collected before reading the
+    # signatures again, favouring PyTorch binaries/builds (wheels vs conda, cu11x/cu12x, nightly, TORCH_CUDA_ARCH_LIST,
+    # cpp extensions, libtorch), jaxlib/plugin installs, TensorFlow pip vs conda GPU setups, Windows/conda breakage.
+    "blind-12": CORPUS / "blind12.toml",
 }
 
 

@@ -43,6 +43,9 @@ FLOORS["blind-7"] = (0.93, 0.93)
 # round9.toml (bench/RESULTS.md).
 FLOORS["blind-9"] = (0.93, 0.95)
 FLOORS["blind-10"] = (0.89, 0.90)
+# blind-11 (eleventh blind round, 54 threads: users in China — ChatGLM/Qwen/InternLM/DeepSeek/LLaMA-Factory, Paddle,
+# MMCV, MindSpore, containers): 0.815 / 0.815 before, 0.963 / 0.963 after round11.toml (bench/RESULTS.md).
+FLOORS["blind-11"] = (0.93, 0.93)
 
 
 def _bench():
@@ -109,3 +112,15 @@ def test_the_tenth_blind_corpus_has_many_cases_where_the_stack_is_fine():
 def test_the_ninth_blind_corpus_has_many_cases_where_the_stack_is_fine():
     cases = _bench().load_corpus("blind-9")
     assert sum(case["cause"] == "not_a_stack_problem" for case in cases) >= 8
+
+
+# blind-12 (twelfth blind round, 27 new threads: PyTorch binaries/builds, libtorch, jaxlib/plugin installs, TF pip vs
+# conda, Windows/conda): 0.556 top-1 before round12.toml, 0.778 after; the floor sits a little under.
+FLOORS["blind-12"] = (0.74, 0.74)
+
+
+def test_the_twelfth_blind_corpus_holds_its_floor():
+    cases = _bench().load_corpus("blind-12")
+    top1, top3, _ = _bench().accuracy(cases)
+    assert top1 >= FLOORS["blind-12"][0] and top3 >= FLOORS["blind-12"][1] and len(cases) >= 25, (top1, top3)
+    assert sum(case["cause"] == "not_a_stack_problem" for case in cases) >= 5
