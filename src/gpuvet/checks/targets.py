@@ -67,7 +67,7 @@ def _parse_requirement(text: str):
 
     try:
         return Requirement(text)
-    except InvalidRequirement as exc:
+    except (InvalidRequirement, InvalidSpecifier) as exc:  # some packaging releases raise the latter directly
         # packaging's message continues with the text and a caret line under it: keep the error to one line.
         reason = (str(exc).splitlines() or [""])[0]
         raise UsageError(
