@@ -22,10 +22,15 @@ def _badge(verdict: str, lang: str) -> str:
 def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
     sev = finding["severity"]
     lines = [f"  [{_STYLE.get(sev, '')}]{_MARK.get(sev, '-')} {esc(finding['title'])}[/]  [dim]({finding['code']}, {finding['layer']})[/]"]
+    if sev == "info":
+        # Context, not a problem: the title, and the detail only when it is one short sentence; JSON, Markdown and
+        # HTML carry all of it.
+        detail = finding.get("detail") or ""
+        if detail and len(detail) <= 400:
+            lines.append(f"      {esc(detail)}")
+        return lines
     if finding.get("detail"):
         lines.append(f"      {esc(finding['detail'])}")
-    if sev == "info":
-        return lines  # context, not a problem: the title and one sentence; JSON/HTML carry the rest
     if finding.get("expected") or finding.get("actual"):
         lines.append(
             f"      {text(lang, 'report.expected')}: {esc(finding.get('expected') or '-')}   "

@@ -40,7 +40,8 @@ def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
         counts = Counter(g.get("name") or "?" for g in gpus)
         names = ", ".join(f"{n} × {name}" for name, n in counts.items())
         lines.append(text(lang, "report.gpus", gpus=names) + _from(view, "gpus", lang))
-    elif view.fact("gpus").get("status") in ("missing", "failed"):
+    elif "gpus" in view.document and view.fact("gpus").get("status") in ("missing", "failed"):
+        # Only when something looked for GPUs and found none; a paste that says nothing about them is silent.
         lines.append(text(lang, "report.gpus", gpus=text(lang, "report.none", reason=view.fact("gpus").get("reason", ""))))
     driver = view.driver_version
     if driver or view.driver_cuda_max:
