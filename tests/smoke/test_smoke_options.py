@@ -32,3 +32,13 @@ def test_a_node_range_is_accepted_as_torchrun_takes_it():
 
     argv = torchrun_argv(8, True, 60, nnodes="1:4", node_rank=0, rdzv_endpoint="node01:29500", python="py")
     assert argv[argv.index("--nnodes") + 1] == "1:4"
+
+
+@pytest.mark.parametrize("seconds", ["nan", "inf", "0", "-5"])
+def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(seconds):
+    # Before: --timeout nan passed the "<= 0" test and the child runner died in selectors with a traceback.
+    done = subprocess.run([str(GPUVET), "smoke", "--quick", "--framework", "jax", "--timeout", seconds],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("error: --timeout must be a positive number") and "Traceback" not in done.stderr

@@ -51,11 +51,16 @@ def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]
 def _redacted(diagnoses: List[Any], host: bool) -> List[Any]:
     from gpuvet.probe.redact import redact_text as redact_line
 
+    def message(m: Any) -> Any:  # the sentences carry the log's extracted values too, for any template to use
+        return dataclasses.replace(m, params={k: redact_line(str(v), host) for k, v in m.params.items()})
+
     result = []
     for d in diagnoses:
         evidence = tuple(dataclasses.replace(e, text=redact_line(e.text, host)) for e in d.evidence)
         params = {k: redact_line(str(v), host) for k, v in d.params.items()}
-        result.append(dataclasses.replace(d, evidence=evidence, params=params))
+        result.append(dataclasses.replace(d, evidence=evidence, params=params,
+                                          explanations=tuple(message(m) for m in d.explanations),
+                                          fix=dataclasses.replace(d.fix, summary=message(d.fix.summary))))
     return result
 
 

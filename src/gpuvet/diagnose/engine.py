@@ -12,6 +12,7 @@ confirms (raises) or rules out (lowers) each cause.
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -28,6 +29,11 @@ MAX_LINE_CHARS = 300
 MAX_DIAGNOSES = 5
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
+USER_CODE = "not_a_stack_problem"
+# Codes ranked below this in codes.toml are links of the chain (driver ... framework build, Python, packages); from
+# it on come run-time conditions (a collective timeout, an OOM) that a bug in the user's code can itself cause.
+CHAIN_END_RANK = 60
+CLEAR_STACK_CAUSE = 0.5  # a chain cause at least this likely contradicts "the stack is fine"
 
 
 @dataclass(frozen=True)
@@ -216,7 +222,11 @@ def diagnose_text(
     the caller's job, see :func:`gpuvet.diagnose.diagnose`). A live snapshot of *this* machine may not be the one
     that produced the log, so its judgments count half and it never adds causes of its own."""
     base = base or load_signatures()
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = text.replace("\r\n", "\n")
+    # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
+    # numbered as an editor or `grep -n` numbers the file: by newlines.
+    lines = text.replace("\r", "\n").split("\n")
+    line_numbers = _newline_numbers(text) if "\r" in text else None
     hits = _apply_context(_scan(lines, base.signatures), text)
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
@@ -235,7 +245,8 @@ def diagnose_text(
         params: Dict[str, str] = {}
         evidence: List[Evidence] = []
         for hit in sorted(code_hits, key=lambda h: -h.signature.weight):
-            hit_lines = [(p + 1, _line_text(lines, p, hit.columns.get(p, 0))) for p in hit.positions]
+            hit_lines = [(line_numbers[p] if line_numbers else p + 1, _line_text(lines, p, hit.columns.get(p, 0)))
+                         for p in hit.positions]
             params.update({k: v for k, v in _extract(hit.signature, [t for _, t in hit_lines]).items()
                            if k not in params})
             evidence.extend(Evidence(n, t, hit.signature.id) for n, t in hit_lines)
@@ -265,6 +276,7 @@ def diagnose_text(
     if view is not None and not snapshot_is_live and any(d.code != "not_a_stack_problem" for d in diagnoses):
         diagnoses = _add_underlying(diagnoses, view, base)
 
+    diagnoses = _user_code_after_clear_stack_causes(diagnoses, base)
     diagnoses = [d for d in diagnoses if d.confidence >= MIN_CONFIDENCE]
     diagnoses.sort(key=lambda d: (-d.confidence, base.codes[d.code].rank))
     return diagnoses[:MAX_DIAGNOSES]
@@ -290,3 +302,23 @@ def _add_underlying(diagnoses: List[Diagnosis], view: SnapshotView, base: Signat
             from_snapshot=True,
         ))
     return diagnoses
+
+
+def _newline_numbers(text: str) -> List[int]:
+    """For each carriage-return-separated piece of ``text``, the 1-based number of the newline-separated line."""
+    numbers: List[int] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        numbers.extend([number] * (line.count("\r") + 1))
+    return numbers
+
+
+def _user_code_after_clear_stack_causes(diagnoses: List[Diagnosis], base: SignatureBase) -> List[Diagnosis]:
+    """"The stack is fine" cannot be likelier than a clear failure of the stack in the same log: cap it below the
+    least likely such cause (a shape error next to "driver too old" is still worth fixing, second)."""
+    clear = [d.confidence for d in diagnoses if d.code != USER_CODE
+             and base.codes[d.code].rank < CHAIN_END_RANK and d.confidence >= CLEAR_STACK_CAUSE]
+    if not clear:
+        return diagnoses
+    cap = round(min(clear) - 0.01, 2)
+    return [dataclasses.replace(d, confidence=min(d.confidence, cap)) if d.code == USER_CODE else d
+            for d in diagnoses]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from gpuvet.fleet.render import render
 def _validate(args: argparse.Namespace) -> None:
     if args.parallel < 1:
         raise UsageError("--parallel must be at least 1")
-    if args.connect_timeout <= 0 or args.timeout <= 0:
+    if not all(0 < seconds < math.inf for seconds in (args.connect_timeout, args.timeout)):  # NaN fails both
         raise UsageError("--connect-timeout and --timeout must be positive numbers of seconds")
 
 
@@ -53,9 +54,13 @@ def _write_json_atomically(path: Path, document: Any) -> None:
     from gpuvet.report.envelope import dumps
 
     fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=str(path.parent))
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(dumps(document) + "\n")
-    os.replace(tmp, str(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(dumps(document) + "\n")
+        os.replace(tmp, str(path))
+    except BaseException:  # a full disk or an interrupt: leave no half-written temp file in --out-dir
+        os.unlink(tmp)
+        raise
 
 
 def save_snapshots(results: Sequence[R.HostResult], folder: Path) -> None:
@@ -97,7 +102,9 @@ def alias_hosts(results: Sequence[R.HostResult]) -> None:
         for field in ("error", "note"):
             value = getattr(item, field)
             if value:
-                value = value.replace(item.name, alias).replace(bare, alias)
+                # Whole names only: a short host name ("a", "gpu") must not rewrite every word that contains it.
+                for name in dict.fromkeys((item.name, bare)):
+                    value = re.sub(r"(?<![\w.-])%s(?![\w.-])" % re.escape(name), alias, value)
                 setattr(item, field, addresses.sub("[redacted]", value))
         item.name = alias
         if item.snapshot is not None:

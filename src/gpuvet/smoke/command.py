@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any, Dict
 
 from gpuvet.errors import ExitCode, InputError
@@ -14,7 +15,7 @@ from gpuvet.smoke.thresholds import load_thresholds
 
 
 def _validate(args: argparse.Namespace) -> None:
-    if args.timeout is not None and args.timeout <= 0:
+    if args.timeout is not None and not (0 < args.timeout < math.inf):  # NaN fails both comparisons
         raise InputError("--timeout must be a positive number of seconds", hint="e.g. --timeout 300")
     if args.nproc is not None and args.nproc < 1:
         raise InputError("--nproc must be at least 1", hint="e.g. --nproc 8 (one process per GPU)")

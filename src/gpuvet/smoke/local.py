@@ -12,8 +12,7 @@ from gpuvet.smoke.scoring import GpuLookup, score_all
 from gpuvet.smoke.thresholds import Thresholds
 
 FRAMEWORKS = ("torch", "tensorflow", "jax", "paddle")
-WORKER_MODULE = {"torch": ("gpuvet.smoke.torch_worker",)}
-# Import names differ from package names for paddle (paddlepaddle / paddlepaddle-gpu install "paddle").
+# Import names, not distribution names: paddlepaddle and paddlepaddle-gpu both install "paddle".
 
 
 def installed(framework: str) -> bool:
