@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from gpuvet.checks import arch_rules
 from gpuvet.kb import versions
@@ -84,11 +84,12 @@ def gpu_compute_capability(gpu: Dict[str, Any], kb: Any) -> Tuple[Optional[str],
     return None, None
 
 
-def _sources(*records: Any) -> Tuple[str, ...]:
-    """Each distinct source of the records, in order; a record's source may list several separated by ";"."""
+def sources_of(*records: Any) -> Tuple[str, ...]:
+    """Each distinct source of the records (KB objects or raw TOML tables), in order; a record's source may list
+    several separated by ";"."""
     seen: List[str] = []
     for record in records:
-        source = getattr(record, "source", None)
+        source = record.get("source") if isinstance(record, dict) else getattr(record, "source", None)
         for item in source if isinstance(source, (list, tuple)) else [source]:
             for part in re.split(r"\s;\s|;\s(?=https?://)", item or ""):
                 part = part.strip()
@@ -116,7 +117,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
             detail=msg("checks.cuda_unknown.detail", cuda=cuda, kb=kb.version),
             expected=None,
             actual=driver,
-            sources=_sources(candidate.variant),
+            sources=sources_of(candidate.variant),
         )
         return LayerResult(Link("driver", Verdict.UNKNOWN, driver, msg("link.cuda_unknown", cuda=cuda), source), (finding,))
     minimum = floor.minimum
@@ -166,7 +167,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                     ),
                     expected=f">= {floor.toolkit_driver} (full CUDA {major_minor(cuda)} feature set)",
                     actual=driver,
-                    sources=_sources(floor),
+                    sources=sources_of(floor),
                 ),
             )
         return LayerResult(Link("driver", Verdict.PASS, driver, expected, source), findings)
@@ -204,7 +205,7 @@ def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: An
         expected=f"driver >= {minimum}",
         actual=actual,
         fix=Fix(msg(summary_id, branch=branch, cuda=major_minor(cuda)), tuple(commands)),
-        sources=_sources(floor, candidate.variant),
+        sources=sources_of(floor, candidate.variant),
     )
 
 
@@ -272,7 +273,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                     ),
                     expected=f"sm_XX in {_span(sass)}",
                     actual=f"{gpu.get('name')} (sm_{cc.replace('.', '')})",
-                    sources=_sources(candidate.variant),
+                    sources=sources_of(candidate.variant),
                 )
             )
             break
@@ -345,7 +346,7 @@ def _library_layer(
         expected=f"{layer} {wanted}",
         actual=f"{package['name']} {package.get('version')}",
         fix=Fix(msg("checks.reinstall_build.fix"), (candidate.install + " --force-reinstall",)),
-        sources=_sources(candidate.variant),
+        sources=sources_of(candidate.variant),
     )
     verdict = Verdict.FAIL if severity is Severity.FAIL else Verdict.WARN
     return LayerResult(Link(layer, verdict, f"{package['name']} {package.get('version')}", wanted, source), (finding,))
@@ -421,7 +422,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 expected="a CUDA build",
                 actual=f"{candidate.release.version} (CPU only)",
                 fix=Fix(msg("checks.cpu_only_build.fix"), _cuda_build_commands(candidate, installed_build(view, candidate.framework))),
-                sources=_sources(candidate.release),
+                sources=sources_of(candidate.release),
             )
         )
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
@@ -441,7 +442,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                     detail=msg("checks.min_cc.detail", build=candidate.label, min_cc=min_cc, gpu=gpu.get("name"), cc=cc),
                     expected=f"compute capability >= {min_cc}",
                     actual=f"{gpu.get('name')} ({cc})",
-                    sources=_sources(candidate.release),
+                    sources=sources_of(candidate.release),
                 )
             )
             break
@@ -467,7 +468,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                     ),
                     expected=_runnable_archs(cc),
                     actual=f"SASS {' '.join(sass) or '-'}; PTX {' '.join(ptx) or '-'}",
-                    sources=_sources(variant),
+                    sources=sources_of(variant),
                 )
             )
             break
@@ -523,7 +524,7 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                     fix=Fix(
                         msg("checks.python_unsupported.fix", spec=release.python),
                     ),
-                    sources=_sources(release),
+                    sources=sources_of(release),
                 )
             )
     glibc = view.value("host.glibc")
@@ -540,7 +541,7 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                     expected=f"glibc >= {release.glibc_min}",
                     actual=f"glibc {glibc}",
                     fix=Fix(msg("checks.glibc.fix", minimum=release.glibc_min)),
-                    sources=_sources(release),
+                    sources=sources_of(release),
                 )
             )
     isa = candidate.extra("cpu_isa") or ()
@@ -559,7 +560,7 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                     detail=msg("checks.cpu_isa.detail", build=candidate.label, flags=", ".join(absent), cpu=cpu.get("model") or "?"),
                     expected=" ".join(isa),
                     actual=cpu.get("model") or "?",
-                    sources=_sources(release),
+                    sources=sources_of(release),
                 )
             )
     if not python and verdict is Verdict.PASS:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from gpuvet.checks.chain import Candidate, version_or_none
+from gpuvet.checks.chain import Candidate, sources_of, version_or_none
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -55,7 +55,7 @@ def companion_findings(view: SnapshotView, candidate: Candidate, installed_relea
                 expected=f"{name}=={wanted}",
                 actual=f"{name} {have}",
                 fix=Fix(msg("checks.companion.fix", package=name, want=wanted), (install,)),
-                sources=(candidate.release.source,) if candidate.release.source else (),
+                sources=sources_of(candidate.release),
             )
         )
     return findings

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Dict, List, Tuple
 
-from gpuvet.checks.chain import Candidate, gpu_compute_capability, version_or_none
+from gpuvet.checks.chain import Candidate, gpu_compute_capability, sources_of, version_or_none
 from gpuvet.tomlfile import load_toml
 from gpuvet.models import Finding, Severity, msg
 from gpuvet.snapshot import SnapshotView
@@ -59,7 +59,7 @@ def precision_findings(view: SnapshotView, kb: Any) -> List[Finding]:
                 detail=msg("checks.features.detail", alternatives=alternatives),
                 expected=", ".join(f"{f['id']} >= {f['min_compute_capability']}" for f in lacking),
                 actual=f"{name} ({cc})",
-                sources=tuple(dict.fromkeys(part.strip() for f in lacking for part in str(f.get("source", "")).split(" ; ") if part.strip())),
+                sources=sources_of(*lacking),
             )
         )
     return findings
@@ -85,7 +85,7 @@ def target_feature_findings(view: SnapshotView, candidate: Candidate, kb: Any) -
                     detail=msg("checks.target_features.detail", build=candidate.label, gpu=name, cc=cc, features=described),
                     expected=", ".join(f"{feature} >= {floor}" for feature, floor in lacking.items()),
                     actual=f"{name} ({cc})",
-                    sources=(candidate.release.source,) if candidate.release.source else (),
+                    sources=sources_of(candidate.release),
                 )
             )
     return findings

@@ -13,8 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.chain import Candidate, installed_build, major_minor, version_or_none
-from gpuvet.tomlfile import load_toml
+from gpuvet.checks.chain import Candidate, installed_build, major_minor, sources_of, version_or_none
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
@@ -108,7 +107,7 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
                 expected=f"{name}{spec}",
                 actual=f"{name} {have}",
                 fix=Fix(msg("checks.requires.fix", build=candidate.label, package=name, spec=spec), (candidate.install,)),
-                sources=(candidate.release.source,) if candidate.release.source else (),
+                sources=sources_of(candidate.release),
             )
         )
     return findings, pinned_targets
@@ -122,7 +121,7 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
         return []
     cuda = candidate.variant.cuda or torch_cuda_for(view, candidate, kb)
     nvcc = view.nvcc_on_path
-    source = (candidate.release.source,) if candidate.release.source else ()
+    source = sources_of(candidate.release)
     if nvcc is None:
         if view.document.get("cuda_toolkits") is None:
             return []  # a paste that says nothing about toolkits
@@ -201,7 +200,7 @@ def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]
                 expected="Linux or WSL2",
                 actual="native Windows",
                 fix=Fix(msg("checks.windows_gpu.fix")),
-                sources=(candidate.release.source,) if candidate.release.source else (),
+                sources=sources_of(candidate.release),
             )
         ]
     return []
@@ -245,7 +244,7 @@ def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] =
                 expected=f"not {a}{when.get('version', '')} with {b}{breaks.get('version', '')}",
                 actual=f"{a} {versions[a]}, {b} {versions[b]}",
                 fix=Fix(msg("checks.conflict.fix", fix=record.get("fix", ""))),
-                sources=tuple(s.strip() for s in str(record.get("source", "")).split(" ; ") if s.strip()),
+                sources=sources_of(record),
             )
         )
     return findings
