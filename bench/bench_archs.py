@@ -23,7 +23,7 @@ import textwrap
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "src"))
 
-from gpuvet.binary import elf  # noqa: E402
+from gpuvet.probe import elf  # noqa: E402
 
 KERNEL = "__global__ void add(float *a, int n) { int i = threadIdx.x; if (i < n) a[i] += 1.0f; }\n"
 TIME_BUDGET_S = 1.0
@@ -96,7 +96,7 @@ MEASURE = textwrap.dedent(
     """
     import json, resource, sys, time
     sys.path.insert(0, {src!r})
-    from gpuvet.binary.scan import scan_file
+    from gpuvet.probe.binaries import scan_file
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     start = time.perf_counter()
     result = scan_file({path!r})

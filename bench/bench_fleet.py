@@ -113,9 +113,9 @@ def main(argv=None):
         print("skip: sshd not installed (run .ci/install-sshd.sh)")
         return 0
     from gpuvet.cli import main as gpuvet_main
-    from gpuvet.fleet.bundle import build_bundle
-    from gpuvet.fleet.hosts import parse_host
-    from gpuvet.fleet.ssh import SSHOptions, run_command_everywhere
+    from gpuvet.sources.fleet.bundle import build_bundle
+    from gpuvet.sources.fleet.hosts import parse_host
+    from gpuvet.sources.fleet.ssh import SSHOptions, run_command_everywhere
 
     user, created = ensure_service_account()
     root = Path(tempfile.mkdtemp(prefix="gpuvet-bench-fleet-"))

@@ -1,3 +1,5 @@
 """gpuvet: will my framework run on this GPU server, fast? If not, exactly why and what to change."""
 
-__version__ = "0.1.0"
+from gpuvet.probe._version import __version__
+
+__all__ = ["__version__"]

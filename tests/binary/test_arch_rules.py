@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuvet.checks.arch_rules import can_run, parse_cc
+from gpuvet.kb.archs import can_run, parse_cc
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuvet.binary.scan import archs_of
+from gpuvet.probe.binaries import archs_of
 from gpuvet.checks.binaries import binary_findings
 from gpuvet.i18n import render
 from gpuvet.models import Severity

@@ -5,8 +5,8 @@ import struct
 
 import pytest
 
-from gpuvet.binary import elf
-from gpuvet.binary.scan import archs_of, scan_file
+from gpuvet.probe import elf
+from gpuvet.probe.binaries import archs_of, scan_file
 
 
 def _fatbin_section(path):

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from gpuvet.binary import elf
-from gpuvet.binary.scan import find_cuda_binaries, scan_file
+from gpuvet.probe import elf
+from gpuvet.probe.binaries import find_cuda_binaries, scan_file
 
 from .conftest import nvcc_path
 

@@ -5,8 +5,8 @@ import subprocess
 
 import pytest
 
-from gpuvet.binary import fatbin
-from gpuvet.binary.scan import archs_of, find_cuda_binaries, scan_file, sort_archs
+from gpuvet.probe import fatbin
+from gpuvet.probe.binaries import archs_of, find_cuda_binaries, scan_file, sort_archs
 
 from .conftest import BUILDS, find_cuobjdump
 

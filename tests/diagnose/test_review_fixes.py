@@ -58,7 +58,7 @@ def test_a_weak_stack_hint_does_not_demote_a_clear_user_bug():
 def test_secrets_in_extracted_values_are_redacted_in_every_sentence_too():
     # The explanations and the fix are catalog messages built from the values the log yielded: a template that
     # shows {requirement} must not print the token a private index URL carried.
-    from gpuvet.diagnose.command import _redacted
+    from gpuvet.cli.diagnose import _redacted
 
     log = ("ERROR: Could not find a version that satisfies the requirement "
            "https://bob:ghp_abcdefghijklmnopqrstuvwxyz0123456789@example.com/pkg.whl (from versions: none)\n")

@@ -1,6 +1,6 @@
 """Grouping a fleet by the facts that differ: majority first, outliers named, findings where jobs break."""
 
-from gpuvet.fleet.diff import consistency_findings, fingerprint, group_fields
+from gpuvet.checks.fleet import consistency_findings, fingerprint, group_fields
 from gpuvet.probe.facts import found
 from snapshots import gpu, snapshot
 

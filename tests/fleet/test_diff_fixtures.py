@@ -6,7 +6,7 @@ it changed; the rest of each document is the real capture.
 
 import re
 
-from gpuvet.fleet.diff import fleet_findings, group_fields
+from gpuvet.checks.fleet import fleet_findings, group_fields
 from gpuvet.ingest import parse
 from fleet.sshd_harness import FIXTURES
 

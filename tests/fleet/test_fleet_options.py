@@ -17,7 +17,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_a_usage_error(option, seconds
 
 
 def test_a_failed_snapshot_write_leaves_nothing_behind_in_the_out_dir(tmp_path):
-    from gpuvet.fleet.command import _write_json_atomically
+    from gpuvet.cli.fleet import _write_json_atomically
 
     with pytest.raises(TypeError):  # not JSON: the write fails half-way, as on a full disk
         _write_json_atomically(tmp_path / "host.json", {"unserialisable": object()})
@@ -25,8 +25,8 @@ def test_a_failed_snapshot_write_leaves_nothing_behind_in_the_out_dir(tmp_path):
 
 
 def test_redacting_a_short_host_name_keeps_other_words():
-    from gpuvet.fleet.command import alias_hosts
-    from gpuvet.fleet.result import HostResult
+    from gpuvet.cli.fleet import alias_hosts
+    from gpuvet.sources.fleet.result import HostResult
 
     result = HostResult(name="gpu", status="unreachable", error="connect to gpu:22: gpu node refused; GPU driver ok")
     alias_hosts([result])

@@ -3,7 +3,7 @@
 import pytest
 
 from gpuvet.errors import InputError
-from gpuvet.fleet.hosts import gather_hosts, parse_host, parse_hosts_text, safe_file_name
+from gpuvet.sources.fleet.hosts import gather_hosts, parse_host, parse_hosts_text, safe_file_name
 
 
 @pytest.mark.parametrize("text, host, user, port", [

@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from gpuvet.errors import InputError
-from gpuvet.fleet import result as R
-from gpuvet.fleet.bundle import build_bundle
-from gpuvet.fleet.hosts import parse_host
-from gpuvet.fleet.slurm import probe_nodes, split_by_task, srun_argv
+from gpuvet.sources.fleet import result as R
+from gpuvet.sources.fleet.bundle import build_bundle
+from gpuvet.sources.fleet.hosts import parse_host
+from gpuvet.sources.fleet.slurm import probe_nodes, split_by_task, srun_argv
 from fleet import sshd_harness as H
 
 FAKE_SRUN = r'''#!%(python)s

@@ -4,10 +4,10 @@ import time
 
 import pytest
 
-from gpuvet.fleet import result as R
-from gpuvet.fleet.bundle import build_bundle
-from gpuvet.fleet.hosts import parse_host
-from gpuvet.fleet.ssh import SSHOptions, probe_hosts
+from gpuvet.sources.fleet import result as R
+from gpuvet.sources.fleet.bundle import build_bundle
+from gpuvet.sources.fleet.hosts import parse_host
+from gpuvet.sources.fleet.ssh import SSHOptions, probe_hosts
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from gpuvet import kb as kb_module
-from gpuvet.smoke.scoring import kb_gpu_lookup, score_result
-from gpuvet.smoke.thresholds import load_thresholds
+from gpuvet.checks.smoke import kb_gpu_lookup, score_result
+from gpuvet.kb.thresholds import load_thresholds
 
 kb = kb_module.load()
 TENSOR_ARCHS_WITH_HALF_RATE_TF32 = ("Ampere", "Hopper")  # TF32 tensor = BF16 tensor / 2 (A100/H100 whitepapers)

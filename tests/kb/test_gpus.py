@@ -6,7 +6,7 @@ import pytest
 
 from gpuvet.ingest.reader import read_input
 from gpuvet.kb import gpumatch, load
-from gpuvet.kb.toml import load_toml
+from gpuvet.tomlfile import load_toml
 
 kb = load()
 

@@ -45,8 +45,8 @@ def gpu_smoke_document() -> Dict[str, Any]:
     (ml-engineering), 2900 GB/s the copy bandwidth of a healthy H100 (AzBench); 310 GB/s is a slow copy to show a fail.
     """
     from gpuvet.report.envelope import envelope
-    from gpuvet.smoke.scoring import kb_gpu_lookup, score_all
-    from gpuvet.smoke.thresholds import load_thresholds
+    from gpuvet.checks.smoke import kb_gpu_lookup, score_all
+    from gpuvet.kb.thresholds import load_thresholds
 
     gpu = "NVIDIA H100 80GB HBM3"
     raws = [

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from gpuvet.fleet import result as R
+from gpuvet.sources.fleet import result as R
 from gpuvet.report.html import render
 
 from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
@@ -154,7 +154,7 @@ def test_fleet_page_names_unreachable_hosts(capsys, tmp_path, check_document):
     import argparse
     import io
 
-    from gpuvet.fleet.command import finish
+    from gpuvet.cli.fleet import finish
 
     snapshot = json.loads(json.dumps(check_document["snapshot"]))
     results = [R.HostResult("node01", R.OK, snapshot=snapshot),
@@ -181,7 +181,7 @@ def test_fleet_page_names_unreachable_hosts(capsys, tmp_path, check_document):
 def test_every_command_has_both_renderers(lang):
     import importlib
 
-    from gpuvet.report.render import MARKUP_MODULES
+    from gpuvet.cli.formats import MARKUP_MODULES
 
     for command in ("check", "recommend", "plan", "diagnose", "smoke", "fleet", "diff"):
         for fmt in ("markdown", "html"):

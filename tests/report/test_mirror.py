@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from gpuvet.checks.mirror import index_urls, mirror_findings
+from gpuvet.sources.network import index_urls, mirror_findings
 from gpuvet.i18n import render
 
 

@@ -1,4 +1,4 @@
-"""The ELF/fatbin reader (``gpuvet.binary.scan.archs_of``) on mutated REAL binaries: a CUDA shared library built here
+"""The ELF/fatbin reader (``gpuvet.probe.binaries.archs_of``) on mutated REAL binaries: a CUDA shared library built here
 with nvcc (SASS for sm_80 + compressed PTX) and a plain system ELF. Whatever the damage, the answer is a result dict
 (``error`` set when the file is unreadable), never an exception, never a hang."""
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from .conftest import CORPUS
 from .mutations import byte_flips, injection, truncation
 
-scan = pytest.importorskip("gpuvet.binary.scan")
+scan = pytest.importorskip("gpuvet.probe.binaries")
 
 KERNEL = r"""
 __global__ void scale(float *a, float s, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= s; }

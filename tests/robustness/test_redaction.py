@@ -34,7 +34,7 @@ SERIAL = "1650522003820"
 
 def _markup_formats():
     from gpuvet.report.blocks import BUILDERS
-    from gpuvet.report.render import MARKUP_MODULES
+    from gpuvet.cli.formats import MARKUP_MODULES
 
     return {f"{command}:{fmt}" for command in BUILDERS for fmt in MARKUP_MODULES}
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from gpuvet.smoke.metrics import (algbw_gbs, busbw_factor, busbw_gbs, copy_bandwidth_gbs, matmul_tflops, median,
+from gpuvet.sources.smoke.metrics import (algbw_gbs, busbw_factor, busbw_gbs, copy_bandwidth_gbs, matmul_tflops, median,
                                   pcie_bandwidth_gbs)
 
 

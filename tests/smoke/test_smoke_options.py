@@ -28,7 +28,7 @@ def test_bad_multi_node_options_fail_before_torch_is_imported(argv, needle):
 
 
 def test_a_node_range_is_accepted_as_torchrun_takes_it():
-    from gpuvet.smoke.distributed import torchrun_argv
+    from gpuvet.sources.smoke.distributed import torchrun_argv
 
     argv = torchrun_argv(8, True, 60, nnodes="1:4", node_rank=0, rdzv_endpoint="node01:29500", python="py")
     assert argv[argv.index("--nnodes") + 1] == "1:4"

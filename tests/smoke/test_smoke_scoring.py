@@ -4,8 +4,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpuvet.smoke.scoring import score_result
-from gpuvet.smoke.thresholds import load_thresholds, parse_thresholds, status_for
+from gpuvet.checks.smoke import score_result
+from gpuvet.kb.thresholds import load_thresholds, parse_thresholds, status_for
 
 # Datasheet-style records standing in for gpuvet.kb GpuModel (dense peaks; VALIDATION.md §4.1/§4.2).
 H100 = SimpleNamespace(tflops={"bf16": 989.0, "fp16": 989.0, "tf32": 494.0, "fp32": 67.0}, bandwidth_gbs=3350.0,

@@ -1,7 +1,7 @@
 """Can every GPU run every installed CUDA binary? Findings from the snapshot's ``binaries`` list (pure).
 
 For each file a package ships with CUDA code (``binaries``: ``{"package", "path", "sass", "ptx", "error"}``, read
-from the ELF fatbins by ``gpuvet.binary.scan``) and each GPU with a known compute capability, the loading rules of
+from the ELF fatbins by ``gpuvet.probe.binaries``) and each GPU with a known compute capability, the loading rules of
 ``arch_rules`` decide. A file no GPU can run gives ``arch_not_in_build`` (fail): the first kernel launch would die
 with "no kernel image is available for execution on the device". GPUs of the same model and capability are
 reported together. Files that could not be read are not judged here (the archs command and the snapshot carry
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from gpuvet.checks.arch_rules import SOURCES, arch_list_value, can_run, parse_arch, parse_cc
+from gpuvet.kb.archs import SOURCES, arch_list_value, can_run, parse_arch, parse_cc
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.snapshot import SnapshotView
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from gpuvet.checks import arch_rules
+from gpuvet.kb import archs as arch_rules
 from gpuvet.kb import versions
 from gpuvet.models import Finding, Fix, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView

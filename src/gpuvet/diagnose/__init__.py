@@ -5,7 +5,6 @@ Public API::
     diagnose(text, snapshot=None, snapshot_is_live=False) -> List[Diagnosis]
     context_for(text, snapshot=None, snapshot_is_live=False) -> (snapshot, is_live)
     embedded_snapshot(text) -> Optional[dict]      # the environment a pasted issue report carries, if any
-    to_json(diagnoses, lang) -> dict                # the DESIGN.md §4 document
 """
 
 from __future__ import annotations
@@ -13,9 +12,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.diagnose.engine import Diagnosis, Evidence, diagnose_text
-from gpuvet.diagnose.render import to_json
 
-__all__ = ["Diagnosis", "Evidence", "context_for", "diagnose", "embedded_snapshot", "to_json"]
+__all__ = ["Diagnosis", "Evidence", "context_for", "diagnose", "embedded_snapshot"]
 
 
 # Environment reports sit at the start of a paste (issue templates) or at the end (a CI job's last step); the

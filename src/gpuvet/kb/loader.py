@@ -42,7 +42,11 @@ def records(document: Mapping[str, Any], prefix: str = "") -> Iterator[Tuple[str
     """(record id, table) for every top-level table and every array-of-tables element, at any depth."""
     for key, value in document.items():
         path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict) and not prefix:
+        if isinstance(value, dict) and not prefix and value and all(isinstance(v, dict) for v in value.values()):
+            for name, child in value.items():  # a table of named records: [metric.matmul], [metric.memcpy] ...
+                yield f"{path}[{name}]", child
+                yield from records(child, f"{path}[{name}]")
+        elif isinstance(value, dict) and not prefix:
             yield path, value
             yield from records(value, path)
         elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):

@@ -14,10 +14,7 @@ SCHEMA_VERSION = 1
 TIMEOUT_ENV = "GPUVET_PROBE_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
 
-try:
-    from gpuvet import __version__ as GPUVET_VERSION
-except ImportError:  # shipped without the top-level package (should not happen, but the probe must still run)
-    GPUVET_VERSION = "unknown"
+from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 
 def _timeout():
@@ -75,7 +72,7 @@ def _holds_distributions(folder):
 
 def _binaries(site_dirs):
     try:
-        from gpuvet.binary.scan import find_cuda_binaries
+        from gpuvet.probe.binaries import find_cuda_binaries
     except ImportError as exc:
         return facts.missing("binary scan not available in this gpuvet (%s)" % exc)
     return facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs)), "elf")

@@ -16,7 +16,7 @@ def _from(view: SnapshotView, path: str, lang: str) -> str:
 
 def _binaries(binaries: List[Mapping[str, Any]]) -> str:
     """Per package, the archs its CUDA binaries carry together: "torch: sm_50..sm_90; flash_attn: sm_80 sm_90"."""
-    from gpuvet.binary.scan import sort_archs
+    from gpuvet.probe.binaries import sort_archs
 
     per_package: dict = {}
     for binary in binaries:

@@ -1,0 +1,210 @@
+"""The command line: parse arguments, call the library, choose a renderer, set the exit code.
+
+Kept thin and fast to import: every subcommand's module is imported only when that subcommand runs, so
+``gpuvet --version`` and ``gpuvet probe`` never pay for rich, asyncssh or a framework.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Callable, List, Optional, Sequence, TextIO
+
+from gpuvet import __version__
+from gpuvet.errors import ExitCode, GpuvetError
+
+FORMATS_REPORT = ("text", "json", "markdown", "html")
+
+# subcommand -> "module:function"; the function takes (args, output) and returns an ExitCode.
+HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
+    ("probe", "probe"), ("check", "check"), ("recommend", "recommend"), ("plan", "plan"), ("diagnose", "diagnose"),
+    ("smoke", "smoke"), ("fleet", "fleet"), ("diff", "diff"), ("archs", "archs"), ("kb", "kb"),
+)}
+
+
+class Output:
+    """Where results go: stdout, or ``--output FILE`` written atomically (temp file + rename)."""
+
+    def __init__(self, path: Optional[str], stdout: TextIO) -> None:
+        self.path = path if path not in (None, "-") else None
+        self.stdout = stdout
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.path is None and hasattr(self.stdout, "isatty") and self.stdout.isatty()
+
+    def write(self, text: str) -> None:
+        if not text.endswith("\n"):
+            text += "\n"
+        if self.path is None:
+            self.stdout.write(text)
+            self.stdout.flush()
+            return
+        import tempfile  # only when writing a file: keeps start-up light
+
+        folder = os.path.dirname(os.path.abspath(self.path))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, self.path)
+        except OSError as exc:
+            raise GpuvetError(f"cannot write {self.path}: {exc.strerror or exc}", hint="choose another --output path")
+
+
+def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS_REPORT) -> None:
+    parser.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
+    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANG/LC_ALL)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
+    parser.add_argument(
+        "--redact-host", action="store_true", help="remove host names, IPs, UUIDs and serials (for public sharing)"
+    )
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--from",
+        dest="from_files",
+        action="append",
+        default=[],
+        metavar="[KIND:]FILE",
+        help="pasted tool output to read instead of probing (kind detected; '-' is stdin); repeatable",
+    )
+    parser.add_argument("--snapshot", action="append", default=[], metavar="FILE", help="a saved snapshot JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpuvet",
+        description="Will my framework run on this GPU server, fast? If not, exactly why and what to change.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpuvet {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("probe", help="probe this machine into a snapshot")
+    p.add_argument("--format", choices=("json", "text"), default="text")
+    p.add_argument("--output", "-o", metavar="FILE")
+    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    p.add_argument("--redact-host", action="store_true")
+    p.add_argument("--no-binaries", action="store_true", help="skip the scan of CUDA binaries' archs")
+
+    p = sub.add_parser("check", help="check a snapshot against targets (torch==2.1.2, tensorflow>=2.15, vllm ...)")
+    p.add_argument("targets", nargs="*", metavar="TARGET")
+    _add_input_options(p)
+    _add_report_options(p)
+    p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
+
+    p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
+    p.add_argument("framework", metavar="FRAMEWORK")
+    _add_input_options(p)
+    _add_report_options(p)
+    p.add_argument("--driver", metavar="VERSION", help="assume this driver (planning before renting)")
+    p.add_argument("--gpu", metavar="MODEL", help="assume this GPU model")
+    p.add_argument("--python", metavar="VERSION", help="assume this Python version")
+
+    p = sub.add_parser("plan", help="what to rent for a workload")
+    p.add_argument("--framework", required=True, metavar="TARGET")
+    p.add_argument("--model-size", required=True, metavar="SIZE", help="parameters: 7B, 13B, 70B, 350M ...")
+    p.add_argument("--task", required=True, choices=("train", "lora", "qlora", "infer"))
+    p.add_argument("--gpus", type=int, default=None, metavar="N")
+    p.add_argument("--precision", choices=("fp32", "bf16", "fp16", "int8", "int4"), default="bf16")
+    p.add_argument("--seq-len", type=int, default=None, metavar="TOKENS")
+    p.add_argument("--batch-size", type=int, default=None, metavar="N")
+    _add_report_options(p)
+
+    p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")
+    p.add_argument("logfile", nargs="?", default=None, metavar="LOGFILE|-")
+    _add_input_options(p)
+    _add_report_options(p)
+
+    p = sub.add_parser("smoke", help="validate with real runs (matmul, training, inference, collectives)")
+    p.add_argument("--framework", choices=("torch", "tensorflow", "jax", "paddle"), default=None)
+    p.add_argument("--distributed", action="store_true", help="run collectives through torchrun")
+    p.add_argument("--quick", action="store_true", help="finish in under 30 s on one GPU")
+    p.add_argument("--nproc", type=int, default=None, metavar="N", help="processes per node for --distributed")
+    p.add_argument("--nnodes", default=None, metavar="N", help="torchrun --nnodes")
+    p.add_argument("--node-rank", type=int, default=None, metavar="R", help="torchrun --node-rank")
+    p.add_argument("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    _add_report_options(p)
+
+    p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
+    p.add_argument("hosts", nargs="*", metavar="HOST")
+    p.add_argument("--hosts", dest="hosts_file", metavar="FILE", help="one [user@]host[:port] a line")
+    p.add_argument("--via", choices=("ssh", "slurm"), default="ssh")
+    p.add_argument("--check", dest="check_targets", action="append", default=[], metavar="TARGET")
+    p.add_argument("--parallel", type=int, default=32, metavar="N")
+    p.add_argument("--connect-timeout", type=float, default=10.0, metavar="SECONDS")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="per-host total timeout")
+    p.add_argument("--out-dir", default=None, metavar="DIR", help="folder for one snapshot JSON per host")
+    p.add_argument("--known-hosts", default=None, metavar="FILE")
+    p.add_argument("--accept-new-host-keys", action="store_true", help="trust and record unknown host keys")
+    p.add_argument("--identity", "-i", action="append", default=[], metavar="KEYFILE")
+    p.add_argument(
+        "--binaries",
+        dest="binaries",
+        action="store_const",
+        const=True,
+        default=None,
+        help="scan installed binaries for compiled GPU archs (default: only with --check)",
+    )
+    p.add_argument("--no-binaries", dest="binaries", action="store_const", const=False, help="never scan binaries")
+    _add_report_options(p)
+
+    p = sub.add_parser("diff", help="group snapshots by every fact that differs")
+    p.add_argument("snapshots", nargs="+", metavar="SNAPSHOT")
+    _add_report_options(p)
+
+    p = sub.add_parser("archs", help="SASS/PTX archs compiled into CUDA binaries")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--output", "-o", metavar="FILE")
+    p.add_argument("--lang", choices=("en", "zh"), default=None)
+
+    p = sub.add_parser("kb", help="the knowledge base: list, show NAME, sources")
+    p.add_argument("action", nargs="?", choices=("list", "show", "sources"), default="list")
+    p.add_argument("name", nargs="?", default=None)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--output", "-o", metavar="FILE")
+    p.add_argument("--lang", choices=("en", "zh"), default=None)
+    return parser
+
+
+def _load_handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
+    module_name, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed its one-line usage error
+        return int(exc.code or 0) and int(ExitCode.USAGE)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return int(ExitCode.USAGE)
+    if getattr(args, "lang", None) is None and hasattr(args, "lang"):
+        from gpuvet.i18n import default_lang
+
+        args.lang = default_lang()
+    output = Output(getattr(args, "output", None), sys.stdout)
+    try:
+        handler = _load_handler(HANDLERS[args.command])
+        return int(handler(args, output))
+    except GpuvetError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"hint: {exc.hint}", file=sys.stderr)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

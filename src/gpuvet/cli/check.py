@@ -1,0 +1,45 @@
+"""``gpuvet check``: gather a snapshot, run the checks, render, and turn the verdict into an exit code."""
+
+from __future__ import annotations
+
+import argparse
+
+from gpuvet.errors import ExitCode
+from gpuvet.models import Verdict
+
+
+def exit_code_for(verdict: str) -> ExitCode:
+    return {
+        Verdict.FAIL.value: ExitCode.FAILURE,
+        Verdict.UNKNOWN.value: ExitCode.UNDECIDED,
+    }.get(verdict, ExitCode.OK)
+
+
+def is_live_probe(args: argparse.Namespace) -> bool:
+    """The snapshot describes this machine (not pasted text or a saved file): its network is ours to test."""
+    return not getattr(args, "from_files", None) and not getattr(args, "snapshot", None)
+
+
+def with_mirror_findings(report, snapshot):
+    """The report with an ``index_unreachable`` machine finding per pip index that does not answer."""
+    import dataclasses
+
+    from gpuvet.sources.network import mirror_findings
+
+    found = mirror_findings(snapshot)
+    return dataclasses.replace(report, machine=tuple(report.machine) + tuple(found)) if found else report
+
+
+def run(args: argparse.Namespace, output) -> int:
+    from gpuvet.checks import run_checks
+    from gpuvet.sources.inputs import gather_snapshot
+    from gpuvet.report.findings import check_to_dict
+    from gpuvet.cli.formats import render_document
+
+    snapshot = gather_snapshot(args)
+    report = run_checks(snapshot, args.targets)
+    if is_live_probe(args) and not getattr(args, "no_network", False):
+        report = with_mirror_findings(report, snapshot)
+    document = check_to_dict(report, args.lang)
+    output.write(render_document("check", document, args, output))
+    return int(exit_code_for(document["verdict"]))

@@ -1,0 +1,94 @@
+"""`gpuvet diagnose [LOGFILE|-] [--from FILE ...] [--snapshot FILE] [--format ...]`: the edge (I/O) of diagnose."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from gpuvet.errors import ExitCode, InputError
+
+MAX_LOG_BYTES = 1 << 30
+
+
+def read_log(name: Optional[str], stdin: Any = None) -> str:
+    """The log's text: a file, or stdin for '-'. One clear InputError for missing, binary or empty input."""
+    hint = "pass a log file, or pipe it: `python train.py 2>&1 | gpuvet diagnose -`"
+    if not name:
+        raise InputError("no log given", hint=hint)
+    if name == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        data = stream.buffer.read(MAX_LOG_BYTES) if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+        label = "stdin"
+    else:
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read(MAX_LOG_BYTES)
+        except OSError as exc:
+            raise InputError(f"cannot read {name}: {exc.strerror or exc}", hint=hint)
+        label = name
+    if b"\0" in data[:65536]:
+        raise InputError(f"{label} looks binary, not a text log", hint=hint)
+    text = data.decode("utf-8", errors="replace")
+    if not text.strip():
+        raise InputError(f"{label} is empty", hint=hint)
+    return text
+
+
+def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]:
+    """(snapshot, is_live). Explicit inputs must work (their errors reach the user); the live probe may fail."""
+    from gpuvet.sources.inputs import gather_snapshot
+
+    if getattr(args, "from_files", None) or getattr(args, "snapshot", None):
+        return gather_snapshot(args), False
+    try:
+        return gather_snapshot(args, binaries=True), True
+    except Exception:  # no probe on this install, or it broke: the log alone still answers
+        return None, True
+
+
+def _redacted(diagnoses: List[Any], host: bool) -> List[Any]:
+    from gpuvet.probe.redact import redact_text as redact_line
+
+    def message(m: Any) -> Any:  # the sentences carry the log's extracted values too, for any template to use
+        return dataclasses.replace(m, params={k: redact_line(str(v), host) for k, v in m.params.items()})
+
+    result = []
+    for d in diagnoses:
+        evidence = tuple(dataclasses.replace(e, text=redact_line(e.text, host)) for e in d.evidence)
+        params = {k: redact_line(str(v), host) for k, v in d.params.items()}
+        result.append(dataclasses.replace(d, evidence=evidence, params=params,
+                                          explanations=tuple(message(m) for m in d.explanations),
+                                          fix=dataclasses.replace(d.fix, summary=message(d.fix.summary))))
+    return result
+
+
+def run(args: argparse.Namespace, output: Any) -> int:
+    from gpuvet.diagnose import context_for
+    from gpuvet.report import diagnose as render
+    from gpuvet.diagnose.engine import diagnose_text
+    from gpuvet.report.console import use_color
+    from gpuvet.report.envelope import dumps
+
+    text = read_log(getattr(args, "logfile", None))
+    snapshot, is_live = context_for(text, *_snapshot(args))
+    diagnoses = _redacted(diagnose_text(text, snapshot, snapshot_is_live=is_live),
+                          getattr(args, "redact_host", False))
+    lang = getattr(args, "lang", None) or "en"
+    fmt = getattr(args, "format", "text")
+    if fmt == "json":
+        output.write(dumps(render.to_json(diagnoses, lang)))
+    elif fmt in ("markdown", "html"):
+        # One Markdown/HTML implementation for every command (gpuvet.report); secrets are already redacted above.
+        from gpuvet.cli.formats import render_document
+
+        document = render.to_json(diagnoses, lang)
+        if snapshot is not None:
+            document["snapshot"] = snapshot
+        output.write(render_document("diagnose", document, args, output))
+    else:
+        output.write(render.to_text(diagnoses, lang, color=use_color(output.is_terminal),
+                                    has_snapshot=snapshot is not None, live=is_live))
+    stack_causes = [d for d in diagnoses if d.code != "not_a_stack_problem"]
+    return int(ExitCode.FAILURE if stack_causes else ExitCode.OK)

@@ -1,0 +1,44 @@
+"""Choose a renderer for a command's document and the user's --format; the only place that reads terminal state."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Any, Dict, Mapping
+
+from gpuvet.errors import UsageError
+from gpuvet.report.console import terminal_width, use_color
+from gpuvet.report.envelope import dumps
+
+# (command, format) -> "module:function"; each function takes (document, lang, color, width) and returns str.
+TEXT_RENDERERS: Dict[str, str] = {
+    "check": "gpuvet.report.check_text:render_check_text",
+    "recommend": "gpuvet.report.recommend:render_recommend_text",
+    "plan": "gpuvet.report.plan:render_plan_text",
+}
+# --format markdown|html: one module per format, whose render(command, document, lang) covers every command that
+# report.blocks has a builder for.
+MARKUP_MODULES: Dict[str, str] = {"markdown": "gpuvet.report.markdown", "html": "gpuvet.report.html"}
+
+
+def _load(spec: str):
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def render_document(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
+    fmt = getattr(args, "format", "text") or "text"
+    if getattr(args, "redact_host", False):
+        from gpuvet.probe.redact import redact_host
+
+        document = redact_host(document)
+    if fmt == "json":
+        return dumps(document)
+    lang = getattr(args, "lang", None) or "en"
+    if fmt == "text":
+        return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width())
+    from gpuvet.report.blocks import BUILDERS
+
+    if fmt not in MARKUP_MODULES or command not in BUILDERS:
+        raise UsageError(f"--format {fmt} is not available for gpuvet {command}")
+    return importlib.import_module(MARKUP_MODULES[fmt]).render(command, document, lang)

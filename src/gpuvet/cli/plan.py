@@ -1,0 +1,31 @@
+"""``gpuvet plan``: memory, fitting GPU models, software and the questions to send a provider."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Dict
+
+from gpuvet.errors import ExitCode
+from gpuvet.i18n import render, text
+
+
+def localize(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
+    plan = dict(plan)
+    plan["assumptions"] = [render(m, lang) for m in plan["assumptions"]]
+    plan["questions"] = [text(lang, q) for q in plan["questions"]]
+    plan["nvlink"] = text(lang, plan["nvlink"]) if plan.get("nvlink") else None
+    plan["gpus"] = [dict(row, reason=text(lang, row["reason"]) if row.get("reason") else None) for row in plan["gpus"]]
+    return plan
+
+
+def run(args: argparse.Namespace, output) -> int:
+    from gpuvet import kb as kb_module
+    from gpuvet.recommend.plan import make_plan
+    from gpuvet.report.envelope import envelope
+    from gpuvet.cli.formats import render_document
+
+    kb = kb_module.load()
+    plan = localize(make_plan(args, kb), args.lang)
+    document = envelope(kb={"version": kb.version, "updated": kb.updated}, plan=plan)
+    output.write(render_document("plan", document, args, output))
+    return int(ExitCode.OK if any(row["fits"] for row in plan["gpus"]) else ExitCode.FAILURE)

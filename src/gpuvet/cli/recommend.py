@@ -1,0 +1,76 @@
+"""``gpuvet recommend FRAMEWORK``: newest fitting builds with install commands, for a machine or a stated plan."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any, Dict
+
+from gpuvet.errors import ExitCode, UsageError
+from gpuvet.probe.facts import found
+
+
+# What a stated version must look like. An unreadable driver ("abc") left the driver link undecided, and recommend
+# then called the newest CUDA build "fits as the machine stands".
+_STATED_FORMS = {
+    "--driver": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a driver version like 535.104.05"),
+    "--python": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a Python version like 3.11"),
+}
+
+
+def _check_stated(option: str, value: str) -> None:
+    pattern, expected = _STATED_FORMS[option]
+    if not pattern.match(value.strip()):
+        raise UsageError(f"cannot read {option} {value!r}", hint=f"write {expected}")
+
+
+def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: Any) -> Dict[str, Any]:
+    """Overlay what the user states (--driver, --gpu, --python) on the snapshot, marked with source "stated"."""
+    for option, value in (("--driver", args.driver), ("--python", args.python)):
+        if value is not None:
+            _check_stated(option, value)
+    if args.driver:
+        snapshot.setdefault("driver", {})["version"] = found(args.driver, "stated")
+        cuda = kb.cuda_for_driver(args.driver)
+        if cuda:
+            snapshot["driver"]["cuda_max"] = found(cuda, "stated")
+    if args.gpu:
+        model = kb.gpu(args.gpu)
+        if model is None:
+            known = ", ".join(sorted({m.name for m in kb.gpu_models()})[:12])
+            raise UsageError(f"unknown GPU model {args.gpu!r}", hint=f"known models include: {known}, ...")
+        snapshot["gpus"] = found(
+            [{"index": 0, "name": model.name, "compute_capability": model.compute_capability,
+              "memory_total_mib": int(model.memory_gib * 1024) if model.memory_gib else None}],
+            "stated",
+        )
+    if args.python:
+        snapshot["python"] = found({"version": args.python}, "stated")
+    return snapshot
+
+
+def run(args: argparse.Namespace, output) -> int:
+    from gpuvet import kb as kb_module
+    from gpuvet.sources.inputs import gather_snapshot
+    from gpuvet.recommend import recommend
+    from gpuvet.report.envelope import envelope
+    from gpuvet.cli.formats import render_document
+    from gpuvet.snapshot import SnapshotView, new_snapshot
+
+    kb = kb_module.load()
+    framework = kb.framework(args.framework)
+    if framework is None:
+        names = ", ".join(f.name for f in kb.frameworks())
+        raise UsageError(f"unknown framework {args.framework!r}", hint=f"known: {names}")
+    planning = (args.driver or args.gpu) and not (args.from_files or args.snapshot)
+    snapshot = new_snapshot("stated") if planning else gather_snapshot(args, binaries=False)
+    snapshot = apply_assumptions(snapshot, args, kb)
+    recommendations = recommend(SnapshotView(snapshot), framework, kb)
+    document = envelope(
+        kb={"version": kb.version, "updated": kb.updated},
+        snapshot=snapshot,
+        framework=framework.name,
+        recommendations=[r.to_dict() for r in recommendations],
+    )
+    output.write(render_document("recommend", document, args, output))
+    return int(ExitCode.OK if recommendations else ExitCode.FAILURE)

@@ -1,0 +1,65 @@
+"""``gpuvet smoke``: validate with real runs. Handler ``run(args, output) -> int`` (exit 1 when any result fails)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any, Dict
+
+from gpuvet.errors import ExitCode, InputError
+from gpuvet.report.console import use_color
+from gpuvet.report.envelope import dumps, envelope
+from gpuvet.report.smoke import render_text
+from gpuvet.checks.smoke import kb_gpu_lookup, score_all
+from gpuvet.kb.thresholds import load_thresholds
+
+
+def _validate(args: argparse.Namespace) -> None:
+    if args.timeout is not None and not (0 < args.timeout < math.inf):  # NaN fails both comparisons
+        raise InputError("--timeout must be a positive number of seconds", hint="e.g. --timeout 300")
+    if args.nproc is not None and args.nproc < 1:
+        raise InputError("--nproc must be at least 1", hint="e.g. --nproc 8 (one process per GPU)")
+    if not args.distributed and (args.nnodes or args.node_rank is not None or args.rdzv_endpoint or args.nproc):
+        raise InputError("--nproc/--nnodes/--node-rank/--rdzv-endpoint only apply with --distributed",
+                         hint="add --distributed")
+    if args.distributed and args.framework not in (None, "torch"):
+        raise InputError("--distributed runs through torchrun and needs --framework torch",
+                         hint="drop --framework or use --framework torch")
+    if args.distributed:
+        from gpuvet.sources.smoke.distributed import check_rendezvous
+
+        check_rendezvous(args.nnodes, args.node_rank, args.rdzv_endpoint)  # before torch is imported to count GPUs
+
+
+def build_payload(args: argparse.Namespace) -> Dict[str, Any]:
+    thresholds = load_thresholds()
+    lang = args.lang or "en"
+    if args.distributed:
+        from gpuvet.sources.smoke.distributed import run_distributed
+
+        payload = run_distributed(args, thresholds, lang)
+    else:
+        from gpuvet.sources.smoke.local import run_local
+
+        payload = run_local(args.framework, args.quick, args.timeout, lang)
+        raws = payload.pop("raw")
+        expect_gpu = payload.pop("gpu_expected")
+        payload["results"] = score_all(raws, thresholds, kb_gpu_lookup(), lang, gpu_expected=expect_gpu)
+    payload["thresholds_version"] = thresholds.version
+    return payload
+
+
+def run(args: argparse.Namespace, output: Any) -> int:
+    _validate(args)
+    payload = build_payload(args)
+    lang = args.lang or "en"
+    if args.format == "json":
+        output.write(dumps(envelope(**payload)))
+    elif args.format in ("markdown", "html"):
+        from gpuvet.cli.formats import render_document
+
+        output.write(render_document("smoke", envelope(**payload), args, output))
+    else:
+        output.write(render_text(payload, lang, color=use_color(output.is_terminal)))
+    failed = any(r.get("status") == "fail" for r in payload["results"])
+    return int(ExitCode.FAILURE if failed else ExitCode.OK)

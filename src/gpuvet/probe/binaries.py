@@ -1,0 +1,329 @@
+"""Which SASS and PTX archs a file carries, and which installed libraries carry CUDA code at all.
+
+``archs_of(path)`` answers for one file: an ELF executable / shared library / object (fatbins in ``.nv_fatbin`` or
+``__nv_relfatbin``; failing those, fatbins embedded in read-only data such as ``.rodata``), or a standalone fatbin.
+``find_cuda_binaries(site_dirs)`` walks site-packages folders for ``*.so`` / ``*.so.*`` and keeps those that carry
+CUDA code, named by the distribution that installed them.
+
+Nothing is loaded or imported: the files are read with positioned reads of their headers (see ``elf.py``), so
+torch's ~1 GB ``libtorch_cuda.so`` costs a few thousand small reads. A truncated or corrupted file gives
+``error: "unreadable: <why>"``, never an exception. Standard library only, Python 3.6+ (the probe imports it).
+"""
+
+import os
+import re
+
+from gpuvet.probe import elf, fatbin
+from gpuvet.probe.names import canonical_name
+
+FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+FATBIN_SEGMENT = ".nvFatBinSegment"  # nvcc's registration records, next to .nv_fatbin in every nvcc-linked file
+SHT_PROGBITS = 1
+SHF_ALLOC = 0x2
+
+_SHARED_LIBRARY = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
+_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+_SKIP_DIRS = {"__pycache__", ".git"}
+# Folders of installed packages: on sys.path they are site dirs of their own; elsewhere they belong to another
+# interpreter or environment (a pyenv's lib/python3.11/site-packages under a venv's stdlib), not importable here.
+_OTHER_INTERPRETER_DIRS = {"site-packages", "dist-packages"}
+_CUDA_RUNTIME = re.compile(r"^lib(cudart|cuda)\.so(\.|$)")
+
+
+class ScanResult(object):
+    """Everything one scan learned: the entries (arch, kind, flags) and the problem, if any."""
+
+    __slots__ = ("path", "entries", "error", "unsupported", "where")
+
+    def __init__(self, path):
+        self.path = path
+        self.entries = []
+        self.error = None  # "unreadable: <why>"
+        self.unsupported = False  # an ELF kind that cannot carry CUDA code we read (32-bit, big-endian)
+        self.where = None  # ".nv_fatbin" | "embedded:.rodata" | "fatbin-file" | "whole-file"
+
+    @property
+    def sass(self):
+        return sort_archs({e.arch for e in self.entries if e.kind == "sass"})
+
+    @property
+    def ptx(self):
+        return sort_archs({e.arch for e in self.entries if e.kind == "ptx"})
+
+    def as_dict(self):
+        return {"path": self.path, "sass": self.sass, "ptx": self.ptx, "error": self.error}
+
+
+def arch_key(arch):
+    """Numeric order: sm_75 < sm_80 < sm_90 < sm_90a < sm_100 < sm_100a < sm_100f; unparsable names last."""
+    match = _ARCH.match(arch)
+    if not match:
+        return (1, 0, "", arch)
+    return (0, int(match.group(2)), match.group(3), arch)
+
+
+def sort_archs(archs):
+    return sorted(set(archs), key=arch_key)
+
+
+def archs_of(path):
+    """``{"path", "sass": [...], "ptx": [...], "error": None | "unreadable: ..."}`` for one file.
+
+    Empty ``sass`` and ``ptx`` with no error: the file carries no CUDA code (or is not an ELF/fatbin at all).
+    Entries read before a corruption are kept alongside the error.
+    """
+    return scan_file(path).as_dict()
+
+
+def scan_file(path, discovery=False):
+    """Scan one file. ``discovery`` (the site-packages walk) looks for fatbins embedded in read-only data only when
+    the ELF shows a CUDA hint (see ``_may_embed_fatbins``); a file named explicitly always gets the full search."""
+    result = ScanResult(path)
+    try:
+        handle = open(path, "rb", buffering=0)
+    except IsADirectoryError:
+        result.error = "unreadable: is a directory"
+        return result
+    except OSError as exc:
+        result.error = "unreadable: %s" % (exc.strerror or exc)
+        return result
+    try:
+        with handle:
+            _scan_open_file(handle, result, discovery)
+    except (elf.ElfError, fatbin.FatbinError) as exc:
+        result.error = "unreadable: %s" % exc
+    except OSError as exc:
+        result.error = "unreadable: %s" % (exc.strerror or exc)
+    return result
+
+
+def _scan_open_file(handle, result, discovery=False):
+    size = os.fstat(handle.fileno()).st_size
+    try:
+        image = elf.ElfFile(handle, size)
+    except elf.NotElf:
+        if elf.read_exact(handle, 0, 4) == fatbin.MAGIC_BYTES:  # a standalone .fatbin (fatbinary --create)
+            result.where = "fatbin-file"
+            _walk(result, lambda o, n: _read(handle, size, o, n), 0, size, strict=True)
+        return
+    except elf.ElfError as exc:
+        if "32-bit" in str(exc) or "big-endian" in str(exc):
+            result.unsupported = True
+        raise
+
+    if not image.sections:  # no section table (sstrip-ed): look for fatbins anywhere in the file
+        result.where = "whole-file"
+        _walk(result, image.read_at, 0, size, strict=False)
+        return
+    fatbin_sections = [s for s in image.sections if s.name in FATBIN_SECTIONS and s.has_file_data]
+    for section in fatbin_sections:
+        _check_inside(section, size)
+        result.where = section.name
+        _walk(result, image.read_at, section.offset, section.offset + section.size, strict=True)
+        if result.error:
+            return
+    if fatbin_sections:
+        return
+    if discovery and not _may_embed_fatbins(image):
+        return
+    # No fatbin section: some libraries embed fatbins as plain data (bin2c arrays) and load them with
+    # cuModuleLoadData; look for the container magic in allocated, non-executable data sections.
+    for section in image.sections:
+        if section.type != SHT_PROGBITS or not section.flags & SHF_ALLOC or section.executable:
+            continue
+        if not section.has_file_data or section.offset + section.size > size:
+            continue
+        before = len(result.entries)
+        _walk(result, image.read_at, section.offset, section.offset + section.size, strict=False)
+        if len(result.entries) > before:
+            result.where = "embedded:" + section.name
+
+
+def _may_embed_fatbins(image):
+    """Whether a library without a fatbin section is worth searching byte by byte for an embedded fatbin.
+
+    Searching ``.rodata`` is most of a site-packages scan (torch's CPU library alone has ~100 MB of it), and code
+    that loads embedded fatbins talks to CUDA: nvcc leaves a ``.nvFatBinSegment`` section, and a dynamically linked
+    loader names libcudart or libcuda. A library with neither (say one that dlopens libcuda and carries kernels as a
+    bin2c array) is missed in discovery; ``gpuvet archs PATH`` still searches it in full.
+    """
+    if any(section.name == FATBIN_SEGMENT for section in image.sections):
+        return True
+    try:
+        needed = image.needed()
+    except elf.ElfError:
+        return False  # a damaged dynamic table is no CUDA hint; the file is not reported for a guess that failed
+    return any(_CUDA_RUNTIME.match(soname) for soname in needed)
+
+
+def _check_inside(section, file_size):
+    if section.offset + section.size > file_size:
+        raise elf.ElfError(
+            "section %s (bytes %d..%d) runs past the end of the file (%d bytes; truncated?)"
+            % (section.name, section.offset, section.offset + section.size, file_size)
+        )
+
+
+def _walk(result, read_at, start, end, strict):
+    entries, error = fatbin.walk_region(read_at, start, end, strict=strict)
+    result.entries.extend(entries)
+    if error and not result.error:
+        result.error = "unreadable: %s" % error
+
+
+def _read(handle, size, offset, length):
+    if offset + length > size:
+        raise fatbin.FatbinError("needs bytes up to %d but the file has %d (truncated?)" % (offset + length, size))
+    return elf.read_exact(handle, offset, length)
+
+
+# -- site-packages ---------------------------------------------------------------------------------------------------
+
+
+def find_cuda_binaries(site_dirs, max_files=None):
+    """Every ``*.so`` / ``*.so.*`` under ``site_dirs`` that carries CUDA code (or claims to and is unreadable).
+
+    Returns ``[{"package", "path", "sass", "ptx", "error"}]`` sorted by package then path; ``package`` is the
+    PEP 503 name of the distribution whose RECORD lists the file (``torch``, ``flash-attn``,
+    ``nvidia-cublas-cu12``), else the top-level folder or module name. ``max_files`` caps how many candidate files
+    are opened (a guard for huge environments); symlinks to a file already seen are not scanned twice.
+
+    Candidates come from each distribution's ``*.dist-info/RECORD`` (the installer's list of what it wrote: cheap,
+    and it names the owner exactly); only the top-level entries of a site dir that no RECORD mentions (conda or
+    ``setup.py install`` leftovers, a plain folder on PYTHONPATH) are walked. A walk never enters another of
+    ``site_dirs`` (scanned on its own) or a ``site-packages`` / ``dist-packages`` folder that is not one of them
+    (another interpreter's installs, not importable here).
+    """
+    found = []
+    seen = set()
+    examined = 0
+    site_dirs = [folder for folder in site_dirs if os.path.isdir(folder)]
+    other_sites = set(site_dirs)
+    for site_dir in site_dirs:
+        installed = _InstalledFiles(site_dir)
+        for path in installed.candidates(other_sites):
+            if max_files is not None and examined >= max_files:
+                return _sorted(found)
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            examined += 1
+            result = scan_file(path, discovery=True)
+            if result.unsupported or not (result.entries or result.error):
+                continue
+            entry = {"package": installed.package_of(path)}
+            entry.update(result.as_dict())
+            found.append(entry)
+    return _sorted(found)
+
+
+def _sorted(found):
+    return sorted(found, key=lambda item: (item["package"], item["path"]))
+
+
+def _is_shared_library(name):
+    return _SHARED_LIBRARY.search(name) is not None
+
+
+class _InstalledFiles(object):
+    """One site dir as its distributions' RECORD files describe it: the shared libraries each installed, which
+    top-level entries some RECORD accounts for, and the owner of a file."""
+
+    def __init__(self, site_dir):
+        self.site_dir = site_dir
+        self._owner = {}  # "torch/lib/libc10.so" -> "torch"
+        self._covered = set()  # top-level names some RECORD lists files under: "torch", "functorch", "six.py"
+        try:
+            self._names = sorted(os.listdir(site_dir))
+        except OSError:
+            self._names = []
+        for name in self._names:
+            if name.endswith(".dist-info"):
+                self._read_record(name)
+
+    def _read_record(self, dist_info):
+        try:
+            with open(os.path.join(self.site_dir, dist_info, "RECORD"), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return  # no RECORD (conda may omit it): the distribution's files are found by the walk instead
+        dist = canonical_name(dist_info[: -len(".dist-info")].split("-", 1)[0])
+        # torch's RECORD alone has ~15k lines: take the first path component of every line with C-speed splits and
+        # a set, and visit only the few lines that mention ".so", found with bytes.find.
+        for top in {line.partition(b"/")[0].partition(b",")[0] for line in data.split(b"\n")}:
+            self._covered.add(top.lstrip(b'"').decode("utf-8", "replace"))
+        for line in _lines_containing(data, b".so"):
+            recorded = _record_path(line)
+            if recorded is None or not _is_shared_library(recorded):
+                continue
+            relative = os.path.normpath(recorded).replace(os.sep, "/")
+            if relative.startswith("../") or os.path.isabs(relative):
+                continue  # written outside this site dir (scripts, data): not what importing loads from here
+            self._owner.setdefault(relative, dist)
+
+    def candidates(self, other_sites):
+        """Shared-library paths to scan: every RECORD-listed one that exists, then those found by walking the
+        top-level entries no RECORD covers; each part sorted."""
+        listed = [os.path.join(self.site_dir, relative) for relative in sorted(self._owner)]
+        for path in listed:
+            if os.path.isfile(path):
+                yield path
+        for name in self._names:
+            if name in self._covered or name in _SKIP_DIRS or name.endswith((".dist-info", ".egg-info")):
+                continue
+            path = os.path.join(self.site_dir, name)
+            if os.path.isdir(path):
+                if path not in other_sites and name not in _OTHER_INTERPRETER_DIRS:
+                    for found in _walk_shared_libraries(path, other_sites):
+                        yield found
+            elif _is_shared_library(name):
+                yield path
+
+    def package_of(self, path):
+        relative = os.path.relpath(path, self.site_dir).replace(os.sep, "/")
+        owner = self._owner.get(relative)
+        if owner:
+            return owner
+        top = relative.split("/", 1)[0]
+        return canonical_name(top.split(".", 1)[0])  # flash_attn_2_cuda.cpython-311-...so -> flash-attn-2-cuda
+
+
+def _lines_containing(data, needle):
+    position = 0
+    while True:
+        found = data.find(needle, position)
+        if found < 0:
+            return
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        position = end + 1
+
+
+def _record_path(line):
+    """The path field of one RECORD line (CSV: a path with a comma or quote is quoted), or None."""
+    text = line.decode("utf-8", "replace").rstrip("\r")
+    if not text.startswith('"'):
+        return text.split(",", 1)[0] or None
+    import csv  # rare: only for quoted paths
+
+    try:
+        row = next(csv.reader([text]))
+    except (csv.Error, StopIteration):
+        return None
+    return row[0] if row else None
+
+
+def _walk_shared_libraries(top, other_sites):
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(
+            d for d in dirs
+            if d not in _SKIP_DIRS and d not in _OTHER_INTERPRETER_DIRS
+            and not d.endswith((".dist-info", ".egg-info"))
+            and os.path.join(root, d) not in other_sites
+        )
+        for name in sorted(files):
+            if _is_shared_library(name):
+                yield os.path.join(root, name)

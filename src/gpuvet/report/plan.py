@@ -1,0 +1,40 @@
+"""The text form of a ``plan`` document."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from gpuvet.i18n import text
+
+
+def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
+    plan = document["plan"]
+    inputs = plan["inputs"]
+    memory = plan["memory_gib"]
+    lines = [
+        text(lang, "plan.heading", params=f"{inputs['parameters'] / 1e9:g}B", task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
+        "",
+        text(lang, "plan.memory", **memory),
+        "",
+        text(lang, "plan.assumptions"),
+    ]
+    lines += [f"  - {a}" for a in plan["assumptions"]]
+    lines += ["", text(lang, "plan.gpus")]
+    for row in plan["gpus"][:20]:
+        mark = "✔" if row["fits"] else "✘"
+        count = f"{row['count']} ×" if row["count"] else "—"
+        reason = f"  ({row['reason']})" if row.get("reason") else ""
+        lines.append(f"  {mark} {count} {row['model']} ({row['memory_gib']:g} GiB){reason}")
+    software = plan["software"]
+    lines += ["", text(lang, "plan.software")]
+    if software.get("known"):
+        lines.append(text(lang, "plan.software_line", framework=software["framework"], version=software["version"], python=software["python"], variant=software["default_variant"], driver=software.get("min_driver") or "-"))
+        for name, variant in software["variants"].items():
+            lines.append(f"  - {name}: CUDA {variant['cuda'] or '-'}, cuDNN {variant['cudnn'] or '-'}, NCCL {variant['nccl'] or '-'}, driver >= {variant['min_driver'] or '-'}")
+    else:
+        lines.append("  " + text(lang, "plan.software_unknown", framework=software.get("framework")))
+    if plan.get("nvlink"):
+        lines += ["", plan["nvlink"]]
+    lines += ["", text(lang, "plan.questions")]
+    lines += [f"  [ ] {q}" for q in plan["questions"]]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,220 @@
+"""``gpuvet smoke --distributed``: a real torchrun job (NCCL on GPUs, gloo on CPUs), bounded by a timeout.
+
+The launch (argv + environment) and the arithmetic (algbw/busbw per nccl-tests) are pure functions; the child
+run is ``gpuvet.sources.smoke.child.run_child`` so a hang kills the whole torchrun tree and is reported as
+``nccl_comm_failure`` with the NCCL settings worth trying.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any, Dict, List, Mapping, Optional
+
+from gpuvet.errors import InputError
+from gpuvet.i18n import text
+from gpuvet.sources.smoke.child import ChildOutcome, run_child
+from gpuvet.sources.smoke.metrics import BUSBW_SOURCE, COLLECTIVES, algbw_gbs, busbw_gbs
+from gpuvet.sources.smoke.nccl_log import NcclLog, parse_nccl_log
+from gpuvet.kb.thresholds import Thresholds
+
+# What to try when NCCL hangs or fails (NCCL environment variables documentation).
+NCCL_SETTINGS_TO_TRY = (
+    "NCCL_DEBUG=INFO",
+    "NCCL_P2P_DISABLE=1",
+    "NCCL_IB_DISABLE=1",
+    "NCCL_SOCKET_IFNAME=<interface>",
+)
+NCCL_ENV_SOURCE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+
+
+def check_rendezvous(nnodes: Optional[str], node_rank: Optional[int], rdzv_endpoint: Optional[str]) -> None:
+    """The multi-node options, checked before anything is imported or launched (InputError: one line, exit 2)."""
+    if nnodes is not None and not re.match(r"^[1-9]\d*(:[1-9]\d*)?$", nnodes):
+        raise InputError("--nnodes %r is not a node count (N or MIN:MAX, as torchrun takes it)" % nnodes,
+                         hint="e.g. --nnodes 2")
+    if node_rank is not None and node_rank < 0:
+        raise InputError("--node-rank must be 0 or more", hint="0 on the first node, 1 on the next ...")
+    if nnodes not in (None, "1") and not rdzv_endpoint:
+        raise InputError("--nnodes %s needs --rdzv-endpoint HOST:PORT" % nnodes,
+                         hint="run the same command on every node with the same --rdzv-endpoint")
+    if rdzv_endpoint and ":" not in rdzv_endpoint:
+        raise InputError("--rdzv-endpoint %r is not HOST:PORT" % rdzv_endpoint, hint="e.g. --rdzv-endpoint node01:29500")
+
+
+def torchrun_argv(
+    nproc: int,
+    quick: bool,
+    op_timeout: float,
+    nnodes: Optional[str] = None,
+    node_rank: Optional[int] = None,
+    rdzv_endpoint: Optional[str] = None,
+    backend: str = "auto",
+    python: str = sys.executable,
+) -> List[str]:
+    """The torchrun command line (``python -m torch.distributed.run``, so it uses gpuvet's interpreter)."""
+    if nproc < 1:
+        raise InputError("--nproc must be at least 1", hint="give the number of processes per node, e.g. --nproc 8")
+    check_rendezvous(nnodes, node_rank, rdzv_endpoint)
+    argv = [python, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc)]
+    if rdzv_endpoint:
+        argv += ["--nnodes", str(nnodes or "1"), "--rdzv-backend", "c10d", "--rdzv-endpoint", rdzv_endpoint,
+                 "--rdzv-id", "gpuvet-smoke"]
+        if node_rank is not None:
+            argv += ["--node-rank", str(node_rank)]
+    else:
+        argv += ["--standalone"]
+    argv += ["-m", "gpuvet.sources.smoke.dist_worker", "--op-timeout", "%g" % op_timeout, "--backend", backend]
+    if quick:
+        argv.append("--quick")
+    return argv
+
+
+def worker_env(environ: Mapping[str, str]) -> Dict[str, str]:
+    env = dict(environ)
+    env.setdefault("NCCL_DEBUG", "INFO")  # the transport lines are how we tell P2P from host memory
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1")
+    return env
+
+
+def _fmt_bytes(nbytes: int) -> str:
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= size:
+            return "%g %s" % (nbytes / size, unit)
+    return "%d B" % nbytes
+
+
+def collective_results(raws: List[Dict[str, Any]], thresholds: Thresholds, lang: str = "en") -> List[Dict[str, Any]]:
+    """One result per collective (peak busbw over the sweep, the sweep attached), the small-message latency,
+    and one result per P2P pair."""
+    results: List[Dict[str, Any]] = []
+    setup = next((r for r in raws if r.get("kind") == "dist_setup"), {})
+    backend = setup.get("backend")
+    for collective in COLLECTIVES:
+        rows = [r for r in raws if r.get("kind") == "collective" and r.get("collective") == collective]
+        if not rows:
+            continue
+        sweep = []
+        for row in rows:
+            ranks = int(row["ranks"])
+            alg = algbw_gbs(collective, int(row["bytes"]), float(row["seconds"]), ranks)
+            sweep.append({"bytes": int(row["bytes"]), "time_us": round(float(row["seconds"]) * 1e6, 2),
+                          "algbw_gbs": round(alg, 4), "busbw_gbs": round(busbw_gbs(collective, alg, ranks), 4)})
+        best = max(sweep, key=lambda s: s["busbw_gbs"])
+        results.append({
+            "name": "%s_busbw" % collective, "status": "pass", "value": best["busbw_gbs"], "unit": "GB/s",
+            "reference": None, "fraction_of_reference": None, "collective": collective, "ranks": ranks,
+            "backend": backend, "sizes": sweep, "reference_source": BUSBW_SOURCE,
+            "detail": text(lang, "smoke.dist.busbw_detail", size=_fmt_bytes(best["bytes"]), ranks=ranks,
+                           backend=backend or "?", algbw=best["algbw_gbs"]),
+        })
+        if collective == "all_reduce":
+            smallest = min(sweep, key=lambda s: s["bytes"])
+            limit = float(thresholds.collective.get("latency_warn_us", 100.0))
+            # The latency threshold is about NCCL on GPUs; gloo over TCP on CPUs has no such expectation.
+            slow = backend == "nccl" and smallest["time_us"] > limit
+            results.append({
+                "name": "all_reduce_latency", "status": "warn" if slow else "pass", "value": smallest["time_us"],
+                "unit": "us", "reference": limit if backend == "nccl" else None, "fraction_of_reference": None,
+                "backend": backend, "threshold_source": thresholds.collective.get("latency_source"),
+                "detail": text(lang, "smoke.dist.latency_detail", size=_fmt_bytes(smallest["bytes"]), limit=limit)
+                if backend == "nccl" else text(lang, "smoke.dist.latency_gloo", size=_fmt_bytes(smallest["bytes"])),
+            })
+    for row in raws:
+        if row.get("kind") != "p2p":
+            continue
+        seconds = float(row["seconds"])
+        value = round(int(row["bytes"]) / seconds / 1e9, 3) if seconds > 0 else None
+        results.append({
+            "name": "p2p_%s_%s" % (row["src"], row["dst"]), "status": "pass" if value else "fail", "value": value,
+            "unit": "GB/s", "reference": None, "fraction_of_reference": None, "backend": backend,
+            "detail": text(lang, "smoke.dist.p2p_detail", src=row["src"], dst=row["dst"],
+                           size=_fmt_bytes(int(row["bytes"]))),
+        })
+    return results
+
+
+def failure_result(outcome: ChildOutcome, log: NcclLog, timeout: float, lang: str = "en") -> Dict[str, Any]:
+    """The ``nccl_comm_failure`` result for a run that hung or died."""
+    if outcome.timed_out:
+        detail = text(lang, "smoke.dist.hang", seconds="%g" % timeout)
+    elif outcome.start_error:
+        detail = outcome.start_error
+    else:
+        detail = text(lang, "smoke.dist.crashed", code=outcome.returncode)
+    evidence = log.warnings[-3:] or ([outcome.stderr_tail(3)] if outcome.stderr_tail(3) else [])
+    if evidence:
+        detail += " — " + " | ".join(evidence)
+    return {
+        "name": "collectives", "status": "fail", "value": None, "unit": None, "reference": None,
+        "fraction_of_reference": None, "code": "nccl_comm_failure", "detail": detail,
+        "fix": {"summary": text(lang, "smoke.dist.fix"), "commands": list(NCCL_SETTINGS_TO_TRY)},
+        "sources": [NCCL_ENV_SOURCE],
+    }
+
+
+def transport_result(log: NcclLog, lang: str = "en") -> Optional[Dict[str, Any]]:
+    """What NCCL chose between GPUs; host shared memory on one node means no P2P (interconnect_slow)."""
+    if not log.transport_details and not log.version:
+        return None
+    status = "warn" if log.uses_host_memory else "pass"
+    result = {
+        "name": "nccl_transport", "status": status, "value": ", ".join(log.transport_details) or None,
+        "unit": None, "reference": None, "fraction_of_reference": None,
+        "detail": text(lang, "smoke.dist.transport", version=log.version or "?", network=log.network or "-",
+                       warnings=len(log.warnings)),
+    }
+    if log.uses_host_memory:
+        result["code"] = "interconnect_slow"
+        result["detail"] += "; " + text(lang, "smoke.dist.no_p2p")
+    return result
+
+
+def default_nproc() -> "tuple[int, str]":
+    """(processes per node, why): one per visible GPU, else two CPU processes on gloo."""
+    try:
+        import torch
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except ImportError:
+        raise InputError("--distributed needs PyTorch (torchrun)", hint="pip install torch")
+    if count >= 1:
+        return count, "nccl"
+    return 2, "gloo"
+
+
+def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
+                    environ: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """Launch, wait (bounded), and turn what came back into results. Returns the smoke payload."""
+    quick = bool(getattr(args, "quick", False))
+    if args.nproc is not None:
+        nproc, backend = args.nproc, "auto"
+    else:
+        nproc, backend = default_nproc()
+    timeout = float(args.timeout) if args.timeout else (180.0 if quick else 900.0)
+    op_timeout = max(10.0, timeout * 0.6)  # below the wall-clock limit so NCCL itself reports a stuck collective
+    argv = torchrun_argv(nproc, quick, op_timeout, args.nnodes, args.node_rank, args.rdzv_endpoint,
+                         backend="gloo" if backend == "gloo" else "auto")
+    outcome = run_child(argv, timeout, env=worker_env(os.environ if environ is None else environ))
+    log = parse_nccl_log(outcome.stderr)
+    setup = next((r for r in outcome.results if r.get("kind") == "dist_setup"), {})
+    results = collective_results(outcome.results, thresholds, lang)
+    transport = transport_result(log, lang)
+    if transport:
+        results.append(transport)
+    if not outcome.ok:
+        results.append(failure_result(outcome, log, timeout, lang))
+    elif not outcome.results:
+        # Multi-node: only global rank 0 prints; the other nodes only confirm their part finished.
+        results.append({"name": "collectives", "status": "pass", "value": None, "unit": None, "reference": None,
+                        "fraction_of_reference": None, "detail": text(lang, "smoke.dist.other_node")})
+    device = "cuda" if setup.get("backend") == "nccl" or backend == "nccl" else "cpu"
+    return {
+        "device": device,
+        "distributed": {"backend": setup.get("backend") or backend, "ranks": setup.get("ranks"),
+                        "nproc_per_node": nproc, "nccl_version": setup.get("nccl_version") or log.version,
+                        "command": argv[1:], "timeout_s": timeout},
+        "results": results,
+    }
