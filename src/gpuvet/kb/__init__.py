@@ -11,7 +11,8 @@ from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
 from gpuvet.kb import gpumatch, loader, versions
-from gpuvet.kb.records import (  # noqa: F401  (re-exported: the public record types)
+from gpuvet.kb.records import (
+    GpuDriverFloor,  # noqa: F401  (re-exported: the public record types)
     CudnnRelease,
     DriverFloor,
     Framework,
@@ -76,6 +77,8 @@ class KnowledgeBase:
         family = self._family(mm[0])
         if family is not None and family.get("minor_compat"):
             floor = family.get(f"{column}_min")
+            if floor is None and column == "windows" and family.get("branch_min"):
+                floor = f"{family['branch_min']}.0"  # the release notes give the branch (">= 580") only
             # 11.0 shipped with drivers older than the 11.x family floor: its own driver suffices for itself.
             candidates = [v for v in (floor, toolkit_driver) if v]
             minimum = min(candidates, key=versions.parse) if candidates else None
@@ -145,6 +148,82 @@ class KnowledgeBase:
             return None
         sm = "sm_" + str(cc).strip().replace(".", "")
         return sm in archs
+
+    # -------------------------------------------------------------------------- GPU driver floors, cuda-compat
+    def gpu_driver_floor(
+        self, name: Optional[str], cc: Optional[str], architecture: Optional[str] = None, os: str = "linux"
+    ) -> Optional[GpuDriverFloor]:
+        """The first driver of a GPU and the last branch of its architecture (gpuvet.kb.compat rule 5).
+
+        A model row (its name or an alias of the same KB model) wins; otherwise the lowest floor recorded for the
+        architecture, which can only be too lenient, never too strict. On Windows, without a Windows number, the
+        branch is the floor (R570 is 57x.xx there)."""
+        data = _file("gpu_driver")
+        model = self.gpu(name) if name else None
+        names = {model.name, *model.aliases} if model is not None else ({name} if name else set())
+        arch = architecture or (model.architecture if model is not None else None)
+        rows = [r for r in data.get("floor", ()) if names & set(r.get("models", ()))]
+        if not rows and arch:
+            rows = [r for r in data.get("floor", ()) if r.get("architecture") == arch]
+        if not rows and cc:
+            rows = [r for r in data.get("floor", ()) if not r.get("models") and cc in r.get("compute_capability", ())]
+        ceiling = next((r for r in data.get("ceiling", ()) if (arch and arch in r.get("architecture", ()))
+                        or (cc and cc in r.get("compute_capability", ()))), None)
+        if not rows and ceiling is None:
+            return None
+        first = branch = None
+        source, unverified, label = "", False, arch or name or "?"
+        if rows:
+            windows = os.lower().startswith("win")
+            row = min(rows, key=lambda r: versions.parse(str(r["linux"])))
+            branch = int(row["branch"])
+            first = str(row.get("windows") or f"{branch}.0") if windows else str(row["linux"])
+            source, unverified, label = row["source"], bool(row.get("unverified")), row["label"]
+        if ceiling is not None:
+            source = "; ".join(s for s in (source, ceiling["source"]) if s)
+        return GpuDriverFloor(label, first, branch, int(ceiling["last_branch"]) if ceiling else None, source, unverified)
+
+    def library_cc_floor(self, library: str, version: str) -> Optional[Tuple[str, str]]:
+        """(lowest compute capability, source) of a CUDA library release (gpuvet.kb.compat rule 6), or None.
+
+        Where several rows match (one per CUDA build of the library), the lowest floor: never stricter than NVIDIA."""
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+        have = versions.parse(version)
+        if have is None:
+            return None
+        found = []
+        for row in _file("library_floor").get("floor", ()):
+            if row.get("library") != library:
+                continue
+            try:
+                if SpecifierSet(row["versions"]).contains(have, prereleases=True):
+                    found.append(row)
+            except InvalidSpecifier:
+                continue
+        if not found:
+            release = self.cudnn_release(version) if library == "cudnn" else None
+            if release is None or not release.compute_capability:
+                return None
+            return min(release.compute_capability, key=versions.parse), release.source
+        row = min(found, key=lambda r: versions.parse(r["min_cc"]))
+        return str(row["min_cc"]), row["source"]
+
+    def forward_compat_eligible(self, segment: Optional[str], driver: Optional[str]) -> bool:
+        """Whether cuda-compat can lift this GPU and driver: a data-center GPU on a branch NVIDIA lists for it."""
+        forward = _file("cuda_driver").get("forward_compat", {})
+        if not segment or segment not in forward.get("segments", ()) or not driver:
+            return False
+        have = versions.parse(driver)
+        branch = versions.driver_branch(driver)
+        for row in forward.get("branches", ()):
+            if branch == row["branch"] and have is not None and have >= versions.parse(str(row["min"])):
+                return True
+        return False
+
+    def forward_compat_source(self) -> str:
+        forward = _file("cuda_driver").get("forward_compat", {})
+        return "; ".join(s for s in (forward.get("source"), forward.get("branches_source")) if s)
 
     # ---------------------------------------------------------------------------------------------- GPUs
     def gpu(self, name: str) -> Optional[GpuModel]:

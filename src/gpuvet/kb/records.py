@@ -27,6 +27,18 @@ class DriverFloor:
 
 
 @dataclass(frozen=True)
+class GpuDriverFloor:
+    """The drivers that can drive a GPU: from ``first`` on, up to branch ``last_branch`` (None: still supported)."""
+
+    label: str
+    first: Optional[str]
+    branch: Optional[int]
+    last_branch: Optional[int]
+    source: str
+    unverified: bool = False
+
+
+@dataclass(frozen=True)
 class GpuModel:
     name: str
     aliases: Tuple[str, ...]

@@ -1,0 +1,128 @@
+"""One way to raise a finding: a kind keyed by its catalog key, the call site passing only the facts.
+
+Every kind of finding gpuvet can raise is one row of :data:`KINDS`: its catalog key (whose ``.title``, ``.detail``
+and, when present, ``.fix`` entries in ``i18n/<lang>/*.toml`` are the sentences), its contract code (DESIGN.md §5
+plus docs/CONTRACT-ADDITIONS.md), the chain layer it belongs to, and its usual severity. A check writes::
+
+    make("checks.driver_too_old", driver=actual, cuda="12.1", minimum="525.60.13",
+         expected="driver >= 525.60.13", actual=actual, commands=("sudo apt-get install -y nvidia-driver-570",))
+
+and never builds a title, a detail or a fix by hand. A test checks that every key has its sentences in English and
+Chinese, and that info-level kinds never carry a failure code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, Optional, Tuple
+
+from gpuvet.models import Finding, Fix, Message, Severity, msg
+
+FAIL, WARN, INFO = Severity.FAIL, Severity.WARN, Severity.INFO
+
+# catalog key -> (code, layer, usual severity). Add a row to add a kind of finding.
+KINDS: Dict[str, Tuple[str, str, Severity]] = {
+    # the chain (gpuvet.checks.chain), judged by the compatibility model (gpuvet.kb.compat)
+    "checks.driver_too_old": ("driver_too_old", "driver", FAIL),
+    "checks.gpu_needs_driver": ("driver_too_old", "driver", FAIL),
+    "checks.ptx_needs_driver": ("driver_too_old", "cuda", FAIL),
+    "checks.no_driver": ("no_driver", "driver", FAIL),
+    "checks.minor_compat": ("minor_version_compat", "driver", INFO),
+    "checks.forward_compat": ("forward_compat", "driver", INFO),
+    "checks.cuda_unknown": ("unknown_version", "driver", WARN),
+    "checks.gpu_cc_unknown": ("unknown_version", "gpu", WARN),
+    "checks.arch_list_unknown": ("arch_list_unknown", "framework", WARN),
+    "checks.library_cc_floor": ("gpu_unsupported_by_cuda", "cudnn", FAIL),
+    "checks.platform_mismatch": ("platform_unsupported", "framework", FAIL),
+    "checks.ptx_jit": ("ptx_jit", "framework", INFO),
+    "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
+    "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
+    "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),
+    "checks.cpu_only_build": ("cpu_only_build", "framework", FAIL),
+    "checks.min_cc": ("feature_arch_unsupported", "gpu", FAIL),
+    "checks.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),
+    "checks.other_installed": ("package_conflict", "framework", WARN),
+    "checks.python_unsupported": ("python_unsupported", "python", FAIL),
+    "checks.glibc": ("platform_unsupported", "host", FAIL),
+    "checks.cpu_isa": ("platform_unsupported", "host", FAIL),
+    # the machine (gpuvet.checks.machine)
+    "checks.nvml_driver_mismatch": ("nvml_driver_mismatch", "driver", FAIL),
+    "checks.toolkit_without_driver": ("no_driver", "driver", FAIL),
+    "checks.container_gpu_not_exposed": ("container_gpu_not_exposed", "host", FAIL),
+    # features, companions, resolution, stack, together
+    "checks.features": ("gpu_features", "gpu", INFO),
+    "checks.target_features": ("feature_arch_unsupported", "gpu", FAIL),
+    "checks.companion": ("package_conflict", "packages", WARN),
+    "checks.unknown_framework": ("unknown_version", "framework", WARN),
+    "checks.plain_install_differs": ("install_note", "framework", INFO),
+    "checks.no_nvcc": ("toolkit_mismatch", "cuda", WARN),
+    "checks.extension_toolkit": ("toolkit_mismatch", "cuda", FAIL),
+    "checks.windows_gpu": ("platform_unsupported", "host", FAIL),
+    "checks.together.separate": ("package_conflict", "packages", WARN),
+    "checks.together.driver": ("shared_driver", "driver", INFO),
+    "checks.together.pins_cudnn": ("cudnn_mismatch", "cudnn", WARN),
+    "checks.together.pins_nccl": ("nccl_mismatch", "nccl", WARN),
+    # compiled archs of installed binaries (gpuvet.checks.binaries)
+    "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),
+    "binary.kb_disagrees": ("kb_binary_disagreement", "framework", INFO),
+    # the network fact (gpuvet.checks.network)
+    "mirror.unreachable": ("index_unreachable", "packages", WARN),
+    # fleets (gpuvet.checks.fleet)
+    "fleet.mig_differs": ("virtualization_limit", "gpu", WARN),
+    "fleet.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
+    "fleet.pcie_narrow": ("interconnect_slow", "gpu", WARN),
+    "fleet.gpu_count": ("health_problem", "gpu", WARN),
+    "fleet.driver_cuda_lower": ("driver_too_old", "driver", WARN),
+}
+
+# Codes that say something went wrong; an info-level finding never carries one (it would read as a failure).
+FAILURE_CODES = frozenset(
+    code for code, _, severity in KINDS.values() if severity is not INFO
+) - {"unknown_version", "arch_list_unknown"}
+
+
+def make(
+    key: str,
+    *,
+    severity: Optional[Severity] = None,
+    layer: Optional[str] = None,
+    code: Optional[str] = None,
+    expected: Optional[str] = None,
+    actual: Optional[str] = None,
+    commands: Iterable[str] = (),
+    fix: Any = True,
+    sources: Iterable[str] = (),
+    **facts: Any,
+) -> Finding:
+    """The finding of kind ``key`` with these facts.
+
+    ``fix``: True takes ``key.fix`` from the catalog when it has one (with ``commands``); a Message or a catalog id
+    string replaces it; None or False means no fix. ``severity``, ``layer`` and ``code`` override the kind's row
+    only where one kind really serves two cases (a pin that fails when installed and warns when planned).
+    """
+    kind_code, kind_layer, kind_severity = KINDS[key]
+    commands = tuple(commands)
+    summary: Optional[Message] = None
+    if isinstance(fix, Message):
+        summary = fix
+    elif isinstance(fix, str):
+        summary = msg(fix, **facts)
+    elif fix is True and _has_message(key + ".fix"):
+        summary = msg(key + ".fix", **facts)
+    made_fix = Fix(summary, commands) if summary is not None else (Fix(msg("checks.run.fix"), commands) if commands and fix is not None and fix is not False else None)
+    return Finding(
+        code=code or kind_code,
+        severity=severity or kind_severity,
+        layer=layer or kind_layer,
+        title=msg(key + ".title", **facts),
+        detail=msg(key + ".detail", **facts),
+        expected=expected,
+        actual=actual,
+        fix=made_fix,
+        sources=tuple(dict.fromkeys(s for s in sources if s)),
+    )
+
+
+def _has_message(message_id: str) -> bool:
+    from gpuvet.i18n import catalog  # the English catalog decides which kinds carry a fix sentence
+
+    return message_id in catalog("en")
