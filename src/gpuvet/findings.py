@@ -24,6 +24,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     # the chain (gpuvet.checks.chain), judged by the compatibility model (gpuvet.kb.compat)
     "checks.driver_too_old": ("driver_too_old", "driver", FAIL),
     "checks.gpu_needs_driver": ("driver_too_old", "driver", FAIL),
+    "checks.gpu_past_driver": ("driver_too_old", "driver", FAIL),
     "checks.ptx_needs_driver": ("driver_too_old", "cuda", FAIL),
     "checks.no_driver": ("no_driver", "driver", FAIL),
     "checks.minor_compat": ("minor_version_compat", "driver", INFO),
@@ -91,6 +92,7 @@ def make(
     commands: Iterable[str] = (),
     fix: Any = True,
     sources: Iterable[str] = (),
+    detail_variant: str = "",
     **facts: Any,
 ) -> Finding:
     """The finding of kind ``key`` with these facts.
@@ -108,13 +110,17 @@ def make(
         summary = msg(fix, **facts)
     elif fix is True and _has_message(key + ".fix"):
         summary = msg(key + ".fix", **facts)
-    made_fix = Fix(summary, commands) if summary is not None else (Fix(msg("checks.run.fix"), commands) if commands and fix is not None and fix is not False else None)
+    made_fix: Optional[Fix] = None
+    if summary is not None:
+        made_fix = Fix(summary, commands)
+    elif commands and fix is True:
+        made_fix = Fix(msg("report.run_this.fix"), commands)  # commands alone still read as an instruction
     return Finding(
         code=code or kind_code,
         severity=severity or kind_severity,
         layer=layer or kind_layer,
         title=msg(key + ".title", **facts),
-        detail=msg(key + ".detail", **facts),
+        detail=msg(key + ".detail" + ("_" + detail_variant if detail_variant else ""), **facts),
         expected=expected,
         actual=actual,
         fix=made_fix,

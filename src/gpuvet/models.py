@@ -37,7 +37,19 @@ FINDING_CODES = (
     # added after the first contract (adding is allowed, renaming is not):
     "platform_unsupported",  # host glibc, CPU instruction set (AVX) or OS below what the build needs
     "index_unreachable",  # the configured pip index (or PyPI, pip's default) does not answer within a short timeout
+    "arch_list_unknown",  # the build's compiled arch list is not known: the arch link is unknown, never passed
+    # info-level notes have their own codes, never a failure code at info severity:
+    "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
+    "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
+    "ptx_jit",  # the GPU is reached through PTX the driver JIT-compiles at first launch
+    "gpu_features",  # what a GPU cannot do (bf16, FlashAttention 2 ...), said once for the machine
+    "install_note",  # what a plain install would give instead of the build gpuvet chose
+    "shared_driver",  # several targets share the one host driver
+    "kb_binary_disagreement",  # the installed binary carries other archs than the knowledge base lists
 )
+
+# Codes whose findings mean "cannot be judged" rather than pass or fail.
+UNKNOWN_CODES = frozenset({"unknown_version", "arch_list_unknown"})
 
 # The chain, checked in this order (the mission statement), plus the GPU itself.
 LAYERS = ("driver", "cuda", "cudnn", "nccl", "framework", "python", "packages", "gpu", "host")
@@ -108,7 +120,7 @@ class Finding:
 
     @property
     def verdict(self) -> Verdict:
-        if self.code == "unknown_version":
+        if self.code in UNKNOWN_CODES:
             return Verdict.UNKNOWN
         return {Severity.FAIL: Verdict.FAIL, Severity.WARN: Verdict.WARN}.get(self.severity, Verdict.PASS)
 

@@ -1,8 +1,9 @@
-"""The SASS / PTX loading rules, case by case (CUDA programming guide; shared/reference/nvidia/cuda_arch_support.yaml)."""
+"""The SASS / PTX loading rules on arch lists alone, case by case (CUDA C++ Programming Guide, "Binary Compatibility"
+and "PTX Compatibility"; CUDA Programming Guide, "Feature Availability" for arch-specific and family targets)."""
 
 import pytest
 
-from gpuvet.kb.archs import can_run, parse_cc
+from gpuvet.kb.compat import match_archs, parse_cc
 
 
 @pytest.mark.parametrize(
@@ -11,8 +12,8 @@ from gpuvet.kb.archs import can_run, parse_cc
         ("8.9", ["sm_80", "sm_86"], [], (True, "sass sm_86")),  # same major, higher minor: the closest wins
         ("8.0", ["sm_86"], [], (False, None)),  # a higher minor never runs on a lower one
         ("9.0", ["sm_80", "sm_86", "sm_89"], [], (False, None)),  # never across majors
-        ("9.0", ["sm_80"], ["compute_80"], (True, "ptx compute_80 JIT")),  # PTX JIT-compiles forward
-        ("12.0", ["sm_90"], ["compute_90"], (True, "ptx compute_90 JIT")),
+        ("9.0", ["sm_80"], ["compute_80"], (True, "ptx compute_80")),  # PTX JIT-compiles forward
+        ("12.0", ["sm_90"], ["compute_90"], (True, "ptx compute_90")),
         ("8.6", [], ["compute_90"], (False, None)),  # PTX never runs backwards
         ("9.0", ["sm_90a"], [], (True, "sass sm_90a")),  # arch-specific: exactly 9.0
         ("10.3", ["sm_100a"], [], (False, None)),  # ... and nothing else
@@ -21,26 +22,26 @@ from gpuvet.kb.archs import can_run, parse_cc
         ("10.0", ["sm_103f"], [], (False, None)),
         ("11.0", ["sm_100f"], [], (False, None)),
         ("10.0", [], ["compute_90a"], (False, None)),  # arch-specific PTX is not forward compatible
-        ("9.0", [], ["compute_90a"], (True, "ptx compute_90a JIT")),
-        ("10.3", [], ["compute_100f"], (True, "ptx compute_100f JIT")),
+        ("9.0", [], ["compute_90a"], (True, "ptx compute_90a")),
+        ("10.3", [], ["compute_100f"], (True, "ptx compute_100f")),
         ("12.0", [], ["compute_100f"], (False, None)),
         ("9.0", ["sm_90", "sm_90a"], [], (True, "sass sm_90a")),
         ("8.6", ["sm_86"], ["compute_90"], (True, "sass sm_86")),  # SASS preferred over PTX
         ("7.5", ["garbage", "sm_75"], [], (True, "sass sm_75")),  # unparsable names are ignored
     ],
 )
-def test_can_run(cc, sass, ptx, expected):
-    runs, how = can_run(cc, sass, ptx)
-    assert runs is expected[0]
+def test_match_archs(cc, sass, ptx, expected):
+    found = match_archs(cc, sass, ptx)
+    assert found.runs is expected[0]
     if expected[1] is not None:
-        assert how == expected[1]
-    else:
-        assert "no SASS" in how and cc in how
+        assert f"{found.kind} {found.arch}" == expected[1]
 
 
 def test_reason_names_what_the_binary_carries():
-    runs, why = can_run("12.0", ["sm_80", "sm_90"], [])
-    assert not runs
+    from gpuvet.kb.compat import why_no_arch
+
+    assert not match_archs("12.0", ["sm_80", "sm_90"], []).runs
+    why = why_no_arch("12.0", ["sm_80", "sm_90"], [])
     assert "sm_80, sm_90" in why and "compute_120" in why
 
 

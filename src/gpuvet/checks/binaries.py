@@ -2,7 +2,7 @@
 
 For each file a package ships with CUDA code (``binaries``: ``{"package", "path", "sass", "ptx", "error"}``, read
 from the ELF fatbins by ``gpuvet.probe.binaries``) and each GPU with a known compute capability, the loading rules of
-``arch_rules`` decide. A file no GPU can run gives ``arch_not_in_build`` (fail): the first kernel launch would die
+``gpuvet.kb.compat`` decide. A file no GPU can run gives ``arch_not_in_build`` (fail): the first kernel launch would die
 with "no kernel image is available for execution on the device". GPUs of the same model and capability are
 reported together. Files that could not be read are not judged here (the archs command and the snapshot carry
 their error).
@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from gpuvet.kb.archs import SOURCES, arch_list_value, can_run, parse_arch, parse_cc
+from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -37,9 +37,8 @@ def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
         if not sass and not ptx:
             continue
         for (name, cc), indexes in gpu_groups:
-            runs, how = can_run(cc, sass, ptx)
-            if not runs:
-                findings.append(_not_in_build(view, kb, binary, name, cc, indexes, how))
+            if not match_archs(cc, sass, ptx).runs:
+                findings.append(_not_in_build(view, kb, binary, name, cc, indexes, why_no_arch(cc, sass, ptx)))
     findings.extend(_kb_disagreements(view, kb))
     return findings
 
@@ -103,7 +102,7 @@ def _expected(cc: str, sm: str) -> str:
 
 
 def _fix(kb: Any, package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:
-    arch_list = arch_list_value(cc)
+    arch_list = "%d.%d" % parse_cc(cc)  # TORCH_CUDA_ARCH_LIST entry: SASS for exactly this GPU
     rebuild = f'TORCH_CUDA_ARCH_LIST="{arch_list}" pip install --no-build-isolation --no-binary {package} {package}'
     if package == "torch":
         carrier = _kb_release_carrying(kb, "torch", cc)
@@ -165,7 +164,7 @@ def _kb_release_carrying(kb: Any, name: str, cc: str) -> Optional[Tuple[str, str
             for variant in variants.values() if hasattr(variants, "values") else variants:
                 sass = list(getattr(variant, "sass", ()) or ())
                 ptx = list(getattr(variant, "ptx", ()) or ())
-                if (sass or ptx) and can_run(cc, sass, ptx)[0]:
+                if (sass or ptx) and match_archs(cc, sass, ptx).runs:
                     install = getattr(variant, "install", None) or f"pip install {name}=={release.version}"
                     return str(release.version), str(variant.name), str(install)
     except Exception:  # noqa: BLE001

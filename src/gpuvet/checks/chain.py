@@ -9,6 +9,7 @@ Nothing here knows a specific framework: everything framework-specific is data o
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -16,9 +17,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 
-from gpuvet.kb import archs as arch_rules
-from gpuvet.kb import versions
-from gpuvet.models import Finding, Fix, Link, Severity, Verdict, msg
+from gpuvet.findings import make
+from gpuvet.kb import compat, versions
+from gpuvet.models import Finding, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
@@ -99,7 +100,90 @@ def sources_of(*records: Any) -> Tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------------------------------------------
-# driver
+# The machine and the build as the compatibility model sees them (gpuvet.kb.compat)
+# --------------------------------------------------------------------------------------------------------------
+def model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
+    """Each distinct GPU model of the machine as the model sees it, with a label naming its indexes."""
+    groups: Dict[Tuple[str, Optional[str]], List[str]] = {}
+    for position, gpu in enumerate(view.gpus):
+        cc, _ = gpu_compute_capability(gpu, kb)
+        groups.setdefault((gpu.get("name") or "GPU", cc), []).append(str(gpu.get("index", position)))
+    found = []
+    for (name, cc), indexes in groups.items():
+        model = kb.gpu(name) if name != "GPU" else None
+        label = f"{name} (GPU {', '.join(indexes)})" if len(view.gpus) > 1 else name
+        found.append((label, compat.Gpu(name=name, cc=cc, segment=getattr(model, "segment", None) or None,
+                                        architecture=getattr(model, "architecture", None))))
+    return found
+
+
+def model_host(view: SnapshotView, kb: Any) -> compat.Host:
+    system = ((view.value("host.os") or {}).get("system") or "").lower()
+    gpus = [gpu for _, gpu in model_gpus(view, kb)]
+    machine = view.value("host.machine")
+    if not machine and any(getattr(kb.gpu(g.name or ""), "platform", "") == "sbsa" for g in gpus if g.name):
+        machine = "aarch64"  # a Grace superchip is only ever an Arm host
+    return compat.Host(
+        driver=view.driver_version,
+        os="windows" if system == "windows" else "linux",
+        platform=compat.platform_of(machine, gpus),
+        compat=view.value("driver.cuda_compat"),
+        driver_cuda=view.driver_cuda_max,
+    )
+
+
+def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> compat.Build:
+    """The candidate as the model sees it: the arch lists of the installed binaries when this is the installed
+    build (they win), else the knowledge base's; on an Arm host the Arm wheel, whose lists the KB does not hold."""
+    variant = candidate.variant
+    sass = tuple(variant.sass or ()) or None
+    ptx = tuple(variant.ptx or ()) if sass else (tuple(variant.ptx or ()) or None)
+    source = "kb"
+    scanned = installed_archs(view, candidate)
+    if scanned is not None:
+        sass, ptx, source = scanned[0], scanned[1], "binary"
+    platform = "x86_64"
+    if host.platform != "x86_64":
+        platform = "sbsa"  # pip on any aarch64 Linux takes the manylinux aarch64 (SBSA) wheel
+        if scanned is None:
+            arm = candidate.extra("aarch64") or {}
+            sass = tuple(arm.get("sass", ())) or None
+            ptx = tuple(arm.get("ptx", ())) if sass else None
+    return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
+                        arch_source=source)
+
+
+# The library of each framework whose fatbin is the framework's kernels (what the chain judges when installed).
+MAIN_LIBRARIES = {"torch": ("libtorch_cuda",), "tensorflow": ("libtensorflow_framework", "_pywrap_tensorflow_internal"),
+                  "paddle": ("libpaddle",), "jax": ("xla_cuda_plugin", "xla_extension")}
+
+
+def installed_archs(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[Tuple[str, ...], Tuple[str, ...]]]:
+    """(sass, ptx) read from the installed framework's main CUDA library, when the candidate is what is installed."""
+    if _installed_version(view, candidate) is None:
+        return None
+    prefixes = MAIN_LIBRARIES.get(candidate.framework.name, ())
+    sass: List[str] = []
+    ptx: List[str] = []
+    for binary in view.binaries:
+        name = str(binary.get("path") or "").rsplit("/", 1)[-1]
+        if binary.get("error") or not any(name.startswith(p) for p in prefixes):
+            continue
+        sass += list(binary.get("sass") or ())
+        ptx += list(binary.get("ptx") or ())
+    if not sass and not ptx:
+        return None
+    return compat.sort_archs(sass), compat.sort_archs(ptx)
+
+
+def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
+    host = model_host(view, kb)
+    build = model_build(view, candidate, host)
+    return [(label, gpu, compat.judge(build, gpu, host, kb)) for label, gpu in model_gpus(view, kb)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# driver: the GPU's own floor (rule 5), then the build's CUDA runtime (rule 4)
 # --------------------------------------------------------------------------------------------------------------
 def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     cuda = candidate.variant.cuda
@@ -109,72 +193,56 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     source = view.source("driver.version") or view.source("driver.kernel_module")
     floor = kb.min_driver_for_cuda(cuda)
     if floor is None:
-        finding = Finding(
-            code="unknown_version",
-            severity=Severity.WARN,
-            layer="driver",
-            title=msg("checks.cuda_unknown.title", cuda=cuda),
-            detail=msg("checks.cuda_unknown.detail", cuda=cuda, kb=kb.version),
-            expected=None,
-            actual=driver,
-            sources=sources_of(candidate.variant),
-        )
+        finding = make("checks.cuda_unknown", cuda=cuda, kb=kb.version, actual=driver, sources=sources_of(candidate.variant))
         return LayerResult(Link("driver", Verdict.UNKNOWN, driver, msg("link.cuda_unknown", cuda=cuda), source), (finding,))
+    host = model_host(view, kb)
     minimum = floor.minimum
     extra_min = candidate.extra("min_driver")
     if extra_min and version_or_none(extra_min) and version_or_none(extra_min) > version_or_none(minimum):
         minimum = extra_min
     expected = f">= {minimum} (CUDA {major_minor(cuda)})"
-    if driver is None and _not_provided(view):
+    if driver is None and not view.driver_cuda_max and _not_provided(view):
         # A pasted input without driver information: we cannot judge this link, and say so.
         return LayerResult(Link("driver", Verdict.UNKNOWN, msg("link.not_provided"), expected))
-    if driver is None:
-        cuda_max = view.driver_cuda_max
-        if cuda_max and version_or_none(cuda_max):
-            # Only the driver's max CUDA is known (a spec sheet, a cropped screenshot): minor-version
-            # compatibility makes the major decisive.
-            ok = version_or_none(cuda_max).major >= version_or_none(cuda).major
-            if ok:
-                return LayerResult(
-                    Link("driver", Verdict.PASS, msg("link.driver_max", cuda=cuda_max), expected, view.source("driver.cuda_max"))
-                )
-            return LayerResult(
-                Link("driver", Verdict.FAIL, msg("link.driver_max", cuda=cuda_max), expected, view.source("driver.cuda_max")),
-                (_driver_too_old(view, candidate, kb, floor, minimum, f"CUDA {cuda_max} (max of the driver)"),),
-            )
-        return LayerResult(
-            Link("driver", Verdict.FAIL, None, expected),
-            (_no_driver_finding(view, candidate, minimum),),
-        )
-    if version_or_none(driver) is None:
+    if driver is None and not view.driver_cuda_max:
+        return LayerResult(Link("driver", Verdict.FAIL, None, expected), (_no_driver_finding(view, candidate, minimum),))
+    shown = driver if driver is not None else msg("link.driver_max", cuda=view.driver_cuda_max)
+    link_source = source if driver is not None else view.source("driver.cuda_max")
+    if driver is not None and version_or_none(driver) is None:
         return LayerResult(Link("driver", Verdict.UNKNOWN, driver, expected, source))
-    if version_or_none(driver) >= version_or_none(minimum):
-        findings: Tuple[Finding, ...] = ()
-        toolkit_driver = version_or_none(floor.toolkit_driver)
-        if toolkit_driver is not None and version_or_none(driver) < toolkit_driver and cuda.split(".")[0] != "10":
-            findings = (
-                Finding(
-                    code="driver_too_old",
-                    severity=Severity.INFO,
-                    layer="driver",
-                    title=msg("checks.minor_compat.title", driver=driver, cuda=major_minor(cuda)),
-                    detail=msg(
-                        "checks.minor_compat.detail",
-                        driver=driver,
-                        cuda=major_minor(cuda),
-                        toolkit_driver=floor.toolkit_driver,
-                        minimum=floor.minimum,
-                    ),
-                    expected=f">= {floor.toolkit_driver} (full CUDA {major_minor(cuda)} feature set)",
-                    actual=driver,
-                    sources=sources_of(floor),
-                ),
-            )
-        return LayerResult(Link("driver", Verdict.PASS, driver, expected, source), findings)
-    return LayerResult(
-        Link("driver", Verdict.FAIL, driver, expected, source),
-        (_driver_too_old(view, candidate, kb, floor, minimum, driver),),
-    )
+    findings: List[Finding] = []
+    build = model_build(view, candidate, host)
+    for label, gpu in model_gpus(view, kb):
+        below = compat.gpu_driver(gpu, host, kb)
+        if below is None:
+            continue
+        if below.reason == "gpu_needs_newer_driver":
+            findings.append(make("checks.gpu_needs_driver", gpu=label, driver=driver, first=below.facts["first"],
+                                 family=below.facts["family"], branch=below.facts["branch"],
+                                 expected=f"driver >= {below.facts['first']}", actual=driver,
+                                 commands=_driver_commands(view, str(below.facts["branch"])), sources=below.sources))
+        else:
+            findings.append(make("checks.gpu_past_driver", gpu=label, driver=driver, family=below.facts["family"],
+                                 last_branch=below.facts["last_branch"],
+                                 expected=f"driver branch <= R{below.facts['last_branch']}", actual=driver,
+                                 sources=below.sources))
+    gpus = [gpu for _, gpu in model_gpus(view, kb)] or [compat.Gpu(name=None, cc=None)]
+    runtimes = [compat.runtime_driver(build, gpu, host, kb) for gpu in gpus]
+    runtime = next((r for r in runtimes if r.status == compat.FAILS), runtimes[0])
+    if runtime.status == compat.FAILS:
+        findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver or f"CUDA {view.driver_cuda_max} (max of the driver)"))
+    elif runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes and driver is not None:
+        findings.append(make("checks.minor_compat", driver=driver, cuda=major_minor(cuda),
+                             toolkit_driver=floor.toolkit_driver, minimum=floor.minimum,
+                             expected=f">= {floor.toolkit_driver} (full CUDA {major_minor(cuda)} feature set)",
+                             actual=driver, sources=sources_of(floor)))
+    elif runtime.status == compat.RUNS and "forward_compat" in runtime.notes:
+        findings.append(make("checks.forward_compat", driver=driver, cuda=major_minor(cuda),
+                             compat=runtime.facts.get("compat"), actual=driver, sources=runtime.sources))
+    verdict = Verdict.FAIL if blocking(findings) else Verdict.PASS
+    if runtime.status == compat.UNKNOWN and verdict is Verdict.PASS:
+        verdict = Verdict.UNKNOWN
+    return LayerResult(Link("driver", verdict, shown, expected, link_source), tuple(findings))
 
 
 def _not_provided(view: SnapshotView) -> bool:
@@ -184,48 +252,35 @@ def _not_provided(view: SnapshotView) -> bool:
     return not any(isinstance(fact, dict) for fact in driver.values())
 
 
+def _driver_commands(view: SnapshotView, branch: str) -> Tuple[str, ...]:
+    os_id = ((view.value("host.os") or {}).get("id") or "").lower()
+    number = "".join(ch for ch in branch.split()[0] if ch.isdigit()) if branch else ""
+    if os_id in ("ubuntu", "debian") and number:
+        return (f"sudo apt-get install -y nvidia-driver-{number}",)
+    return ()
+
+
 def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: Any, minimum: str, actual: str) -> Finding:
     cuda = candidate.variant.cuda
     branch = kb.driver_branch_for_cuda(cuda) or f">= {minimum}"
-    commands = []
-    os_id = ((view.value("host.os") or {}).get("id") or "").lower()
-    branch_number = "".join(ch for ch in branch.split()[0] if ch.isdigit()) if branch else ""
-    if os_id in ("ubuntu", "debian") and branch_number:
-        commands.append(f"sudo apt-get install -y nvidia-driver-{branch_number}")
     datacenter = any(
         (getattr(kb.gpu(g.get("name") or ""), "segment", "") == "datacenter") for g in view.gpus if g.get("name")
     )
     summary_id = "checks.driver_too_old.fix_datacenter" if datacenter else "checks.driver_too_old.fix"
-    return Finding(
-        code="driver_too_old",
-        severity=Severity.FAIL,
-        layer="driver",
-        title=msg("checks.driver_too_old.title", driver=actual, build=candidate.label, cuda=major_minor(cuda)),
-        detail=msg("checks.driver_too_old.detail", cuda=major_minor(cuda), minimum=minimum, driver=actual),
-        expected=f"driver >= {minimum}",
-        actual=actual,
-        fix=Fix(msg(summary_id, branch=branch, cuda=major_minor(cuda)), tuple(commands)),
-        sources=sources_of(floor, candidate.variant),
-    )
+    return make("checks.driver_too_old", driver=actual, build=candidate.label, cuda=major_minor(cuda), minimum=minimum,
+                branch=branch, fix=summary_id, expected=f"driver >= {minimum}", actual=actual,
+                commands=_driver_commands(view, branch), sources=sources_of(floor, candidate.variant))
 
 
 def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -> Finding:
     error = view.driver_error
     reason = view.fact("driver.version").get("reason") or ""
-    return Finding(
-        code="no_driver",
-        severity=Severity.FAIL,
-        layer="driver",
-        title=msg("checks.no_driver.title"),
-        detail=msg("checks.no_driver.detail", build=candidate.label, reason=error or reason or "-"),
-        expected=f"NVIDIA driver >= {minimum}",
-        actual=error or "none",
-        fix=Fix(msg("checks.no_driver.fix", minimum=minimum)),
-    )
+    return make("checks.no_driver", build=candidate.label, reason=error or reason or "-", minimum=minimum,
+                expected=f"NVIDIA driver >= {minimum}", actual=error or "none")
 
 
 # --------------------------------------------------------------------------------------------------------------
-# CUDA: does the build's CUDA support these GPUs, and does a local toolkit line up for building extensions
+# CUDA: PTX from the build's toolkit needs a driver at least as new (rule 2); a local toolkit for extensions
 # --------------------------------------------------------------------------------------------------------------
 def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     cuda = candidate.variant.cuda
@@ -238,76 +293,28 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
         # Neither the input nor the KB says what architecture these are: say so rather than pass them.
         verdict = Verdict.UNKNOWN
         names = ", ".join(dict.fromkeys(unknown))
-        findings.append(
-            Finding(
-                code="unknown_version",
-                severity=Severity.WARN,
-                layer="gpu",
-                title=msg("checks.gpu_cc_unknown.title", gpus=names),
-                detail=msg("checks.gpu_cc_unknown.detail", gpus=names, cuda=major_minor(cuda), kb=kb.version),
-                expected="a known compute capability",
-                actual=names,
-                fix=Fix(msg("checks.gpu_cc_unknown.fix"), ("nvidia-smi --query-gpu=name,compute_cap --format=csv",)),
-            )
-        )
-    for gpu in view.gpus:
-        cc, _ = gpu_compute_capability(gpu, kb)
-        if not cc:
-            continue
-        supported = kb.cuda_supports_cc(cuda, cc)
-        if supported is False:
+        findings.append(make("checks.gpu_cc_unknown", gpus=names, cuda=major_minor(cuda), kb=kb.version,
+                             expected="a known compute capability", actual=names,
+                             commands=("nvidia-smi --query-gpu=name,compute_cap --format=csv",)))
+    for label, _gpu, judgement in judgements(view, candidate, kb):
+        if judgement.reason == "ptx_needs_newer_driver":
             verdict = Verdict.FAIL
-            sass = kb.toolkit_sass(cuda) or ()
-            findings.append(
-                Finding(
-                    code="gpu_unsupported_by_cuda",
-                    severity=Severity.FAIL,
-                    layer="cuda",
-                    title=msg("checks.gpu_unsupported_by_cuda.title", gpu=gpu.get("name"), cc=cc, cuda=major_minor(cuda)),
-                    detail=msg(
-                        "checks.gpu_unsupported_by_cuda.detail",
-                        cuda=major_minor(cuda),
-                        archs=", ".join(sass) or "?",
-                        gpu=gpu.get("name"),
-                        cc=cc,
-                    ),
-                    expected=f"sm_XX in {_span(sass)}",
-                    actual=f"{gpu.get('name')} (sm_{cc.replace('.', '')})",
-                    sources=sources_of(candidate.variant),
-                )
-            )
-            break
+            findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label, ptx=judgement.via,
+                                 cuda=major_minor(cuda), driver=view.driver_version, branch=judgement.facts.get("branch"),
+                                 expected=f"driver {judgement.facts.get('branch')}", actual=view.driver_version,
+                                 sources=sources_of(candidate.variant) + compat.SOURCES))
     nvcc = view.nvcc_on_path
     if candidate.framework.name in EXTENSION_ECOSYSTEMS and nvcc and version_or_none(nvcc.get("version")) is not None:
         local_major = version_or_none(nvcc["version"]).major
         if local_major != version_or_none(cuda).major:
             if verdict is Verdict.PASS:
                 verdict = Verdict.WARN
-            findings.append(
-                Finding(
-                    code="toolkit_mismatch",
-                    severity=Severity.WARN,
-                    layer="cuda",
-                    title=msg("checks.toolkit_mismatch.title", nvcc=nvcc["version"], cuda=major_minor(cuda)),
-                    detail=msg("checks.toolkit_mismatch.detail", nvcc=nvcc["version"], cuda=major_minor(cuda), build=candidate.label),
-                    expected=f"nvcc {version_or_none(cuda).major}.x (to build CUDA extensions)",
-                    actual=f"nvcc {nvcc['version']} ({nvcc.get('path') or nvcc.get('nvcc') or 'PATH'})",
-                    fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda))),
-                )
-            )
+            findings.append(make("checks.toolkit_mismatch", nvcc=nvcc["version"], cuda=major_minor(cuda),
+                                 build=candidate.label,
+                                 expected=f"nvcc {version_or_none(cuda).major}.x (to build CUDA extensions)",
+                                 actual=f"nvcc {nvcc['version']} ({nvcc.get('path') or nvcc.get('nvcc') or 'PATH'})"))
     actual = msg("link.build_cuda", cuda=major_minor(cuda))
     return LayerResult(Link("cuda", verdict, actual, None), tuple(findings))
-
-
-def _runnable_archs(cc: str) -> str:
-    """What a GPU of compute capability ``cc`` can run, e.g. "SASS sm_80..sm_86 or PTX <= compute_86"."""
-    major, _, minor = cc.partition(".")
-    sass = f"sm_{major}0" if minor in ("", "0") else f"sm_{major}0..sm_{major}{minor}"
-    return f"SASS {sass} or PTX <= compute_{major}{minor or '0'}"
-
-
-def _span(archs: Sequence[str]) -> str:
-    return f"{archs[0]}..{archs[-1]}" if archs else "?"
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -318,42 +325,48 @@ def _library_layer(
 ) -> LayerResult:
     if not candidate.variant.cuda:
         return LayerResult(Link(layer, Verdict.SKIP, None, msg("link.not_needed_cpu")))
+    packages = [p for name, p in view.packages.items() if name.startswith(pip_prefix)]
+    package = packages[0] if packages else None
+    have_text = f"{package['name']} {package.get('version')}" if package else None
     if not wanted:
-        return LayerResult(Link(layer, Verdict.PASS, msg("link.bundled"), None))
+        # The build does not pin one (TensorFlow, JAX plugins load what is installed): show what the machine has.
+        return LayerResult(Link(layer, Verdict.PASS, have_text or msg("link.not_installed"), None))
     installed = _installed_version(view, candidate)
     if installed is None:
         # The build is not installed yet: pip brings the pinned library along.
-        return LayerResult(Link(layer, Verdict.PASS, msg("link.comes_with_build", version=wanted), wanted))
-    packages = [p for name, p in view.packages.items() if name.startswith(pip_prefix)]
-    if not packages:
-        return LayerResult(Link(layer, Verdict.PASS, msg("link.bundled"), wanted))
-    package = packages[0]
+        actual = have_text or msg("link.not_installed")
+        return LayerResult(Link(layer, Verdict.PASS, msg("link.comes_with_build", version=wanted, have=actual), wanted))
+    if package is None:
+        return LayerResult(Link(layer, Verdict.PASS, msg("link.not_installed"), wanted))
     source = view.source("packages")  # pip-metadata when probed; pasted:pip-freeze or spec when read from text
     have, want = version_or_none(package.get("version")), version_or_none(wanted)
     if have is None or want is None:
-        return LayerResult(Link(layer, Verdict.PASS, package.get("version"), wanted, source))
+        return LayerResult(Link(layer, Verdict.PASS, have_text, wanted, source))
     same_major = have.major == want.major
     older = have < want and (have.major, have.minor) != (want.major, want.minor)
     if same_major and not (layer == "nccl" and older):
-        return LayerResult(Link(layer, Verdict.PASS, f"{package['name']} {package.get('version')}", wanted, source))
+        return LayerResult(Link(layer, Verdict.PASS, have_text, wanted, source))
     severity = Severity.FAIL if not same_major else Severity.WARN
-    finding = Finding(
-        code=code,
-        severity=severity,
-        layer=layer,
-        title=msg(f"checks.{code}.title", have=package.get("version"), want=wanted, build=candidate.label),
-        detail=msg(f"checks.{code}.detail", package=package["name"], have=package.get("version"), want=wanted),
-        expected=f"{layer} {wanted}",
-        actual=f"{package['name']} {package.get('version')}",
-        fix=Fix(msg("checks.reinstall_build.fix"), (candidate.install + " --force-reinstall",)),
-        sources=sources_of(candidate.variant),
-    )
+    finding = make(f"checks.{code}", severity=severity, have=package.get("version"), want=wanted,
+                   build=candidate.label, package=package["name"], fix="checks.reinstall_build.fix",
+                   expected=f"{layer} {wanted}", actual=have_text,
+                   commands=(candidate.install + " --force-reinstall",), sources=sources_of(candidate.variant))
     verdict = Verdict.FAIL if severity is Severity.FAIL else Verdict.WARN
-    return LayerResult(Link(layer, verdict, f"{package['name']} {package.get('version')}", wanted, source), (finding,))
+    return LayerResult(Link(layer, verdict, have_text, wanted, source), (finding,))
 
 
 def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
-    return _library_layer(view, candidate, "cudnn", candidate.variant.cudnn, "nvidia-cudnn-", "cudnn_mismatch")
+    result = _library_layer(view, candidate, "cudnn", candidate.variant.cudnn, "nvidia-cudnn-", "cudnn_mismatch")
+    floors = [
+        make("checks.library_cc_floor", gpu=label, cc=gpu.cc, library=j.facts["library"], version=j.facts["version"],
+             lowest=j.facts["lowest"], build=candidate.label, expected=f"compute capability >= {j.facts['lowest']}",
+             actual=f"{label} ({gpu.cc})", sources=j.sources)
+        for label, gpu, j in judgements(view, candidate, kb) if j.reason == "library_cc_floor"
+    ]
+    if not floors:
+        return result
+    link = dataclasses.replace(result.link, verdict=Verdict.FAIL)
+    return LayerResult(link, result.findings + tuple(floors))
 
 
 def nccl_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
@@ -408,91 +421,77 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     verdict = Verdict.PASS
     gpus = view.gpus
     variant = candidate.variant
+    installed = installed_build(view, candidate.framework)
     if not variant.cuda:
         # A CPU build is a problem only where there is a GPU to use (or the user expects one).
         severity = Severity.FAIL if gpus else Severity.WARN
         verdict = Verdict.FAIL if gpus else Verdict.WARN
-        findings.append(
-            Finding(
-                code="cpu_only_build",
-                severity=severity,
-                layer="framework",
-                title=msg("checks.cpu_only_build.title", build=candidate.label),
-                detail=msg("checks.cpu_only_build.detail_gpus" if gpus else "checks.cpu_only_build.detail_nogpu", build=candidate.label, count=len(gpus)),
-                expected="a CUDA build",
-                actual=f"{candidate.release.version} (CPU only)",
-                fix=Fix(msg("checks.cpu_only_build.fix"), _cuda_build_commands(candidate, installed_build(view, candidate.framework))),
-                sources=sources_of(candidate.release),
-            )
-        )
+        findings.append(make(
+            "checks.cpu_only_build", severity=severity, build=candidate.label, count=len(gpus),
+            detail_variant="gpus" if gpus else "nogpu", expected="a CUDA build",
+            actual=f"{candidate.release.version} (CPU only)", commands=_cuda_build_commands(candidate, installed),
+            sources=sources_of(candidate.release)))
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
     min_cc = candidate.extra("min_compute_capability")
-    for gpu in gpus:
-        cc, cc_source = gpu_compute_capability(gpu, kb)
-        if not cc:
-            continue
-        if min_cc and version_or_none(cc) and version_or_none(cc) < version_or_none(str(min_cc)):
+    for label, gpu in model_gpus(view, kb):
+        cc = gpu.cc
+        if cc and min_cc and version_or_none(cc) and version_or_none(cc) < version_or_none(str(min_cc)):
             verdict = Verdict.FAIL
-            findings.append(
-                Finding(
-                    code="feature_arch_unsupported",
-                    severity=Severity.FAIL,
-                    layer="gpu",
-                    title=msg("checks.min_cc.title", build=candidate.label, min_cc=min_cc, gpu=gpu.get("name"), cc=cc),
-                    detail=msg("checks.min_cc.detail", build=candidate.label, min_cc=min_cc, gpu=gpu.get("name"), cc=cc),
-                    expected=f"compute capability >= {min_cc}",
-                    actual=f"{gpu.get('name')} ({cc})",
-                    sources=sources_of(candidate.release),
-                )
-            )
+            findings.append(make("checks.min_cc", build=candidate.label, min_cc=min_cc, gpu=label, cc=cc,
+                                 expected=f"compute capability >= {min_cc}", actual=f"{label} ({cc})",
+                                 sources=sources_of(candidate.release)))
             break
-        sass, ptx = tuple(variant.sass or ()), tuple(variant.ptx or ())
-        if not sass and not ptx:
-            continue  # the KB does not know this variant's arch list: the binary scan (if any) decides
-        ok, how = arch_rules.can_run(cc, sass, ptx)
-        if not ok:
+    host = model_host(view, kb)
+    build = model_build(view, candidate, host)
+    for label, gpu, judgement in judgements(view, candidate, kb):
+        if judgement.reason == "platform_mismatch":
             verdict = Verdict.FAIL
-            findings.append(
-                Finding(
-                    code="arch_not_in_build",
-                    severity=Severity.FAIL,
-                    layer="framework",
-                    title=msg("checks.arch_not_in_build.title", build=candidate.label, gpu=gpu.get("name"), cc=cc),
-                    detail=msg(
-                        "checks.arch_not_in_build.detail",
-                        build=candidate.label,
-                        sass=" ".join(sass) or "-",
-                        ptx=" ".join(ptx) or "-",
-                        gpu=gpu.get("name"),
-                        arch="sm_" + cc.replace(".", ""),
-                    ),
-                    expected=_runnable_archs(cc),
-                    actual=f"SASS {' '.join(sass) or '-'}; PTX {' '.join(ptx) or '-'}",
-                    sources=sources_of(variant),
-                )
-            )
+            findings.append(make("checks.platform_mismatch", build=candidate.label, gpu=label,
+                                 built_for=judgement.facts["build"], host=judgement.facts["host"],
+                                 expected=f"a build for {judgement.facts['host']}",
+                                 actual=f"a build for {judgement.facts['build']}", sources=compat.SOURCES))
             break
-    installed = installed_build(view, candidate.framework)
-    actual = f"{candidate.release.version} ({variant.name})"
+        if judgement.reason == "no_usable_arch":
+            verdict = Verdict.FAIL
+            sass, ptx = build.sass or (), build.ptx or ()
+            findings.append(make(
+                "checks.arch_not_in_build", build=candidate.label, gpu=label, cc=gpu.cc, arch="sm_" + str(gpu.cc).replace(".", ""),
+                sass=" ".join(sass) or "-", ptx=" ".join(ptx) or "-", why=judgement.facts["why"],
+                toolkit=_toolkit_note(kb, variant.cuda, gpu.cc), expected=judgement.facts["needs"],
+                actual=f"SASS {' '.join(sass) or '-'}; PTX {' '.join(ptx) or '-'}",
+                sources=sources_of(variant) + compat.SOURCES))
+            break
+        if judgement.reason == "arch_list_unknown":
+            if verdict is Verdict.PASS:
+                verdict = Verdict.UNKNOWN
+            findings.append(make("checks.arch_list_unknown", build=candidate.label, gpu=label, cc=gpu.cc,
+                                 expected=f"the archs of {candidate.label}", actual="not recorded",
+                                 commands=("gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')",)
+                                 if candidate.framework.name == "torch" else (), sources=sources_of(variant)))
+            break
+        if judgement.status == compat.RUNS and judgement.reason == "ptx":
+            findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc))
+    actual = msg("link.not_installed_build", build=f"{candidate.release.version} ({variant.name})")
     if installed:
         actual = msg("link.installed", version=installed.get("version"))
         have = version_or_none(installed.get("version"))
         if have is not None and have.public != Version(candidate.release.version).public:
             if verdict is Verdict.PASS:
                 verdict = Verdict.WARN
-            findings.append(
-                Finding(
-                    code="package_conflict",
-                    severity=Severity.WARN,
-                    layer="framework",
-                    title=msg("checks.other_installed.title", name=candidate.framework.name, have=installed.get("version"), want=candidate.release.version),
-                    detail=msg("checks.other_installed.detail", name=candidate.framework.name, have=installed.get("version"), build=candidate.label),
-                    expected=f"{candidate.framework.name}=={candidate.release.version}",
-                    actual=f"{candidate.framework.name} {installed.get('version')}",
-                    fix=Fix(msg("checks.install_this.fix", build=candidate.label), (candidate.install,)),
-                )
-            )
+            findings.append(make("checks.other_installed", name=candidate.framework.name, have=installed.get("version"),
+                                 want=candidate.release.version, build=candidate.label, fix="checks.install_this.fix",
+                                 expected=f"{candidate.framework.name}=={candidate.release.version}",
+                                 actual=f"{candidate.framework.name} {installed.get('version')}",
+                                 commands=(candidate.install,)))
     return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
+
+
+def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> str:
+    """Why the list is what it is, when the toolkit could not have targeted the GPU (an explanation, never a fail)."""
+    targets = kb.toolkit_sass(cuda) if cuda else None
+    if not targets or not cc or "sm_" + cc.replace(".", "") in targets:
+        return ""
+    return f" CUDA {major_minor(cuda)} itself compiles SASS only for {targets[0]}..{targets[-1]}."
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -512,38 +511,15 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
         py = version_or_none(python)
         if spec is not None and py is not None and not spec.contains(Version(f"{py.major}.{py.minor}.{py.micro}"), prereleases=True):
             verdict = Verdict.FAIL
-            findings.append(
-                Finding(
-                    code="python_unsupported",
-                    severity=Severity.FAIL,
-                    layer="python",
-                    title=msg("checks.python_unsupported.title", build=candidate.label, python=python),
-                    detail=msg("checks.python_unsupported.detail", build=candidate.label, python=python, spec=release.python),
-                    expected=f"Python {release.python}",
-                    actual=python,
-                    fix=Fix(
-                        msg("checks.python_unsupported.fix", spec=release.python),
-                    ),
-                    sources=sources_of(release),
-                )
-            )
+            findings.append(make("checks.python_unsupported", build=candidate.label, python=python, spec=release.python,
+                                 expected=f"Python {release.python}", actual=python, sources=sources_of(release)))
     glibc = view.value("host.glibc")
     if glibc and release.glibc_min and version_or_none(glibc) and version_or_none(release.glibc_min):
         if version_or_none(glibc) < version_or_none(release.glibc_min):
             verdict = Verdict.FAIL
-            findings.append(
-                Finding(
-                    code="platform_unsupported",
-                    severity=Severity.FAIL,
-                    layer="host",
-                    title=msg("checks.glibc.title", build=candidate.label, glibc=glibc, minimum=release.glibc_min),
-                    detail=msg("checks.glibc.detail", build=candidate.label, glibc=glibc, minimum=release.glibc_min),
-                    expected=f"glibc >= {release.glibc_min}",
-                    actual=f"glibc {glibc}",
-                    fix=Fix(msg("checks.glibc.fix", minimum=release.glibc_min)),
-                    sources=sources_of(release),
-                )
-            )
+            findings.append(make("checks.glibc", build=candidate.label, glibc=glibc, minimum=release.glibc_min,
+                                 expected=f"glibc >= {release.glibc_min}", actual=f"glibc {glibc}",
+                                 sources=sources_of(release)))
     isa = candidate.extra("cpu_isa") or ()
     cpu = view.value("host.cpu") or {}
     flags = set(cpu.get("flags") or ())
@@ -551,18 +527,9 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
         absent = [flag for flag in isa if flag not in flags]
         if absent:
             verdict = Verdict.FAIL
-            findings.append(
-                Finding(
-                    code="platform_unsupported",
-                    severity=Severity.FAIL,
-                    layer="host",
-                    title=msg("checks.cpu_isa.title", build=candidate.label, flags=", ".join(absent)),
-                    detail=msg("checks.cpu_isa.detail", build=candidate.label, flags=", ".join(absent), cpu=cpu.get("model") or "?"),
-                    expected=" ".join(isa),
-                    actual=cpu.get("model") or "?",
-                    sources=sources_of(release),
-                )
-            )
+            findings.append(make("checks.cpu_isa", build=candidate.label, flags=", ".join(absent),
+                                 cpu=cpu.get("model") or "?", expected=" ".join(isa), actual=cpu.get("model") or "?",
+                                 sources=sources_of(release)))
     if not python and verdict is Verdict.PASS:
         # A paste without Python (nvidia-smi + pip freeze): say so; the build's range is the expectation.
         return LayerResult(Link("python", Verdict.SKIP, msg("link.not_provided"), expected), tuple(findings))
@@ -580,9 +547,6 @@ def evaluate(view: SnapshotView, candidate: Candidate, kb: Any) -> Tuple[Tuple[L
         result = layer(view, candidate, kb)
         links.append(result.link)
         findings.extend(result.findings)
-    if any(f.code == "gpu_unsupported_by_cuda" for f in findings):
-        # The CUDA version cannot target the GPU at all: that is the cause; a missing arch in the build follows from it.
-        findings = [f for f in findings if f.code != "arch_not_in_build"]
     return tuple(links), tuple(findings)
 
 

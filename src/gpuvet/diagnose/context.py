@@ -7,11 +7,12 @@ command that would settle it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from gpuvet.diagnose.archs import cc_tuple, runs_on, split_arch_list
+from gpuvet.kb import compat
 from gpuvet.diagnose.signatures import DATA_DIR
 from gpuvet.tomlfile import load_toml
 from gpuvet.models import Message, msg
@@ -114,6 +115,35 @@ def _container(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     if container.get("gpu_devices_visible") is True:
         return [Check(RULES_OUT, msg("diagnose.check.container_devices", kind=kind))]
     return []
+
+
+def cc_tuple(value: object) -> Optional[Tuple[int, int]]:
+    """'8.6' | '86' | 'sm_86' | 'sm_120' | (8, 6) -> (8, 6); None when unreadable (log text is loose)."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    text = str(value or "").strip()
+    try:
+        return compat.parse_cc(text)
+    except ValueError:
+        pass
+    match = re.search(r"(?:sm|compute)_(\d+)", text, re.IGNORECASE) or re.fullmatch(r"(\d{2,3})", text)
+    if not match:
+        return None
+    digits = match.group(1)
+    return int(digits[:-1]), int(digits[-1])
+
+
+def split_arch_list(text: str) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """'sm_50 sm_60 compute_90' (as torch's warning prints it) -> (sass, ptx)."""
+    words = re.findall(r"(?:sm|compute)_\d+\w*", text or "", re.IGNORECASE)
+    sass = tuple(w.lower() for w in words if w.lower().startswith("sm_"))
+    ptx = tuple(w.lower() for w in words if w.lower().startswith("compute_"))
+    return sass, ptx
+
+
+def runs_on(gpu_cc: Tuple[int, int], sass: Any, ptx: Any) -> bool:
+    """The one rule (gpuvet.kb.compat), on the arch lists alone: the log and the snapshot give no driver here."""
+    return compat.match_archs("%d.%d" % gpu_cc, list(sass), list(ptx)).runs
 
 
 def _kb_cc(name: str) -> Optional[Tuple[int, int]]:

@@ -312,6 +312,7 @@ def _gpu_models() -> Tuple[GpuModel, ...]:
             tflops=dict(record.get("tflops", {})),
             nvlink=bool(record.get("nvlink", False)),
             segment=record.get("segment", ""),
+            platform=record.get("platform", ""),
             pcie_gen=record.get("pcie_gen"),
             source=record["source"],
             unverified=tuple(record.get("unverified", ())),

@@ -36,6 +36,12 @@ from gpuvet.kb import versions
 
 RUNS, FAILS, UNKNOWN = "runs", "fails", "unknown"
 
+SOURCES = (
+    "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility",
+    "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#ptx-compatibility",
+    "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html",
+)
+
 # Why a judgement is what it is. Reasons of FAILS and UNKNOWN map to finding kinds in gpuvet.checks.chain.
 REASONS = (
     "sass",  # runs: a cubin for this GPU

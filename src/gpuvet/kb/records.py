@@ -53,6 +53,7 @@ class GpuModel:
     source: str
     unverified: Tuple[str, ...] = ()
     note: str = ""
+    platform: str = ""  # "sbsa" for Grace superchips (the host is always aarch64); "" when it varies
 
     @property
     def sm(self) -> str:
