@@ -51,7 +51,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.container_gpu_not_exposed": ("container_gpu_not_exposed", "host", FAIL),
     # features, companions, resolution, stack, together
     "checks.features": ("gpu_features", "gpu", INFO),
-    "checks.target_features": ("feature_arch_unsupported", "gpu", FAIL),
+    "checks.target_features": ("gpu_features", "gpu", INFO),
     "checks.companion": ("package_conflict", "packages", WARN),
     "checks.unknown_framework": ("unknown_version", "framework", WARN),
     "checks.plain_install_differs": ("install_note", "framework", INFO),

@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 
 SECTIONS = {
     "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl", "gcc"),
-    "driver": ("version", "cuda_max", "kernel_module", "nvml_binding", "error"),
+    "driver": ("version", "cuda_max", "kernel_module", "nvml_binding", "error", "cuda_compat"),
 }
 TOP_LEVEL_FACTS = (
     "gpus",
@@ -36,6 +36,7 @@ TOP_LEVEL_FACTS = (
     "binaries",
     "env",
     "xid_events",
+    "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -48,6 +49,8 @@ VALUE_SHAPES = {
     "host.container": _OBJECT,
     "driver.version": _TEXT,
     "driver.cuda_max": _TEXT,
+    "driver.cuda_compat": _TEXT,
+    "network": _OBJECT,
     "driver.kernel_module": _TEXT,
     "driver.nvml_binding": _OBJECT,
     "gpus": _LIST_OF_OBJECTS,

@@ -9,8 +9,21 @@ import time
 
 import pytest
 
-from gpuvet.sources.network import index_urls, mirror_findings
+from gpuvet.checks.network import network_findings
 from gpuvet.i18n import render
+from gpuvet.snapshot import SnapshotView
+from gpuvet.sources.network import index_urls, pip_default_index, with_network
+
+
+def mirror_findings(snapshot, timeout, default_index=None):
+    """Collect the network fact (the edge) and check it (pure), as a live ``gpuvet check`` does."""
+    return network_findings(SnapshotView(with_network(snapshot, timeout, default_index)))
+
+
+def test_the_default_index_is_pips_own():
+    import pip._internal.models.index as pip_index
+
+    assert pip_default_index() == pip_index.PyPI.simple_url
 
 
 class _Index(http.server.BaseHTTPRequestHandler):

@@ -13,6 +13,7 @@ from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
 from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import machine_findings
+from gpuvet.checks.network import network_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
 from gpuvet.checks.stack import (
     alternatives_note,
@@ -132,7 +133,7 @@ def run_checks(
     return CheckReport(
         snapshot=snapshot,
         targets=results,
-        machine=tuple(machine_findings(view, kb) + conflict_findings(view)),
+        machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)),
         together=tuple(together_findings(view, parsed, results, kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,

@@ -7,15 +7,31 @@ Data: ``kb/data/precision.toml`` (bf16, TF32, FP8, FlashAttention floors ... eac
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from gpuvet.checks.chain import Candidate, gpu_compute_capability, sources_of, version_or_none
 from gpuvet.tomlfile import load_toml
-from gpuvet.models import Finding, Severity, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding
 from gpuvet.snapshot import SnapshotView
 
 
 @lru_cache(maxsize=1)
+def feature_records() -> Tuple[Dict[str, Any], ...]:
+    """The precision and kernel features of kb/data/precision.toml (what ``check`` and ``diagnose`` both read)."""
+    return precision_features()
+
+
+def supported_range(feature: Mapping[str, Any]) -> str:
+    """``"8.0+"``, or ``"9.0 only"`` / ``"8.0-9.0"`` when the feature has a ceiling (FlashAttention 3 is sm_90)."""
+    low, high = feature.get("min_compute_capability"), feature.get("max_compute_capability")
+    if high and str(high) == str(low):
+        return f"{low} only"
+    if high:
+        return f"{low}-{high}"
+    return f"{low}+"
+
+
 def precision_features() -> Tuple[Dict[str, Any], ...]:
     from gpuvet.kb.loader import DATA_DIR
 
@@ -47,21 +63,12 @@ def precision_findings(view: SnapshotView, kb: Any) -> List[Finding]:
         lacking = [f for f in precision_features() if _below(cc, f.get("min_compute_capability"), f.get("max_compute_capability"))]
         if not lacking:
             continue
-        names = ", ".join(f"{f['display']} ({f['min_compute_capability']}+)" for f in lacking)
+        names = ", ".join(f"{f['display']} ({supported_range(f)})" for f in lacking)
         alternatives = " ".join(f"{f['display']}: {f['alternative']}." for f in lacking if f.get("alternative"))
-        findings.append(
-            Finding(
-                code="feature_arch_unsupported",
-                severity=Severity.INFO,
-                layer="gpu",
-                title=msg("checks.features.title", gpu=name, cc=cc, features=names),
-                # The explanations stay in the knowledge base (kb show precision); the report says what to use instead.
-                detail=msg("checks.features.detail", alternatives=alternatives),
-                expected=", ".join(f"{f['id']} >= {f['min_compute_capability']}" for f in lacking),
-                actual=f"{name} ({cc})",
-                sources=sources_of(*lacking),
-            )
-        )
+        # The explanations stay in the knowledge base (kb show precision); the report says what to use instead.
+        findings.append(make("checks.features", gpu=name, cc=cc, features=names, alternatives=alternatives,
+                             expected=", ".join(f"{f['id']} {supported_range(f)}" for f in lacking),
+                             actual=f"{name} ({cc})", sources=sources_of(*lacking)))
     return findings
 
 
@@ -75,17 +82,7 @@ def target_feature_findings(view: SnapshotView, candidate: Candidate, kb: Any) -
             described = ", ".join(f"{feature} ({floor}+)" for feature, floor in lacking.items())
             # The build itself runs (its own floor is min_compute_capability, checked in the chain); a feature that
             # needs a newer GPU is context for the user, not a failure of the stack.
-            severity = Severity.INFO
-            findings.append(
-                Finding(
-                    code="feature_arch_unsupported",
-                    severity=severity,
-                    layer="gpu",
-                    title=msg("checks.target_features.title", build=candidate.label, gpu=name, features=described),
-                    detail=msg("checks.target_features.detail", build=candidate.label, gpu=name, cc=cc, features=described),
-                    expected=", ".join(f"{feature} >= {floor}" for feature, floor in lacking.items()),
-                    actual=f"{name} ({cc})",
-                    sources=sources_of(candidate.release),
-                )
-            )
+            findings.append(make("checks.target_features", build=candidate.label, gpu=name, cc=cc, features=described,
+                                 expected=", ".join(f"{feature} >= {floor}" for feature, floor in lacking.items()),
+                                 actual=f"{name} ({cc})", sources=sources_of(candidate.release)))
     return findings

@@ -20,16 +20,6 @@ def is_live_probe(args: argparse.Namespace) -> bool:
     return not getattr(args, "from_files", None) and not getattr(args, "snapshot", None)
 
 
-def with_mirror_findings(report, snapshot):
-    """The report with an ``index_unreachable`` machine finding per pip index that does not answer."""
-    import dataclasses
-
-    from gpuvet.sources.network import mirror_findings
-
-    found = mirror_findings(snapshot)
-    return dataclasses.replace(report, machine=tuple(report.machine) + tuple(found)) if found else report
-
-
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
     from gpuvet.sources.inputs import gather_snapshot
@@ -37,9 +27,11 @@ def run(args: argparse.Namespace, output) -> int:
     from gpuvet.cli.formats import render_document
 
     snapshot = gather_snapshot(args)
-    report = run_checks(snapshot, args.targets)
     if is_live_probe(args) and not getattr(args, "no_network", False):
-        report = with_mirror_findings(report, snapshot)
+        from gpuvet.sources.network import with_network
+
+        snapshot = with_network(snapshot)
+    report = run_checks(snapshot, args.targets)
     document = check_to_dict(report, args.lang)
     output.write(render_document("check", document, args, output))
     return int(exit_code_for(document["verdict"]))

@@ -29,8 +29,16 @@ class Check:
 
 
 @lru_cache(maxsize=1)
-def _compat() -> Dict[str, Any]:
-    return load_toml(DATA_DIR / "compat.toml")
+def _family_floor(cuda: str) -> Optional[str]:
+    """The minor-version-compatibility floor of a CUDA version's major: the knowledge base's answer, the same the
+    check uses (gpuvet.kb.compat rule 4)."""
+    try:
+        from gpuvet.kb import load
+
+        floor = load().min_driver_for_cuda(cuda)
+    except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        return None
+    return floor.minimum if floor is not None and floor.minor_compat else None
 
 
 def _version(text: Any):
@@ -87,7 +95,7 @@ def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check
     need = _version(cuda) if cuda else None
     if need is None or not (cuda_max or driver):
         return []
-    floor = _compat()["minor_compat_driver_floor"].get(str(need.major))
+    floor = _family_floor(str(cuda))
     have = _version(cuda_max) if cuda_max else None
     if have is not None and have >= need:
         return [Check(RULES_OUT, msg("diagnose.check.driver_new_enough", driver=driver or "?", cuda_max=cuda_max,
@@ -201,7 +209,7 @@ def _feature_arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     if gpu is None:
         return []
     name, cc = gpu
-    if cc < (8, 0):
+    if cc < _feature_floor("flash_attention_2"):
         return [Check(CONFIRMS, msg("diagnose.check.gpu_pre_ampere", gpu=name, cc="%d.%d" % cc))]
     return []
 
@@ -269,14 +277,23 @@ def _health(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     return []
 
 
+def _feature_floor(feature: str) -> Tuple[int, int]:
+    """The lowest compute capability of a kernel feature, from the knowledge base's precision table."""
+    from gpuvet.checks.features import feature_records
+
+    for record in feature_records():
+        if record.get("id") == feature and record.get("min_compute_capability"):
+            return compat.parse_cc(str(record["min_compute_capability"]))
+    return (8, 0)
+
+
 def _packages(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
-    numpy, torch = _version(view.package_version("numpy")), _version(view.package_version("torch"))
-    if numpy and torch and numpy.major >= 2 and torch < _version("2.3"):
-        return [Check(CONFIRMS, msg("diagnose.check.numpy2_old_torch", numpy=str(numpy), torch=str(torch)))]
-    protobuf = _version(view.package_version("protobuf"))
-    tf = _version(view.package_version("tensorflow"))
-    if protobuf and tf and protobuf >= _version("4.21") and tf < _version("2.9"):
-        return [Check(CONFIRMS, msg("diagnose.check.protobuf_old_tf", protobuf=str(protobuf), tf=str(tf)))]
+    """The knowledge base's conflicting pairs (kb/data/conflicts.toml), judged by the same rule as ``check``."""
+    from gpuvet.checks.stack import conflict_findings
+
+    for finding in conflict_findings(view):
+        if finding.severity.value == "fail":
+            return [Check(CONFIRMS, msg("diagnose.check.conflict", pair=finding.actual or ""))]
     return []
 
 

@@ -1,9 +1,10 @@
 """Is the pip index this machine installs from reachable? Installs that hang on an unreachable index are the first
 trap on a fresh rented server (PyPI from mainland China, an internal mirror from outside the provider's network).
 
-I/O at the edge: ``index_urls`` (pure) says which URLs a snapshot installs from, ``probe_index`` (network) tries one,
-``mirror_findings`` turns the failures into ``index_unreachable`` warnings. Only for a live probe: a pasted snapshot
-describes another machine, whose network this machine cannot speak for.
+An input collector: ``index_urls`` (pure) says which URLs a snapshot installs from, ``probe_index`` (network) tries
+one, and ``collect_network`` records the answers as the snapshot's ``network`` fact. The finding is a pure check of
+that fact (``gpuvet.checks.network``). Only for a live probe: a pasted snapshot describes another machine, whose
+network this machine cannot speak for.
 """
 
 from __future__ import annotations
@@ -14,28 +15,32 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional
 
-from gpuvet.models import Finding, Fix, Message, Severity, msg
+from gpuvet.models import Message, msg
+from gpuvet.probe.facts import found
 from gpuvet.snapshot import SnapshotView
 
-# pip's built-in index when no index-url is configured (pip docs, "index-url" default).
-PYPI = "https://pypi.org/simple"
-PIP_CONFIG_DOCS = "https://pip.pypa.io/en/stable/topics/configuration/"
-# Public mirrors that answer from mainland China, with the command their own help pages give.
-MIRRORS: Tuple[Tuple[str, str], ...] = (
-    ("https://pypi.tuna.tsinghua.edu.cn/simple", "https://mirrors.tuna.tsinghua.edu.cn/help/pypi/"),
-    ("https://mirrors.aliyun.com/pypi/simple/", "https://developer.aliyun.com/mirror/pypi"),
-)
+
+def pip_default_index() -> Optional[str]:
+    """pip's own built-in index (what it uses when no index-url is configured), asked of pip at run time.
+
+    Read from the installed pip rather than written here, so the URL is the one pip itself would use."""
+    try:
+        from pip._internal.models.index import PyPI  # pip's constant; importing it loads no resolver
+    except Exception:  # no pip in this environment, or a pip that moved it: nothing to probe
+        return None
+    url = getattr(PyPI, "simple_url", None)
+    return url if isinstance(url, str) else None
 
 
-def index_urls(snapshot: Mapping[str, Any], default_index: str = PYPI) -> List[str]:
+def index_urls(snapshot: Mapping[str, Any], default_index: Optional[str] = None) -> List[str]:
     """The index URLs pip would use, in order, without duplicates: index_url (pip's default when unset) + extras."""
     fact = SnapshotView(snapshot).fact("pip")
     if fact.get("status") != "found" or not isinstance(fact.get("value"), dict):
         return []
     pip = fact["value"]
-    urls = [pip.get("index_url") or default_index] + list(pip.get("extra_index_urls") or [])
+    urls = [pip.get("index_url") or default_index or pip_default_index()] + list(pip.get("extra_index_urls") or [])
     seen: List[str] = []
     for url in urls:
         if isinstance(url, str) and url.strip() and url.strip() not in seen:
@@ -104,35 +109,24 @@ def probe_index(url: str, timeout: float = 3.0) -> Optional[Message]:
     return None
 
 
-def _fix_commands(url: str) -> Tuple[str, ...]:
-    commands = ["pip config set global.index-url %s" % mirror for mirror, _ in MIRRORS if mirror.rstrip("/") != url.rstrip("/")]
-    if _without_userinfo(url).hostname != "pypi.org":
-        commands.append("pip config set global.index-url %s" % PYPI)
-    return tuple(commands)
+def collect_network(snapshot: Mapping[str, Any], timeout: float = 3.0, default_index: Optional[str] = None) -> Dict[str, Any]:
+    """The ``network`` fact: for each pip index URL of the snapshot, whether it answered within ``timeout``.
 
-
-def unreachable_finding(url: str, reason: Message, timeout: float) -> Finding:
-    return Finding(
-        code="index_unreachable",
-        severity=Severity.WARN,
-        layer="packages",
-        title=msg("mirror.unreachable.title", url=url),
-        detail=msg("mirror.unreachable.detail", reason=reason, timeout="%g" % timeout),
-        expected=None,
-        actual=url,
-        fix=Fix(msg("mirror.unreachable.fix"), _fix_commands(url)),
-        sources=(PIP_CONFIG_DOCS,) + tuple(help_page for _, help_page in MIRRORS),
-    )
-
-
-def mirror_findings(snapshot: Mapping[str, Any], timeout: float = 3.0, default_index: str = PYPI) -> List[Finding]:
-    """A WARN ``index_unreachable`` for each pip index URL of the snapshot that does not answer within ``timeout``.
-
-    The URLs are tried in parallel, so the whole check costs about one timeout however many indexes there are.
-    """
+    The URLs are tried in parallel, so the whole probe costs about one timeout however many indexes there are.
+    ``{"timeout_s": 3.0, "indexes": [{"url", "reachable", "reason": {"id", "params"} | None}]}``"""
     urls = index_urls(snapshot, default_index)
-    if not urls:
-        return []
-    with ThreadPoolExecutor(max_workers=min(8, len(urls))) as pool:
-        reasons = list(pool.map(lambda url: probe_index(url, timeout), urls))
-    return [unreachable_finding(url, reason, timeout) for url, reason in zip(urls, reasons) if reason is not None]
+    results: List[Dict[str, Any]] = []
+    if urls:
+        with ThreadPoolExecutor(max_workers=min(8, len(urls))) as pool:
+            reasons = list(pool.map(lambda url: probe_index(url, timeout), urls))
+        for url, reason in zip(urls, reasons):
+            results.append({"url": url, "reachable": reason is None,
+                            "reason": None if reason is None else {"id": reason.id, "params": dict(reason.params)}})
+    return found({"timeout_s": timeout, "indexes": results}, "network")
+
+
+def with_network(snapshot: Mapping[str, Any], timeout: float = 3.0, default_index: Optional[str] = None) -> Dict[str, Any]:
+    """A copy of the snapshot with its ``network`` fact."""
+    document = dict(snapshot)
+    document["network"] = collect_network(snapshot, timeout, default_index)
+    return document
