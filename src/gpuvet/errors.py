@@ -10,6 +10,7 @@ class ExitCode(enum.IntEnum):
     FAILURE = 1  # at least one failing finding
     USAGE = 2  # usage or input error, one clear line on stderr
     UNDECIDED = 3  # a target the knowledge base cannot judge
+    INTERNAL = 4  # a bug in gpuvet (an unexpected exception): never a verdict
 
 
 class GpuvetError(Exception):

@@ -13,6 +13,7 @@ import sys
 from typing import Callable, List, Optional, Sequence, TextIO
 
 from gpuvet import __version__
+from gpuvet.cli.output import Output
 from gpuvet.errors import ExitCode, GpuvetError
 
 FORMATS_REPORT = ("text", "json", "markdown", "html")
@@ -24,38 +25,8 @@ HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
 )}
 
 
-class Output:
-    """Where results go: stdout, or ``--output FILE`` written atomically (temp file + rename)."""
-
-    def __init__(self, path: Optional[str], stdout: TextIO) -> None:
-        self.path = path if path not in (None, "-") else None
-        self.stdout = stdout
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.path is None and hasattr(self.stdout, "isatty") and self.stdout.isatty()
-
-    def write(self, text: str) -> None:
-        if not text.endswith("\n"):
-            text += "\n"
-        if self.path is None:
-            self.stdout.write(text)
-            self.stdout.flush()
-            return
-        import tempfile  # only when writing a file: keeps start-up light
-
-        folder = os.path.dirname(os.path.abspath(self.path))
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            raise GpuvetError(f"cannot write {self.path}: {exc.strerror or exc}", hint="choose another --output path")
-
-
 def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS_REPORT) -> None:
-    parser.add_argument("--format", choices=formats, default="text", help="output format (default: text)")
+    parser.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
     parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANG/LC_ALL)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
     parser.add_argument(
@@ -81,10 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Will my framework run on this GPU server, fast? If not, exactly why and what to change.",
     )
     parser.add_argument("--version", action="version", version=f"gpuvet {__version__}")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error (exit code 4)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("probe", help="probe this machine into a snapshot")
-    p.add_argument("--format", choices=("json", "text"), default="text")
+    p.add_argument("--format", "-f", choices=("json", "text"), default="text")
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
     p.add_argument("--redact-host", action="store_true")
@@ -159,14 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("archs", help="SASS/PTX archs compiled into CUDA binaries")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
 
     p = sub.add_parser("kb", help="the knowledge base: list, show NAME, sources")
     p.add_argument("action", nargs="?", choices=("list", "show", "sources"), default="list")
     p.add_argument("name", nargs="?", default=None)
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
     return parser
@@ -179,6 +151,10 @@ def _load_handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
+    debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
+    argv = [a for a in argv if a != "--debug"]
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed its one-line usage error
@@ -204,6 +180,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 130
     except BrokenPipeError:
         return int(ExitCode.OK)
+    except Exception as exc:  # a bug: one line and exit 4, so a crash is never read as a verdict (exit 1)
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        print(f"error: internal error: {type(exc).__name__}{': ' + detail if detail else ''}", file=sys.stderr)
+        print("hint: rerun with --debug for the traceback, and report it with the command line", file=sys.stderr)
+        return int(ExitCode.INTERNAL)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,7 +6,6 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -53,14 +52,9 @@ def _prepare_out_dir(path: Optional[str]) -> Optional[Path]:
 def _write_json_atomically(path: Path, document: Any) -> None:
     from gpuvet.report.envelope import dumps
 
-    fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=str(path.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(dumps(document) + "\n")
-        os.replace(tmp, str(path))
-    except BaseException:  # a full disk or an interrupt: leave no half-written temp file in --out-dir
-        os.unlink(tmp)
-        raise
+    from gpuvet.cli.output import write_file
+
+    write_file(str(path), dumps(document) + "\n")
 
 
 def save_snapshots(results: Sequence[R.HostResult], folder: Path) -> None:

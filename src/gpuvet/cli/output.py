@@ -1,0 +1,86 @@
+"""One writer for every file gpuvet writes (``-o FILE``, ``fleet --out-dir``): atomic, and polite to what is there.
+
+- A regular file (or a new path) is replaced atomically: a temporary file in the same folder, then ``os.replace``,
+  so a reader (a collector, a web server) never sees half a report. The temporary file never outlives an error.
+- The replaced file keeps its permission bits; a new file gets ``0o666`` less the umask, like any tool's output,
+  so a report meant for sharing can be read by a colleague or served.
+- A character device, FIFO or socket (``/dev/stdout``, ``/dev/null``, a named pipe) is written to, never replaced.
+- A symbolic link is followed: the file it points to is replaced, the link stays.
+- A directory is refused with one line.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Optional, TextIO
+
+from gpuvet.errors import GpuvetError
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` as the module docstring says; GpuvetError with one line when it cannot."""
+    target = os.path.realpath(path)  # through a symlink: replace the file it names, keep the link
+    try:
+        info: Optional[os.stat_result] = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise GpuvetError(f"cannot write {path}: it is a directory", hint="give a file name, e.g. -o report.html")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        try:  # a device or a pipe: its reader is waiting for the bytes, not for a new file in its place
+            with open(target, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
+    import tempfile  # only when writing a file: keeps start-up light
+
+    folder = os.path.dirname(target) or "."
+    mode = stat.S_IMODE(info.st_mode) if info is not None else (0o666 & ~_umask())
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)
+    except OSError as exc:
+        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:  # a full disk or an interrupt: leave no temporary file behind
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+        raise
+
+
+class Output:
+    """Where results go: stdout, or ``--output FILE`` through :func:`write_file`."""
+
+    def __init__(self, path: Optional[str], stdout: TextIO) -> None:
+        self.path = path if path not in (None, "-") else None
+        self.stdout = stdout
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.path is None and hasattr(self.stdout, "isatty") and self.stdout.isatty()
+
+    def write(self, text: str) -> None:
+        if not text.endswith("\n"):
+            text += "\n"
+        if self.path is None:
+            self.stdout.write(text)
+            self.stdout.flush()
+            return
+        write_file(self.path, text)
