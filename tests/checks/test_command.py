@@ -29,7 +29,8 @@ def run(capsys, *argv):
 
 
 def test_json_document_follows_the_contract(capsys, write_snapshot):
-    path = write_snapshot(snapshot(driver="470.182.03", cuda_max="11.4", gpus=[H100], python="3.10.12"))
+    a100 = gpu("NVIDIA A100-SXM4-80GB", "8.0")  # a GPU driver 470 drives: the runtime floor is what fails
+    path = write_snapshot(snapshot(driver="470.182.03", cuda_max="11.4", gpus=[a100], python="3.10.12"))
     code, out, _ = run(capsys, "check", "--snapshot", path, "--format", "json", "torch==2.1.2+cu121")
     assert code == 1
     document = json.loads(out)

@@ -54,7 +54,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0) ->
         return TargetResult(target.text, None, (link,), resolution.findings)
     candidate = effective(view, resolution.candidate, kb)
     links, findings = evaluate(view, candidate, kb)
-    findings = _stack_findings(view, candidate, kb, findings, depth)
+    findings = stack_findings(view, candidate, kb, findings, depth)
     if blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
@@ -65,7 +65,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0) ->
     return TargetResult(target.text, resolved, links, tuple(findings))
 
 
-def _stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int) -> tuple:
+def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int) -> tuple:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
     extra += platform_findings(view, candidate)

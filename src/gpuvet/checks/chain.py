@@ -177,9 +177,18 @@ def installed_archs(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[
 
 
 def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
+    """Per GPU model: the platform rule, then how the build's code reaches the GPU (each link asks its own rule,
+    so a driver problem does not hide a missing arch)."""
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
-    return [(label, gpu, compat.judge(build, gpu, host, kb)) for label, gpu in model_gpus(view, kb)]
+    found = []
+    for label, gpu in model_gpus(view, kb):
+        if build.cuda and not compat.platform_fits(build, gpu, host):
+            judgement = compat.Judgement(compat.FAILS, "platform_mismatch", facts={"build": build.platform, "host": host.platform})
+        else:
+            judgement = compat.code_path(build, gpu, host, kb)
+        found.append((label, gpu, judgement))
+    return found
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -218,6 +227,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
             continue
         if below.reason == "gpu_needs_newer_driver":
             findings.append(make("checks.gpu_needs_driver", gpu=label, driver=driver, first=below.facts["first"],
+                                 driver_floor=below.facts["first"],
                                  family=below.facts["family"], branch=below.facts["branch"],
                                  expected=f"driver >= {below.facts['first']}", actual=driver,
                                  commands=_driver_commands(view, str(below.facts["branch"])), sources=below.sources))
@@ -268,6 +278,7 @@ def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: An
     )
     summary_id = "checks.driver_too_old.fix_datacenter" if datacenter else "checks.driver_too_old.fix"
     return make("checks.driver_too_old", driver=actual, build=candidate.label, cuda=major_minor(cuda), minimum=minimum,
+                driver_floor=minimum,
                 branch=branch, fix=summary_id, expected=f"driver >= {minimum}", actual=actual,
                 commands=_driver_commands(view, branch), sources=sources_of(floor, candidate.variant))
 
@@ -276,6 +287,7 @@ def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -
     error = view.driver_error
     reason = view.fact("driver.version").get("reason") or ""
     return make("checks.no_driver", build=candidate.label, reason=error or reason or "-", minimum=minimum,
+                driver_floor=minimum,
                 expected=f"NVIDIA driver >= {minimum}", actual=error or "none")
 
 
@@ -300,6 +312,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
         if judgement.reason == "ptx_needs_newer_driver":
             verdict = Verdict.FAIL
             findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label, ptx=judgement.via,
+                                 driver_floor=judgement.facts.get("packaged"),
                                  cuda=major_minor(cuda), driver=view.driver_version, branch=judgement.facts.get("branch"),
                                  expected=f"driver {judgement.facts.get('branch')}", actual=view.driver_version,
                                  sources=sources_of(candidate.variant) + compat.SOURCES))

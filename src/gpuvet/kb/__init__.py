@@ -216,8 +216,8 @@ class KnowledgeBase:
             return False
         have = versions.parse(driver)
         branch = versions.driver_branch(driver)
-        for row in forward.get("branches", ()):
-            if branch == row["branch"] and have is not None and have >= versions.parse(str(row["min"])):
+        for minimum in forward.get("branch_minimums", ()):
+            if branch == versions.driver_branch(minimum) and have is not None and have >= versions.parse(minimum):
                 return True
         return False
 

@@ -364,6 +364,18 @@ def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
     runtime = runtime_driver(build, gpu, host, kb)
     if runtime.status == FAILS:
         return runtime
+    return code_path(build, gpu, host, kb, runtime)
+
+
+def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Judgement] = None) -> Judgement:
+    """Rules 1-3, 6 and 8 whatever the driver links say: how the build's code reaches this GPU, if it does.
+
+    The chain asks this on its own so that a build with a driver problem AND no kernels for the GPU says both
+    (a newer driver would not make it run)."""
+    if runtime is None:
+        runtime = Judgement(RUNS, "sass")
+    if not build.cuda:
+        return Judgement(RUNS, "cpu_build")
     if not gpu.cc:
         return library_floor(build, gpu, kb) or Judgement(UNKNOWN, "gpu_unknown")
     sass, ptx = build.sass or (), build.ptx or ()
@@ -378,9 +390,11 @@ def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
         return Judgement(UNKNOWN, "arch_list_unknown", facts={"cuda": build.cuda}, notes=runtime.notes)
     if found.kind == "ptx":
         if jit_driver_ok(build, gpu, host, kb) is False:
+            packaged = kb.min_driver_for_cuda(build.cuda, host.os)
             return Judgement(FAILS, "ptx_needs_newer_driver", via=found.arch,
                              facts={"ptx": found.arch, "cuda": build.cuda,
-                                    "branch": kb.driver_branch_for_cuda(build.cuda) or f"CUDA {build.cuda}"})
+                                    "branch": kb.driver_branch_for_cuda(build.cuda) or f"CUDA {build.cuda}",
+                                    "packaged": packaged.toolkit_driver if packaged is not None else None})
         return Judgement(RUNS, "ptx", via=found.arch, notes=runtime.notes + ("ptx_jit",), sources=runtime.sources)
     if runtime.status == UNKNOWN:
         return Judgement(UNKNOWN, runtime.reason, via=found.arch, facts=runtime.facts)

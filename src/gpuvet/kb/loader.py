@@ -6,6 +6,8 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 
 from __future__ import annotations
 
+import dataclasses
+
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
@@ -155,6 +157,7 @@ def framework_from(path: Path) -> Framework:
         raise KnowledgeBaseError(f"knowledge base file {path.name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
     releases = [_release(item, f"{path.stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
+    releases = [_with_harvest(str(head["name"]), release) for release in releases]
     releases.sort(key=lambda r: versions.parse(r.version), reverse=True)
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
@@ -166,6 +169,70 @@ def framework_from(path: Path) -> Framework:
         source=_source(head, where),
         extra=extra,
     )
+
+
+@lru_cache(maxsize=1)
+def _harvested() -> Dict[Tuple[str, str, str], List[Mapping[str, Any]]]:
+    """(framework, version, platform) -> the builds read from real wheels (harvested.toml)."""
+    index: Dict[Tuple[str, str, str], List[Mapping[str, Any]]] = {}
+    path = DATA_DIR / "harvested.toml"
+    if not path.is_file():
+        return index
+    for build in raw(path).get("build", ()):
+        index.setdefault((build["framework"], str(build["version"]), build.get("platform", "x86_64")), []).append(build)
+    return index
+
+
+def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:
+    if not variant.cuda:
+        return False
+    have = versions.cuda_major_minor(str(build["cuda"])) if build.get("cuda") else None
+    want = versions.cuda_major_minor(variant.cuda)
+    if have is not None and want is not None:
+        return have == want
+    # a plugin wheel named for its CUDA major (jax-cuda12-plugin) says only the major
+    digits = "".join(ch for ch in str(build.get("distribution", "")) if ch.isdigit())
+    return bool(digits) and want is not None and str(want[0]) == digits
+
+
+def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...], str]:
+    """(sass, ptx, partial, source) over the wheels of one build. Cubins that only a few kernels have (an
+    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``."""
+    sass: List[str] = []
+    ptx: List[str] = []
+    partial: List[str] = []
+    for build in builds:
+        sass += list(build.get("sass", ()))
+        ptx += list(build.get("ptx", ()))
+        partial += list(build.get("partial_sass", ()))
+    full = [a for a in dict.fromkeys(sass) if a not in partial]
+    return tuple(full), tuple(dict.fromkeys(ptx)), tuple(dict.fromkeys(partial)), "; ".join(b["source"] for b in builds)
+
+
+def _with_harvest(framework: str, release: Release) -> Release:
+    """The release with the arch lists read from its real wheels, where they were read: the binary wins."""
+    x86 = _harvested().get((framework, release.version, "x86_64"), [])
+    arm = _harvested().get((framework, release.version, "aarch64"), [])
+    if not x86 and not arm:
+        return release
+    variants = dict(release.variants)
+    for name, variant in release.variants.items():
+        matching = [b for b in x86 if _same_cuda(variant, b)]
+        extra = dict(variant.extra)
+        changed = {}
+        if matching:
+            sass, ptx, partial, source = _harvested_archs(matching)
+            extra["sass_cubins_partial"] = list(partial)
+            extra["arch_source"] = source
+            extra["unverified"] = [u for u in extra.get("unverified", ()) if u not in ("sass", "ptx")]
+            changed = {"sass": sass, "ptx": ptx, "source": variant.source + "; " + source}
+        arm_matching = [b for b in arm if _same_cuda(variant, b)]
+        if arm_matching:
+            sass, ptx, partial, source = _harvested_archs(arm_matching)
+            extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
+        if changed or arm_matching:
+            variants[name] = dataclasses.replace(variant, extra=extra, **changed)
+    return dataclasses.replace(release, variants=variants)
 
 
 def normalize_name(name: str) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from gpuvet.checks import _stack_findings
+from gpuvet.checks import stack_findings
 from gpuvet.checks.chain import Candidate, evaluate
 from gpuvet.checks.resolve import candidates
 from gpuvet.checks.stack import effective
-from gpuvet.models import Finding, Severity
+from gpuvet.models import Finding, Severity, Verdict
 from gpuvet.snapshot import SnapshotView
 
 # Findings a renter can fix without another GPU, and how each is stated as a need.
@@ -22,10 +22,29 @@ _CHANGEABLE = {"driver_too_old", "no_driver", "python_unsupported"}
 
 
 @dataclass(frozen=True)
+class Need:
+    """One change the renter can make: a driver at least ``driver``, or a Python in ``python``."""
+
+    driver: Optional[str] = None
+    python: Optional[str] = None
+
+    def __str__(self) -> str:
+        if self.driver:
+            return f"driver >= {self.driver}"
+        if self.python:
+            return f"Python {self.python}"
+        return "an NVIDIA driver"
+
+
+@dataclass(frozen=True)
 class Recommendation:
     candidate: Candidate
-    needs: Tuple[str, ...] = ()
+    changes: Tuple[Need, ...] = ()
     warnings: Tuple[Finding, ...] = field(default=())
+
+    @property
+    def needs(self) -> Tuple[str, ...]:
+        return tuple(dict.fromkeys(str(change) for change in self.changes))
 
     @property
     def verdict(self) -> str:
@@ -46,20 +65,34 @@ class Recommendation:
         }
 
 
-def _needs(findings: List[Finding]) -> Optional[Tuple[str, ...]]:
-    """The changes that would make these failing findings go away, or None if one of them needs another GPU."""
-    needs: List[str] = []
+def _needs(findings: List[Finding]) -> Optional[Tuple[Need, ...]]:
+    """The changes that would make these failing findings go away, or None if one of them needs another GPU.
+
+    Read from the facts the finding was made with (its message parameters), never from its display strings."""
+    needs: List[Need] = []
     for finding in findings:
         if finding.severity is not Severity.FAIL:
             continue
         if finding.code not in _CHANGEABLE:
             return None
+        facts = dict(finding.title.params)
         if finding.code == "python_unsupported":
-            need = f"Python {finding.expected.replace('Python ', '')}" if finding.expected else "another Python"
+            need = Need(python=str(facts.get("spec") or "")) if facts.get("spec") else Need(python="(another)")
+        elif facts.get("driver_floor"):
+            need = Need(driver=str(facts["driver_floor"]))
+        elif finding.code == "driver_too_old":
+            return None  # a driver finding without a floor (a branch that dropped the GPU): no driver fixes it
         else:
-            need = finding.expected or "an NVIDIA driver"
+            need = Need()
         if need not in needs:
             needs.append(need)
+    # Several driver floors are one change: the highest.
+    drivers = [n for n in needs if n.driver]
+    if len(drivers) > 1:
+        from gpuvet.kb import versions
+
+        highest = max(drivers, key=lambda n: versions.parse(n.driver or "0") or versions.parse("0"))
+        needs = [n for n in needs if not n.driver] + [highest]
     return tuple(needs)
 
 
@@ -70,6 +103,7 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
     # A driver is a GPU machine too: `recommend torch --driver 550.54.14` (no --gpu) must not answer with a CPU build.
     has_gpu = bool(view.gpus) or view.driver_version is not None
     seen_releases = set()
+    last_branch = _last_branch(view, kb)
     for candidate in candidates(framework):
         # xformers, bitsandbytes, DeepSpeed carry no CUDA of their own: judge them on the CUDA of the torch they run
         # with, as `gpuvet check` does (otherwise they look like CPU builds and a GPU machine gets no answer).
@@ -79,11 +113,11 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
         _, findings = evaluate(view, candidate, kb)
         if not any(f.severity is Severity.FAIL for f in findings):
             # What the chain cannot see: pinned torch (vLLM, xformers), the DeepSpeed toolkit rule, the platform.
-            findings = _stack_findings(view, candidate, kb, findings, 0)
-        if any(f.code == "unknown_version" for f in findings):
-            continue
+            findings = stack_findings(view, candidate, kb, findings, 0)
+        if any(f.verdict is Verdict.UNKNOWN for f in findings):
+            continue  # a build gpuvet cannot judge here is never recommended as fitting
         needs = _needs(list(findings))
-        if needs is None:
+        if needs is None or not _drivable(needs, last_branch):
             continue
         warnings = tuple(f for f in findings if f.severity is Severity.WARN)
         recommendation = Recommendation(candidate, needs, warnings)
@@ -110,16 +144,35 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
     return fitting + picked
 
 
-def _change_size(recommendation: Recommendation) -> Tuple[int, Any]:
-    from packaging.version import InvalidVersion, Version
+def _last_branch(view: SnapshotView, kb: Any) -> Optional[int]:
+    """The newest driver branch every GPU of the machine still runs on (Kepler: R470), or None without a ceiling."""
+    from gpuvet.checks.chain import model_gpus
 
-    floors = []
-    for need in recommendation.needs:
-        try:
-            floors.append(Version(need.split(">=")[-1].strip()))
-        except InvalidVersion:
-            continue
-    return (len(recommendation.needs), max(floors) if floors else Version("0"))
+    ceilings = []
+    for _, gpu in model_gpus(view, kb):
+        floor = kb.gpu_driver_floor(gpu.name, gpu.cc, gpu.architecture)
+        if floor is not None and floor.last_branch:
+            ceilings.append(floor.last_branch)
+    return min(ceilings) if ceilings else None
+
+
+def _drivable(needs: Tuple[Need, ...], last_branch: Optional[int]) -> bool:
+    """A driver need past the GPU's last branch is no change a renter can make: that GPU never gets it."""
+    from gpuvet.kb import versions
+
+    for need in needs:
+        branch = versions.driver_branch(need.driver) if need.driver else None
+        if last_branch is not None and branch is not None and branch > last_branch:
+            return False
+    return True
+
+
+def _change_size(recommendation: Recommendation) -> Tuple[int, Any]:
+    from gpuvet.kb import versions
+
+    floors = [versions.parse(change.driver) for change in recommendation.changes if change.driver]
+    floors = [f for f in floors if f is not None]
+    return (len(recommendation.changes), max(floors) if floors else versions.parse("0"))
 
 
 def _newer(a: str, b: str) -> bool:
