@@ -84,7 +84,11 @@ def check_row(snap, target, verdict, fails):
 TENSORFLOW = [
     # 2.15.0: CUDA 12.2 / cuDNN 8.9 (tested configurations) -> CUDA 12 floor 525.60.13.
     row(machine("535.104.05"), "tensorflow==2.15.0", "pass", id="tf2.15-driver-pass"),
-    row(machine("525.60.13"), "tensorflow==2.15.0", "pass", id="tf2.15-driver-boundary"),
+    # The real 2.15.0 wheel carries sm_50..sm_80 SASS and compute_80 PTX (gpuvet archs on PyPI's wheel): an H100
+    # runs it only by JIT-compiling CUDA 12.2 PTX, which needs the 12.2 driver (535.54.03); minor-version
+    # compatibility does not cover PTX (CUDA Compatibility guide).
+    row(machine("525.60.13"), "tensorflow==2.15.0", "fail", ["driver_too_old"], id="tf2.15-driver-boundary"),
+    row(machine("535.54.03"), "tensorflow==2.15.0", "pass", id="tf2.15-ptx-driver-boundary"),
     row(machine("525.60.12"), "tensorflow==2.15.0", "fail", ["driver_too_old"], id="tf2.15-driver-one-below"),
     row(machine("470.182.03", cuda_max="11.4"), "tensorflow==2.15.0", "fail", ["driver_too_old"], id="tf2.15-driver-470"),
     # 2.14.0: CUDA 11.8 -> the 11.x minor-version floor 450.80.02.
@@ -104,7 +108,9 @@ TENSORFLOW = [
     row(machine(gpus=[H100], python="3.10.12"), "tensorflow==2.18.0", "pass", id="tf2.18-cc-hopper-via-ptx"),
     row(machine(gpus=[M60], python="3.10.12"), "tensorflow==2.18.0", "fail", ["feature_arch_unsupported"], id="tf2.18-cc-5.2"),
     # CUDA 11.8 builds (2.14) still accept Kepler 3.5 (tensorflow.org/install/pip: "CUDA architectures 3.5, 5.0, ...").
-    row(machine(gpus=[K40], python="3.10.12"), "tensorflow==2.14.0", "pass", id="tf2.14-cc-boundary-3.5"),
+    # Kepler's last driver branch is R470 (nvidia-installer nvGpus.h legacy list): a 535 driver does not drive a K40.
+    row(machine("470.182.03", gpus=[K40], python="3.10.12"), "tensorflow==2.14.0", "pass", id="tf2.14-cc-boundary-3.5"),
+    row(machine(gpus=[K40], python="3.10.12"), "tensorflow==2.14.0", "fail", ["driver_too_old"], id="tf2.14-kepler-past-r470"),
     # AVX: the official wheels are compiled with -mavx (install/pip: "requires a CPU with AVX support").
     row(machine(host=host(cpu=AVX_CPU)), "tensorflow==2.15.0", "pass", id="tf-avx-present"),
     row(machine(host=host(cpu=NO_AVX_CPU)), "tensorflow==2.15.0", "fail", ["platform_unsupported"], id="tf-avx-missing"),
@@ -169,7 +175,7 @@ JAX = [
     row(machine("575.57.08", gpus=[T4], python="3.12.3"), "jax[cuda13]==0.8.0", "fail", ["driver_too_old"], id="jax-cuda13-driver-575"),
     row(
         machine("580.65.06", gpus=[V100], python="3.12.3"), "jax[cuda13]==0.8.0", "fail",
-        ["gpu_unsupported_by_cuda", "feature_arch_unsupported"], id="jax-cuda13-volta",
+        ["feature_arch_unsupported"], id="jax-cuda13-volta",
     ),
     # 0.7.0 has no cuda13 plugin: the extra names a build that release does not have.
     row(machine("580.65.06", python="3.12.3"), "jax[cuda13]==0.7.0", "unknown", id="jax0.7.0-no-cuda13"),
@@ -222,7 +228,9 @@ PADDLE = [
     row(machine("525.60.13", python="3.10.12"), "paddlepaddle-gpu==2.6.1+cu120", "pass", id="paddle2.6.1-cu120-boundary"),
     row(machine("520.61.05", python="3.10.12"), "paddlepaddle-gpu==2.6.1+cu120", "fail", ["driver_too_old"], id="paddle2.6.1-cu120-520"),
     # 2.6 docs: compute capability 6.0+.
-    row(machine(gpus=[P100], python="3.10.12"), "paddlepaddle-gpu==2.6.1", "pass", id="paddle2.6.1-cc-boundary-6.0"),
+    # PyPI's paddlepaddle-gpu 2.6.1 wheel: libpaddle.so carries sm_61 and up and no PTX (gpuvet archs); the
+    # binary wins over the documented floor of 6.0.
+    row(machine(gpus=[P100], python="3.10.12"), "paddlepaddle-gpu==2.6.1", "fail", ["arch_not_in_build"], id="paddle2.6.1-cc-boundary-6.0"),
     row(machine(gpus=[M60], python="3.10.12"), "paddlepaddle-gpu==2.6.1", "fail", ["feature_arch_unsupported"], id="paddle2.6.1-cc-5.2"),
     # 2.6: Python 3.8-3.12.
     row(machine(python="3.8.10"), "paddlepaddle-gpu==2.6.1", "pass", id="paddle2.6.1-python-first"),
@@ -286,7 +294,7 @@ VLLM = [
     row(machine("580.65.06", gpus=[T4], python="3.12.3"), "vllm==0.20.0", "pass", id="vllm0.20-cc-boundary-7.5"),
     row(
         machine("580.65.06", gpus=[V100], python="3.12.3"), "vllm==0.20.0", "fail",
-        ["gpu_unsupported_by_cuda", "feature_arch_unsupported"], id="vllm0.20-volta",
+        ["arch_not_in_build", "feature_arch_unsupported"], id="vllm0.20-volta",
     ),
     row(machine("575.57.08", gpus=[T4], python="3.12.3"), "vllm==0.20.0", "fail", ["driver_too_old"], id="vllm0.20-driver-575"),
     # Python: 0.10.1 Requires-Python >=3.9,<3.13.

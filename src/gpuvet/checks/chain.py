@@ -150,7 +150,7 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
             sass = tuple(arm.get("sass", ())) or None
             ptx = tuple(arm.get("ptx", ())) if sass else None
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
-                        arch_source=source)
+                        arch_source=source, builds_here=bool(candidate.extra("builds_here")))
 
 
 # The library of each framework whose fatbin is the framework's kernels (what the chain judges when installed).
@@ -446,10 +446,12 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             sources=sources_of(candidate.release)))
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
     min_cc = candidate.extra("min_compute_capability")
+    below_floor = set()
     for label, gpu in model_gpus(view, kb):
         cc = gpu.cc
         if cc and min_cc and version_or_none(cc) and version_or_none(cc) < version_or_none(str(min_cc)):
             verdict = Verdict.FAIL
+            below_floor.add(label)  # the framework's own floor says it: the missing archs are the same story
             findings.append(make("checks.min_cc", build=candidate.label, min_cc=min_cc, gpu=label, cc=cc,
                                  expected=f"compute capability >= {min_cc}", actual=f"{label} ({cc})",
                                  sources=sources_of(candidate.release)))
@@ -457,6 +459,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
     for label, gpu, judgement in judgements(view, candidate, kb):
+        if label in below_floor:
+            continue
         if judgement.reason == "platform_mismatch":
             verdict = Verdict.FAIL
             findings.append(make("checks.platform_mismatch", build=candidate.label, gpu=label,

@@ -163,8 +163,10 @@ class KnowledgeBase:
         names = {model.name, *model.aliases} if model is not None else ({name} if name else set())
         arch = architecture or (model.architecture if model is not None else None)
         rows = [r for r in data.get("floor", ()) if names & set(r.get("models", ()))]
-        if not rows and arch:
-            rows = [r for r in data.get("floor", ()) if r.get("architecture") == arch]
+        if (not rows or all(r.get("unverified") for r in rows)) and arch:
+            # An unverified model row is an upper bound (the first README that lists it): never stricter than the
+            # lowest floor of its architecture, so an unconfirmed number cannot fail a machine.
+            rows = rows + [r for r in data.get("floor", ()) if r.get("architecture") == arch]
         if not rows and cc:
             rows = [r for r in data.get("floor", ()) if not r.get("models") and cc in r.get("compute_capability", ())]
         ceiling = next((r for r in data.get("ceiling", ()) if (arch and arch in r.get("architecture", ()))
@@ -178,7 +180,7 @@ class KnowledgeBase:
             row = min(rows, key=lambda r: versions.parse(str(r["linux"])))
             branch = int(row["branch"])
             first = str(row.get("windows") or f"{branch}.0") if windows else str(row["linux"])
-            source, unverified, label = row["source"], bool(row.get("unverified")), row["label"]
+            source, unverified, label = row["source"], bool(row.get("unverified")), row.get("architecture") or row["label"]
         if ceiling is not None:
             source = "; ".join(s for s in (source, ceiling["source"]) if s)
         return GpuDriverFloor(label, first, branch, int(ceiling["last_branch"]) if ceiling else None, source, unverified)

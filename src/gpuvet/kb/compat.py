@@ -57,6 +57,7 @@ REASONS = (
     "gpu_unknown",  # unknown: the GPU's compute capability is not known
     "driver_unknown",  # unknown: nothing says which driver is installed
     "cpu_build",  # runs: a CPU build needs no GPU at all
+    "local_build",  # runs: the kernels are compiled on the machine for its GPU (the toolkit link judges that)
 )
 
 PLATFORMS = ("x86_64", "sbsa", "jetson")
@@ -174,6 +175,7 @@ class Build:
     platform: str = "x86_64"  # the platform the build is for
     cudnn: Optional[str] = None  # the cuDNN it bundles or pins, for rule 6
     arch_source: str = "kb"  # "kb" | "binary": where the arch lists came from
+    builds_here: bool = False  # compiled on the machine for its own GPU (a source or JIT build): no list to judge
 
     @property
     def archs_known(self) -> bool:
@@ -378,6 +380,8 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
         return Judgement(RUNS, "cpu_build")
     if not gpu.cc:
         return library_floor(build, gpu, kb) or Judgement(UNKNOWN, "gpu_unknown")
+    if build.builds_here:
+        return Judgement(RUNS, "local_build", notes=runtime.notes)
     sass, ptx = build.sass or (), build.ptx or ()
     found = match_archs(gpu.cc, sass, ptx) if build.archs_known else None
     if found is not None and not found.runs:
