@@ -102,8 +102,20 @@ def sources_of(*records: Any) -> Tuple[str, ...]:
 # --------------------------------------------------------------------------------------------------------------
 # The machine and the build as the compatibility model sees them (gpuvet.kb.compat)
 # --------------------------------------------------------------------------------------------------------------
+def _memo(view: SnapshotView, key: Any, make: Any) -> Any:
+    """Per view (one machine), computed once: the chain asks the same questions for every candidate build."""
+    cache = view.__dict__.setdefault("_chain_memo", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
 def model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
     """Each distinct GPU model of the machine as the model sees it, with a label naming its indexes."""
+    return _memo(view, ("gpus", id(kb)), lambda: _model_gpus(view, kb))
+
+
+def _model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
     groups: Dict[Tuple[str, Optional[str]], List[str]] = {}
     for position, gpu in enumerate(view.gpus):
         cc, _ = gpu_compute_capability(gpu, kb)
@@ -118,6 +130,10 @@ def model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
 
 
 def model_host(view: SnapshotView, kb: Any) -> compat.Host:
+    return _memo(view, ("host", id(kb)), lambda: _model_host(view, kb))
+
+
+def _model_host(view: SnapshotView, kb: Any) -> compat.Host:
     system = ((view.value("host.os") or {}).get("system") or "").lower()
     gpus = [gpu for _, gpu in model_gpus(view, kb)]
     machine = view.value("host.machine")
@@ -179,6 +195,13 @@ def installed_archs(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[
 def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     """Per GPU model: the platform rule, then how the build's code reaches the GPU (each link asks its own rule,
     so a driver problem does not hide a missing arch)."""
+    variant = candidate.variant  # keyed by content: effective() makes new variant objects with a borrowed CUDA
+    key = ("judgements", id(kb), candidate.framework.name, candidate.release.version, variant.name, variant.cuda,
+           variant.cudnn, tuple(variant.sass), tuple(variant.ptx), repr(sorted(variant.extra.items(), key=str)))
+    return _memo(view, key, lambda: _judgements(view, candidate, kb))
+
+
+def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
     found = []

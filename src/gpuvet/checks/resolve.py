@@ -18,7 +18,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpuvet.checks.chain import LAYERS, Candidate, blocking, evaluate, installed_build, major_minor
 from gpuvet.checks.targets import Target
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.models import Finding, Fix, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
@@ -127,23 +127,15 @@ def candidates(framework: Any, admit=lambda release: True, variant_ok=None) -> I
 
 
 def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
-    # Layer by layer, stopping at the first finding that settles "no": the search for a build that fits weighs
-    # dozens of candidates per target, and running every layer of each was 80% of evaluating 1,000 snapshots
-    # (bench/bench_snapshots.py). evaluate() only ever removes arch_not_in_build after the layers ran, so any other
-    # FAIL, or unknown_version, already decides; when arch_not_in_build is the only blocker, evaluate() decides.
-    needs_full = False
+    """The build runs here as the machine stands: no failing finding and nothing the model cannot judge.
+
+    Layer by layer, stopping at the first finding that settles "no": the search for a build that fits weighs dozens
+    of candidates per target (bench/bench_snapshots.py)."""
     for layer in LAYERS:
         for finding in layer(view, candidate, kb).findings:
-            if finding.code == "unknown_version":
+            if finding.severity is Severity.FAIL or finding.verdict is Verdict.UNKNOWN:
                 return False
-            if finding.severity is Severity.FAIL:
-                if finding.code != "arch_not_in_build":
-                    return False
-                needs_full = True
-    if not needs_full:
-        return True
-    _, findings = evaluate(view, candidate, kb)
-    return not blocking(findings) and not any(f.code == "unknown_version" for f in findings)
+    return True
 
 
 def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release: True, variant_ok=None) -> Optional[Candidate]:

@@ -189,6 +189,13 @@ class KnowledgeBase:
         """(lowest compute capability, source) of a CUDA library release (gpuvet.kb.compat rule 6), or None.
 
         Where several rows match (one per CUDA build of the library), the lowest floor: never stricter than NVIDIA."""
+        key = (library, str(version))
+        cache = self.__dict__.setdefault("_library_floors", {})
+        if key not in cache:
+            cache[key] = self._library_cc_floor(library, str(version))
+        return cache[key]
+
+    def _library_cc_floor(self, library: str, version: str) -> Optional[Tuple[str, str]]:
         from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
         have = versions.parse(version)
