@@ -217,7 +217,8 @@ def _with_harvest(framework: str, release: Release) -> Release:
         return release
     variants = dict(release.variants)
     for name, variant in release.variants.items():
-        matching = [b for b in x86 if _same_cuda(variant, b)]
+        # A wheel that does not say its CUDA is the one plain pip gives: the release's default variant.
+        matching = [b for b in x86 if _same_cuda(variant, b) or (not b.get("cuda") and name == release.default_variant)]
         extra = dict(variant.extra)
         changed = {}
         if matching:
@@ -226,7 +227,7 @@ def _with_harvest(framework: str, release: Release) -> Release:
             extra["arch_source"] = source
             extra["unverified"] = [u for u in extra.get("unverified", ()) if u not in ("sass", "ptx")]
             changed = {"sass": sass, "ptx": ptx, "source": variant.source + "; " + source}
-        arm_matching = [b for b in arm if _same_cuda(variant, b)]
+        arm_matching = [b for b in arm if _same_cuda(variant, b) or (not b.get("cuda") and name == release.default_variant)]
         if arm_matching:
             sass, ptx, partial, source = _harvested_archs(arm_matching)
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
