@@ -6,13 +6,12 @@ arch lists read from the PyPI wheels), not from running the code.
 
 from __future__ import annotations
 
-from gpuvet.i18n import render
-
 import pytest
+from snapshots import gpu, snapshot
 
 from gpuvet.checks import run_checks
+from gpuvet.i18n import render
 from gpuvet.kb import load
-from snapshots import gpu, snapshot
 
 H100 = gpu("NVIDIA H100 80GB HBM3", "9.0")
 RTX5090 = gpu("NVIDIA GeForce RTX 5090", "12.0", memory_mib=32607)

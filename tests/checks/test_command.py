@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from snapshots import gpu, snapshot
 
 from gpuvet.cli import main
-from snapshots import gpu, snapshot
 
 H100 = gpu("NVIDIA H100 80GB HBM3", "9.0")
 

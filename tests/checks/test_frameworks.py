@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, Optional, Sequence
 
 import pytest
+from snapshots import gpu, snapshot
 
 from gpuvet.checks import run_checks
 from gpuvet.probe.facts import found
-from snapshots import gpu, snapshot
 
 # GPUs by compute capability (NVIDIA's CUDA GPUs list, as kb/data/gpus.toml records them).
 B200 = gpu("NVIDIA B200", "10.0", memory_mib=183359)

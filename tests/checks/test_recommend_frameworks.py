@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from snapshots import gpu, snapshot
 
 from gpuvet.checks import run_checks
 from gpuvet.cli import main
 from gpuvet.kb import load
 from gpuvet.recommend import recommend
 from gpuvet.snapshot import SnapshotView
-from snapshots import gpu, snapshot
 
 H100 = gpu("NVIDIA H100 80GB HBM3", "9.0")
 A100 = gpu("NVIDIA A100-SXM4-80GB", "8.0")

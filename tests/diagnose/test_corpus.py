@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
 
 ROOT = Path(__file__).resolve().parents[2]

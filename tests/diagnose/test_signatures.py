@@ -10,8 +10,8 @@ from gpuvet.diagnose.anchors import anchors
 from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.i18n import catalog
-from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
+from gpuvet.tomlfile import load_toml
 
 BASE = load_signatures()
 

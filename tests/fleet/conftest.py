@@ -2,7 +2,6 @@
 
 import importlib.util
 import shutil
-from pathlib import Path
 
 import pytest
 

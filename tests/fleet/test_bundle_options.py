@@ -4,8 +4,8 @@ import argparse
 import subprocess
 import sys
 
-from gpuvet.sources.fleet.bundle import BEGIN, build_bundle, extract_outputs, parse_snapshot_text
 from gpuvet.cli.fleet import bundle_argv, scan_binaries
+from gpuvet.sources.fleet.bundle import BEGIN, build_bundle, extract_outputs, parse_snapshot_text
 
 
 def args(**values):

@@ -1,8 +1,9 @@
 """Grouping a fleet by the facts that differ: majority first, outliers named, findings where jobs break."""
 
+from snapshots import gpu, snapshot
+
 from gpuvet.checks.fleet import consistency_findings, fingerprint, group_fields
 from gpuvet.probe.facts import found
-from snapshots import gpu, snapshot
 
 
 def node(driver="535.104.05", cuda="12.2", nccl="2.21.5", torch="2.4.1+cu121", gpus=8, width=16, **extra):

@@ -6,9 +6,9 @@ it changed; the rest of each document is the real capture.
 
 import re
 
+from fleet.sshd_harness import FIXTURES
 from gpuvet.checks.fleet import fleet_findings, group_fields
 from gpuvet.ingest import parse
-from fleet.sshd_harness import FIXTURES
 
 V100_8GPU = FIXTURES / "nvidia-smi-q-x" / "v100s-pcie-32gb-8gpu_drv460.73.01.xml"
 CSV = FIXTURES / "nvidia-smi-query-gpu-csv"

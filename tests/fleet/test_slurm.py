@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
+from fleet import sshd_harness as H
 from gpuvet.errors import InputError
 from gpuvet.sources.fleet import result as R
 from gpuvet.sources.fleet.bundle import build_bundle
 from gpuvet.sources.fleet.hosts import parse_host
 from gpuvet.sources.fleet.slurm import probe_nodes, split_by_task, srun_argv
-from fleet import sshd_harness as H
 
 FAKE_SRUN = r'''#!%(python)s
 import json, os, subprocess, sys

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuvet.ingest import detect_kind, parse
 from gpuvet.errors import InputError
+from gpuvet.ingest import detect_kind, parse
 from gpuvet.snapshot import SnapshotView, validate_snapshot
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -1,6 +1,5 @@
 """The live probe on this GPU-less machine, and under the real NVML stand-in and the fake nvidia-smi."""
 
-import os
 import time
 
 import pytest

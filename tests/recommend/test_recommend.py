@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from snapshots import gpu, snapshot
+
 from gpuvet.cli import main
 from gpuvet.kb import load
 from gpuvet.recommend import recommend
 from gpuvet.snapshot import SnapshotView
-from snapshots import gpu, snapshot
 
 T4 = gpu("Tesla T4", "7.5", memory_mib=15360)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict
 
 import pytest
 
@@ -44,9 +44,9 @@ def gpu_smoke_document() -> Dict[str, Any]:
     The measurements are published figures, not made up: 794.5 TFLOPS bf16 is the MAMF of an H100 SXM
     (ml-engineering), 2900 GB/s the copy bandwidth of a healthy H100 (AzBench); 310 GB/s is a slow copy to show a fail.
     """
-    from gpuvet.report.envelope import envelope
     from gpuvet.checks.smoke import kb_gpu_lookup, score_all
     from gpuvet.kb.thresholds import load_thresholds
+    from gpuvet.report.envelope import envelope
 
     gpu = "NVIDIA H100 80GB HBM3"
     raws = [

@@ -7,8 +7,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from gpuvet.sources.fleet import result as R
 from gpuvet.report.html import render
+from gpuvet.sources.fleet import result as R
 
 from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
 

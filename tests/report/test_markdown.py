@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from .inputs import CHECK_ARGS, HOSTILE_DRIVER, HOSTILE_GPU, run_cli
 from gpuvet.report.markdown import md_code, md_fence, md_text, render
+
+from .inputs import CHECK_ARGS, run_cli
 
 _UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
-
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"

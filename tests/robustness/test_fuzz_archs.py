@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from gpuvet.probe import binaries as scan
+
 from .conftest import CORPUS
 from .mutations import byte_flips, injection, truncation
-
-scan = pytest.importorskip("gpuvet.probe.binaries")
 
 KERNEL = r"""
 __global__ void scale(float *a, float s, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] *= s; }

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+import gpuvet.diagnose as diagnose_module
+
 from .conftest import CORPUS, fixture_files
 from .mutations import MUTATIONS, apply_all, as_text
-
-diagnose_module = pytest.importorskip("gpuvet.diagnose")
 
 SEEDS = [p.read_bytes() for p in fixture_files()]
 
@@ -35,3 +35,9 @@ def test_diagnose_never_raises_on_mutated_logs(indexes, mutations):
 @pytest.mark.parametrize("path", sorted(CORPUS.glob("diagnose-*")), ids=lambda p: p.name)
 def test_diagnose_corpus_regressions(path):
     diagnose_module.diagnose(path.read_text(encoding="utf-8", errors="replace"), None)
+
+
+def test_every_corpus_kind_has_regression_inputs():
+    """The replay tests above parametrize over the corpus: an empty kind would make them skip, never fail."""
+    for kind in ("ingest-", "archs-", "diagnose-"):
+        assert list(CORPUS.glob(kind + "*")), kind

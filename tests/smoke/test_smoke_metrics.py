@@ -2,8 +2,15 @@
 
 import pytest
 
-from gpuvet.sources.smoke.metrics import (algbw_gbs, busbw_factor, busbw_gbs, copy_bandwidth_gbs, matmul_tflops, median,
-                                  pcie_bandwidth_gbs)
+from gpuvet.sources.smoke.metrics import (
+    algbw_gbs,
+    busbw_factor,
+    busbw_gbs,
+    copy_bandwidth_gbs,
+    matmul_tflops,
+    median,
+    pcie_bandwidth_gbs,
+)
 
 
 @pytest.mark.parametrize("collective,ranks,factor", [

@@ -5,11 +5,16 @@ from pathlib import Path
 import pytest
 
 from gpuvet.errors import InputError
-from gpuvet.sources.smoke.child import ChildOutcome
-from gpuvet.sources.smoke.distributed import (collective_results, failure_result, torchrun_argv, transport_result,
-                                      worker_env)
-from gpuvet.sources.smoke.nccl_log import parse_nccl_log
 from gpuvet.kb.thresholds import load_thresholds
+from gpuvet.sources.smoke.child import ChildOutcome
+from gpuvet.sources.smoke.distributed import (
+    collective_results,
+    failure_result,
+    torchrun_argv,
+    transport_result,
+    worker_env,
+)
+from gpuvet.sources.smoke.nccl_log import parse_nccl_log
 
 LOG = (Path(__file__).resolve().parents[1] / "fixtures" / "nccl-log" /
        "h100-nvl-2gpu_nccl2.26.2_p2p-then-socket-refused_excerpt.txt").read_text()

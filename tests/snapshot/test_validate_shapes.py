@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from snapshots import gpu, snapshot
 
 from gpuvet.cli import main
 from gpuvet.probe.facts import found
-from snapshots import gpu, snapshot
 
 
 def _write(tmp_path, name, document):

@@ -23,8 +23,8 @@ from gpuvet.checks.stack import (
     requires_findings,
     toolkit_findings,
 )
-from gpuvet.checks.together import together_findings
 from gpuvet.checks.targets import Target, parse_target
+from gpuvet.checks.together import together_findings
 from gpuvet.kb import versions
 from gpuvet.models import CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView

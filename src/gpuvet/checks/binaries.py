@@ -16,8 +16,9 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from gpuvet.findings import make
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.models import Finding, Fix, msg
 from gpuvet.snapshot import SnapshotView
 
 # Packages whose binaries are the framework itself (layer "framework"); anything else is an extension or library.
@@ -82,17 +83,10 @@ def _not_in_build(
         ptx=" ".join(ptx) or "-",
         version=version or "?",
     )
-    return Finding(
-        code="arch_not_in_build",
-        severity=Severity.FAIL,
-        layer="framework" if package in FRAMEWORK_PACKAGES else "packages",
-        title=msg("binary.arch_not_in_build.title", **params),
-        detail=msg("binary.arch_not_in_build.detail", why=why, **params),
-        expected=_expected(cc, sm),
-        actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx),
-        fix=_fix(kb, package, version, cc, params),
-        sources=SOURCES,
-    )
+    fix = _fix(kb, package, version, cc, params)
+    return make("binary.arch_not_in_build", layer="framework" if package in FRAMEWORK_PACKAGES else "packages",
+                why=why, fix=fix.summary, commands=fix.commands, expected=_expected(cc, sm),
+                actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx), sources=SOURCES, **params)
 
 
 def _expected(cc: str, sm: str) -> str:
@@ -194,22 +188,11 @@ def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
     path = chosen[0].get("path", "?")
     source = getattr(variant, "source", None)
     return [
-        Finding(
-            code="arch_not_in_build",
-            severity=Severity.INFO,
-            layer="framework",
-            title=msg("binary.kb_disagrees.title", version=version),
-            detail=msg(
-                "binary.kb_disagrees.detail",
-                version=version,
-                file=os.path.basename(path),
-                only_kb=" ".join(only_kb) or "-",
-                only_binary=" ".join(only_binary) or "-",
-            ),
-            expected="knowledge base: " + " ".join(sorted(listed, key=order)),
-            actual=f"{os.path.basename(path)}: " + " ".join(sorted(found, key=order)),
-            sources=tuple(s for s in (source,) if s),
-        )
+        make("binary.kb_disagrees", version=version, file=os.path.basename(path), only_kb=" ".join(only_kb) or "-",
+             only_binary=" ".join(only_binary) or "-",
+             expected="knowledge base: " + " ".join(sorted(listed, key=order)),
+             actual=f"{os.path.basename(path)}: " + " ".join(sorted(found, key=order)),
+             sources=tuple(s for s in (source,) if s))
     ]
 
 

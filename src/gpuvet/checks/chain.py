@@ -22,7 +22,6 @@ from gpuvet.kb import compat, versions
 from gpuvet.models import Finding, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
-
 # Frameworks whose users routinely compile CUDA extensions against them with the local nvcc (flash-attn from source,
 # apex, DeepSpeed ops, custom ops): for these a local toolkit of another major is worth a warning.
 EXTENSION_ECOSYSTEMS = frozenset({"torch"})

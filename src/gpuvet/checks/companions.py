@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from gpuvet.checks.chain import Candidate, sources_of, version_or_none
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding, Severity
 from gpuvet.snapshot import SnapshotView
 
 
@@ -46,16 +47,9 @@ def companion_findings(view: SnapshotView, candidate: Candidate, installed_relea
             f"{candidate.framework.distributions[0]}=={candidate.release.version} {name}=={wanted}",
         )
         findings.append(
-            Finding(
-                code="package_conflict",
-                severity=Severity.FAIL if installed_release else Severity.WARN,
-                layer="packages",
-                title=msg("checks.companion.title", package=name, have=have, made_for=f"{candidate.framework.name} {made_for}", build=candidate.label),
-                detail=msg("checks.companion.detail", package=name, have=have, made_for=f"{candidate.framework.name} {made_for}", want=wanted, build=candidate.label),
-                expected=f"{name}=={wanted}",
-                actual=f"{name} {have}",
-                fix=Fix(msg("checks.companion.fix", package=name, want=wanted), (install,)),
-                sources=sources_of(candidate.release),
-            )
+            make("checks.companion", severity=Severity.FAIL if installed_release else Severity.WARN, package=name,
+                 have=have, made_for=f"{candidate.framework.name} {made_for}", want=wanted, build=candidate.label,
+                 expected=f"{name}=={wanted}", actual=f"{name} {have}", commands=(install,),
+                 sources=sources_of(candidate.release))
         )
     return findings

@@ -10,10 +10,10 @@ from functools import lru_cache
 from typing import Any, Dict, List, Mapping, Tuple
 
 from gpuvet.checks.chain import Candidate, gpu_compute_capability, sources_of, version_or_none
-from gpuvet.tomlfile import load_toml
 from gpuvet.findings import make
 from gpuvet.models import Finding
 from gpuvet.snapshot import SnapshotView
+from gpuvet.tomlfile import load_toml
 
 
 @lru_cache(maxsize=1)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
+from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.snapshot import SnapshotView
 
 _LAYER = "gpu"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding
 from gpuvet.snapshot import SnapshotView
 
 _MISMATCH_MARKERS = ("version mismatch", "driver/library", "system has unsupported display driver")
@@ -14,23 +15,10 @@ def driver_findings(view: SnapshotView) -> List[Finding]:
     error = view.driver_error or ""
     kind = view.fact("driver.error").get("kind")
     if kind == "driver_library_mismatch" or any(marker in error.lower() for marker in _MISMATCH_MARKERS):
-        return [
-            Finding(
-                code="nvml_driver_mismatch",
-                severity=Severity.FAIL,
-                layer="driver",
-                title=msg("checks.nvml_driver_mismatch.title"),
-                detail=msg(
-                    "checks.nvml_driver_mismatch.detail",
-                    error=error.strip(),
-                    kernel=view.value("driver.kernel_module") or "?",
-                ),
-                expected="kernel module version == user-space driver version",
-                actual=error.strip(),
-                fix=Fix(msg("checks.nvml_driver_mismatch.fix"), ("sudo reboot",)),
-                sources=("https://docs.nvidia.com/deploy/nvml-api/group__nvmlConstants.html",),
-            )
-        ]
+        return [make("checks.nvml_driver_mismatch", error=error.strip(), kernel=view.value("driver.kernel_module") or "?",
+                     expected="kernel module version == user-space driver version", actual=error.strip(),
+                     commands=("sudo reboot",),
+                     sources=("https://docs.nvidia.com/deploy/nvml-api/group__nvmlConstants.html",))]
     driver_facts = view.document.get("driver") or {}
     if not driver_facts:
         return []  # a pasted input that says nothing about the driver: nothing to judge
@@ -40,30 +28,10 @@ def driver_findings(view: SnapshotView) -> List[Finding]:
     reason = view.fact("driver.version").get("reason") or error or "-"
     if toolkits:
         versions = ", ".join(str(t.get("version")) for t in toolkits)
-        return [
-            Finding(
-                code="no_driver",
-                severity=Severity.FAIL,
-                layer="driver",
-                title=msg("checks.toolkit_without_driver.title", versions=versions),
-                detail=msg("checks.toolkit_without_driver.detail", versions=versions, reason=reason),
-                expected="an NVIDIA driver and a visible GPU",
-                actual=f"CUDA toolkit {versions}, no driver",
-                fix=Fix(msg("checks.no_driver.fix_generic")),
-            )
-        ]
-    return [
-        Finding(
-            code="no_driver",
-            severity=Severity.FAIL,
-            layer="driver",
-            title=msg("checks.no_driver.title"),
-            detail=msg("checks.no_driver.detail_machine", reason=reason),
-            expected="an NVIDIA driver and a visible GPU",
-            actual="none",
-            fix=Fix(msg("checks.no_driver.fix_generic")),
-        )
-    ]
+        return [make("checks.toolkit_without_driver", versions=versions, reason=reason, fix="checks.no_driver.fix_generic",
+                     expected="an NVIDIA driver and a visible GPU", actual=f"CUDA toolkit {versions}, no driver")]
+    return [make("checks.no_driver", detail_variant="machine", reason=reason, fix="checks.no_driver.fix_generic",
+                 expected="an NVIDIA driver and a visible GPU", actual="none")]
 
 
 def container_findings(view: SnapshotView) -> List[Finding]:
@@ -71,20 +39,9 @@ def container_findings(view: SnapshotView) -> List[Finding]:
     kind = container.get("type")
     if kind and kind != "none" and container.get("gpu_devices_visible") is False and not view.gpus:
         return [
-            Finding(
-                code="container_gpu_not_exposed",
-                severity=Severity.FAIL,
-                layer="host",
-                title=msg("checks.container_gpu_not_exposed.title", kind=kind),
-                detail=msg("checks.container_gpu_not_exposed.detail", kind=kind),
-                expected="/dev/nvidia* inside the container",
-                actual="no NVIDIA device nodes",
-                fix=Fix(
-                    msg("checks.container_gpu_not_exposed.fix"),
-                    ("docker run --gpus all ...",),
-                ),
-                sources=("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",),
-            )
+            make("checks.container_gpu_not_exposed", kind=kind, expected="/dev/nvidia* inside the container",
+                 actual="no NVIDIA device nodes", commands=("docker run --gpus all ...",),
+                 sources=("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",))
         ]
     return []
 
@@ -92,9 +49,8 @@ def container_findings(view: SnapshotView) -> List[Finding]:
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     findings = driver_findings(view) + container_findings(view)
     from gpuvet.checks.binaries import binary_findings
-    from gpuvet.checks.health import health_findings
-
     from gpuvet.checks.features import precision_findings
+    from gpuvet.checks.health import health_findings
 
     findings += health_findings(view, kb)
     findings += precision_findings(view, kb)

@@ -16,9 +16,10 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.chain import LAYERS, Candidate, blocking, evaluate, installed_build, major_minor
+from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor
 from gpuvet.checks.targets import Target
-from gpuvet.models import Finding, Fix, Severity, Verdict, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding, Severity, Verdict
 from gpuvet.snapshot import SnapshotView
 
 
@@ -30,14 +31,9 @@ class Resolution:
 
 
 def _unknown(title_id: str, detail_id: str, target: Target, source: Tuple[str, ...] = (), **params: Any) -> Finding:
-    return Finding(
-        code="unknown_version",
-        severity=Severity.WARN,
-        layer="framework",
-        title=msg(title_id, target=target.text, **params),
-        detail=msg(detail_id, target=target.text, **params),
-        sources=source,
-    )
+    key = title_id.rsplit(".", 1)[0]  # checks.unknown.<what>: the kind of unknown (framework, release, variant)
+    assert detail_id == key + ".detail", detail_id
+    return make(key, target=target.text, sources=source, **params)
 
 
 def _version(text: Optional[str]) -> Optional[Version]:
@@ -227,14 +223,9 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         reasons = [f for f in default_findings if f.severity is Severity.FAIL]
         if reasons:
             plain = f"{framework.name}=={newest.version} ({default.name})"
-            note = Finding(
-                code=reasons[0].code,
-                severity=Severity.INFO,
-                layer=reasons[0].layer,
-                title=msg("checks.plain_install_differs.title", plain=plain, chosen=fitting.label),
-                detail=msg("checks.plain_install_differs.detail", plain=plain, chosen=fitting.label, why=reasons[0].title),
-                fix=Fix(msg("checks.install_this.fix", build=fitting.label), (fitting.install,)),
-            )
+            note = make("checks.plain_install_differs", layer=reasons[0].layer, plain=plain, chosen=fitting.label,
+                        why=reasons[0].title, build=fitting.label, fix="checks.install_this.fix",
+                        commands=(fitting.install,))
     return Resolution(fitting, note=note)
 
 

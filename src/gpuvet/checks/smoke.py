@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional
 
 from gpuvet.i18n import text
-from gpuvet.sources.smoke.metrics import PCIE_SOURCE, fraction, pcie_bandwidth_gbs
 from gpuvet.kb.thresholds import Thresholds, status_for
+from gpuvet.sources.smoke.metrics import PCIE_SOURCE, fraction, pcie_bandwidth_gbs
 
 GpuLookup = Callable[[str], Any]  # nvidia-smi style name -> object with .tflops / .bandwidth_gbs, or None
 

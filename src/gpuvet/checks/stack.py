@@ -14,6 +14,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.checks.chain import Candidate, installed_build, major_minor, sources_of, version_or_none
+from gpuvet.findings import make
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
@@ -89,25 +90,12 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
         if have is None or _admits(spec, have):
             continue
         severity = Severity.FAIL if this_is_installed else Severity.WARN
-        title_id = "checks.requires.broken.title" if this_is_installed else "checks.requires.replaces.title"
+        # Installed against another pin, a compiled extension meets symbols it was not built with.
+        key = "checks.requires.broken" if this_is_installed else "checks.requires.replaces"
         findings.append(
-            Finding(
-                # Installed against another pin, a compiled extension meets symbols it was not built with.
-                code="abi_mismatch" if this_is_installed else "package_conflict",
-                severity=severity,
-                layer="packages",
-                title=msg(title_id, build=candidate.label, package=name, spec=spec, have=have),
-                detail=msg(
-                    "checks.requires.broken.detail" if this_is_installed else "checks.requires.replaces.detail",
-                    build=candidate.label,
-                    package=name,
-                    spec=spec,
-                    have=have,
-                ),
-                expected=f"{name}{spec}",
-                actual=f"{name} {have}",
-                fix=Fix(msg("checks.requires.fix", build=candidate.label, package=name, spec=spec), (candidate.install,)),
-                sources=sources_of(candidate.release),
+            make(key, severity=severity, build=candidate.label, package=name, spec=spec, have=have,
+                 fix="checks.requires.fix", expected=f"{name}{spec}", actual=f"{name} {have}",
+                 commands=(candidate.install,), sources=sources_of(candidate.release),
             )
         )
     return findings, pinned_targets
@@ -126,17 +114,9 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
         if view.document.get("cuda_toolkits") is None:
             return []  # a paste that says nothing about toolkits
         return [
-            Finding(
-                code="toolkit_mismatch",
-                severity=Severity.WARN,
-                layer="cuda",
-                title=msg("checks.no_nvcc.title", build=candidate.label),
-                detail=msg("checks.no_nvcc.detail", build=candidate.label, cuda=major_minor(cuda) or "?"),
-                expected=f"nvcc {version_or_none(cuda).major}.x" if version_or_none(cuda) else "nvcc",
-                actual="no nvcc",
-                fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda) or "?")),
-                sources=source,
-            )
+            make("checks.no_nvcc", build=candidate.label, cuda=major_minor(cuda) or "?", fix="checks.toolkit_mismatch.fix",
+                 expected=f"nvcc {version_or_none(cuda).major}.x" if version_or_none(cuda) else "nvcc",
+                 actual="no nvcc", sources=source)
         ]
     local, wanted = version_or_none(nvcc.get("version")), version_or_none(cuda)
     if local is None or wanted is None:
@@ -144,17 +124,10 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
     if local.major == wanted.major and _minor_mismatch_ok(candidate, major_minor(str(local)), major_minor(str(wanted))):
         return []
     return [
-        Finding(
-            code="toolkit_mismatch",
-            severity=Severity.FAIL,
-            layer="cuda",
-            title=msg("checks.toolkit_mismatch.title", nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
-            detail=msg("checks.toolkit_jit.detail", build=candidate.label, nvcc=nvcc.get("version"), cuda=major_minor(cuda)),
-            expected=f"nvcc {wanted.major}.x" if local.major != wanted.major else f"nvcc {major_minor(cuda)}",
-            actual=f"nvcc {nvcc.get('version')}",
-            fix=Fix(msg("checks.toolkit_mismatch.fix", cuda=major_minor(cuda))),
-            sources=source,
-        )
+        make("checks.toolkit_jit", build=candidate.label, nvcc=nvcc.get("version"), cuda=major_minor(cuda),
+             fix="checks.toolkit_mismatch.fix",
+             expected=f"nvcc {wanted.major}.x" if local.major != wanted.major else f"nvcc {major_minor(cuda)}",
+             actual=f"nvcc {nvcc.get('version')}", sources=source)
     ]
 
 
@@ -191,17 +164,8 @@ def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]
     system = ((view.value("host.os") or {}).get("system") or "").lower()
     if system == "windows" and candidate.variant.cuda and candidate.extra("windows_gpu") is False:
         return [
-            Finding(
-                code="platform_unsupported",
-                severity=Severity.FAIL,
-                layer="host",
-                title=msg("checks.windows_gpu.title", build=candidate.label),
-                detail=msg("checks.windows_gpu.detail", build=candidate.label),
-                expected="Linux or WSL2",
-                actual="native Windows",
-                fix=Fix(msg("checks.windows_gpu.fix")),
-                sources=sources_of(candidate.release),
-            )
+            make("checks.windows_gpu", build=candidate.label, expected="Linux or WSL2", actual="native Windows",
+                 sources=sources_of(candidate.release))
         ]
     return []
 
@@ -235,16 +199,11 @@ def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] =
         if not (_admits(when.get("version"), versions[a]) and _admits(breaks.get("version"), versions[b])):
             continue
         findings.append(
-            Finding(
-                code=record.get("code") or "package_conflict",
-                severity=Severity.FAIL if record.get("kind", "import") == "import" else Severity.WARN,
-                layer="packages",
-                title=msg("checks.conflict.title", a=f"{a} {versions[a]}", b=f"{b} {versions[b]}"),
-                detail=msg("checks.conflict.detail", explanation=record.get("explanation", "")),
-                expected=f"not {a}{when.get('version', '')} with {b}{breaks.get('version', '')}",
-                actual=f"{a} {versions[a]}, {b} {versions[b]}",
-                fix=Fix(msg("checks.conflict.fix", fix=record.get("fix", ""))),
-                sources=sources_of(record),
-            )
+            make("checks.conflict", code=record.get("code") or "package_conflict",
+                 severity=Severity.FAIL if record.get("kind", "import") == "import" else Severity.WARN,
+                 a=f"{a} {versions[a]}", b=f"{b} {versions[b]}", explanation=record.get("explanation", ""),
+                 fix=msg("checks.conflict.fix", fix=record.get("fix", "")),
+                 expected=f"not {a}{when.get('version', '')} with {b}{breaks.get('version', '')}",
+                 actual=f"{a} {versions[a]}, {b} {versions[b]}", sources=sources_of(record))
         )
     return findings

@@ -15,7 +15,8 @@ from gpuvet.checks.chain import major_minor
 from gpuvet.checks.resolve import resolve
 from gpuvet.checks.stack import conflict_findings, effective
 from gpuvet.checks.targets import Target
-from gpuvet.models import Finding, Fix, Severity, TargetResult, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding, TargetResult
 from gpuvet.snapshot import SnapshotView
 
 
@@ -50,15 +51,8 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
             separate = True
             described = ", ".join(f"{label}: {version}" for label, version in pins.items())
             findings.append(
-                Finding(
-                    code="cudnn_mismatch" if library == "cudnn" else "nccl_mismatch",
-                    severity=Severity.WARN,
-                    layer=library,
-                    title=msg("checks.together.pins.title", library=library),
-                    detail=msg("checks.together.pins.detail", library=library, pins=described),
-                    expected=f"one {library} major for all targets",
-                    actual=described,
-                )
+                make(f"checks.together.pins_{library}", fix=None, library=library, pins=described,
+                     expected=f"one {library} major for all targets", actual=described)
             )
     planned = {c.framework.name: c.release.version for c in candidates}
     names = set(planned)
@@ -74,14 +68,7 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
     commands = tuple(f"python3 -m venv {_env_name(c)} && {_env_name(c)}/bin/{c.install}" for c in candidates)
     if separate:
         findings.append(
-            Finding(
-                code="package_conflict",
-                severity=Severity.WARN,
-                layer="packages",
-                title=msg("checks.together.separate.title", targets=" + ".join(c.label for c in candidates)),
-                detail=msg("checks.together.separate.detail"),
-                fix=Fix(msg("checks.together.separate.fix"), commands),
-            )
+            make("checks.together.separate", targets=" + ".join(c.label for c in candidates), commands=commands)
         )
     cudas = sorted({major_minor(c.variant.cuda) for c in candidates if c.variant.cuda})
     floors = [kb.min_driver_for_cuda(c) for c in cudas]
@@ -89,15 +76,8 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
     if len(cudas) > 1 and floors:
         highest = max(floors, key=lambda f: Version(f.minimum))
         findings.append(
-            Finding(
-                code="driver_too_old",
-                severity=Severity.INFO,
-                layer="driver",
-                title=msg("checks.together.driver.title", cudas=", ".join(cudas), minimum=highest.minimum),
-                detail=msg("checks.together.driver.detail", cudas=", ".join(cudas), minimum=highest.minimum, driver=view.driver_version or "?"),
-                expected=f"driver >= {highest.minimum}",
-                actual=view.driver_version,
-                sources=(highest.source,),
-            )
+            make("checks.together.driver", cudas=", ".join(cudas), minimum=highest.minimum,
+                 driver=view.driver_version or "?", expected=f"driver >= {highest.minimum}",
+                 actual=view.driver_version, sources=(highest.source,))
         )
     return findings

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Callable, List, Optional, Sequence, TextIO
+from typing import Callable, List, Optional, Sequence
 
 from gpuvet import __version__
 from gpuvet.cli.output import Output

@@ -14,8 +14,8 @@ Standard library only at import time.
 
 import os
 
-from gpuvet.probe.binaries import scan_file
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.probe.binaries import scan_file
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 

@@ -22,9 +22,9 @@ def is_live_probe(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
-    from gpuvet.sources.inputs import gather_snapshot
-    from gpuvet.report.findings import check_to_dict
     from gpuvet.cli.formats import render_document
+    from gpuvet.report.findings import check_to_dict
+    from gpuvet.sources.inputs import gather_snapshot
 
     snapshot = gather_snapshot(args)
     if is_live_probe(args) and not getattr(args, "no_network", False):

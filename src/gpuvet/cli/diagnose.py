@@ -66,8 +66,8 @@ def _redacted(diagnoses: List[Any], host: bool) -> List[Any]:
 
 def run(args: argparse.Namespace, output: Any) -> int:
     from gpuvet.diagnose import context_for
-    from gpuvet.report import diagnose as render
     from gpuvet.diagnose.engine import diagnose_text
+    from gpuvet.report import diagnose as render
     from gpuvet.report.console import use_color
     from gpuvet.report.envelope import dumps
 

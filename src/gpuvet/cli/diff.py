@@ -7,10 +7,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, List
 
-from gpuvet.errors import InputError
-from gpuvet.sources.fleet import result as R
 from gpuvet.cli.fleet import finish
+from gpuvet.errors import InputError
 from gpuvet.snapshot import load_snapshot
+from gpuvet.sources.fleet import result as R
 
 
 def _read(path: str) -> str:

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from gpuvet.errors import ExitCode, GpuvetError, InputError, UsageError
-from gpuvet.sources.fleet import result as R
 from gpuvet.checks.fleet import fleet_findings, group_fields
-from gpuvet.report.fleet_document import build_document, exit_code
-from gpuvet.sources.fleet.hosts import HostSpec, gather_hosts, safe_file_name
+from gpuvet.errors import ExitCode, GpuvetError, InputError, UsageError
 from gpuvet.report.fleet import render
+from gpuvet.report.fleet_document import build_document, exit_code
+from gpuvet.sources.fleet import result as R
+from gpuvet.sources.fleet.hosts import HostSpec, gather_hosts, safe_file_name
 
 
 def _validate(args: argparse.Namespace) -> None:
@@ -50,9 +50,8 @@ def _prepare_out_dir(path: Optional[str]) -> Optional[Path]:
 
 
 def _write_json_atomically(path: Path, document: Any) -> None:
-    from gpuvet.report.envelope import dumps
-
     from gpuvet.cli.output import write_file
+    from gpuvet.report.envelope import dumps
 
     write_file(str(path), dumps(document) + "\n")
 
@@ -79,10 +78,9 @@ def save_snapshots(results: Sequence[R.HostResult], folder: Path) -> None:
 
 def alias_hosts(results: Sequence[R.HostResult]) -> None:
     """--redact-host: replace every host name by host-NN (in order) in results and snapshots."""
-    from gpuvet.probe.redact import redact_host
-
     import re
 
+    from gpuvet.probe.redact import redact_host
     from gpuvet.sources.fleet.hosts import parse_host
 
     addresses = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b|(?<![\w:])(?:[0-9A-Fa-f]{1,4}:){2,7}[0-9A-Fa-f]{1,4}(?![\w:])")

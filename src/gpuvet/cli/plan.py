@@ -20,9 +20,9 @@ def localize(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
+    from gpuvet.cli.formats import render_document
     from gpuvet.recommend.plan import make_plan
     from gpuvet.report.envelope import envelope
-    from gpuvet.cli.formats import render_document
 
     kb = kb_module.load()
     plan = localize(make_plan(args, kb), args.lang)

@@ -9,7 +9,6 @@ from typing import Any, Dict
 from gpuvet.errors import ExitCode, UsageError
 from gpuvet.probe.facts import found
 
-
 # What a stated version must look like. An unreadable driver ("abc") left the driver link undecided, and recommend
 # then called the newest CUDA build "fits as the machine stands".
 _STATED_FORMS = {
@@ -51,11 +50,11 @@ def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: An
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
-    from gpuvet.sources.inputs import gather_snapshot
+    from gpuvet.cli.formats import render_document
     from gpuvet.recommend import recommend
     from gpuvet.report.envelope import envelope
-    from gpuvet.cli.formats import render_document
     from gpuvet.snapshot import SnapshotView, new_snapshot
+    from gpuvet.sources.inputs import gather_snapshot
 
     kb = kb_module.load()
     framework = kb.framework(args.framework)

@@ -6,12 +6,12 @@ import argparse
 import math
 from typing import Any, Dict
 
+from gpuvet.checks.smoke import kb_gpu_lookup, score_all
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.kb.thresholds import load_thresholds
 from gpuvet.report.console import use_color
 from gpuvet.report.envelope import dumps, envelope
 from gpuvet.report.smoke import render_text
-from gpuvet.checks.smoke import kb_gpu_lookup, score_all
-from gpuvet.kb.thresholds import load_thresholds
 
 
 def _validate(args: argparse.Namespace) -> None:

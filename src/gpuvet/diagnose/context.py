@@ -13,8 +13,6 @@ from functools import lru_cache
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.kb import compat
-from gpuvet.diagnose.signatures import DATA_DIR
-from gpuvet.tomlfile import load_toml
 from gpuvet.models import Message, msg
 from gpuvet.snapshot import SnapshotView
 

@@ -20,8 +20,8 @@ from typing import Dict, Optional, Pattern, Tuple
 
 from gpuvet.diagnose.anchors import anchors, necessary_sets
 from gpuvet.errors import KnowledgeBaseError
-from gpuvet.tomlfile import load_toml
 from gpuvet.models import FINDING_CODES
+from gpuvet.tomlfile import load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 CODES_FILE = "codes.toml"

@@ -35,8 +35,19 @@ KINDS: Tuple[str, ...] = (
 
 
 def _parsers() -> Dict[str, Callable[[str, str], Dict[str, Any]]]:
-    from gpuvet.ingest import collect_env, ds_report, nvcc, packages, smi_csv, smi_list, smi_query, smi_table
-    from gpuvet.ingest import smi_topo, smi_xml, spec
+    from gpuvet.ingest import (
+        collect_env,
+        ds_report,
+        nvcc,
+        packages,
+        smi_csv,
+        smi_list,
+        smi_query,
+        smi_table,
+        smi_topo,
+        smi_xml,
+        spec,
+    )
     from gpuvet.snapshot import load_snapshot
 
     return {
@@ -67,7 +78,7 @@ def parse(kind: str, text: str, name: str = "<input>") -> Dict[str, Any]:
     return _parsers()[kind](cleaned, name)
 
 
-from gpuvet.ingest.reader import read_input  # noqa: E402  (needs parse above)
 from gpuvet.ingest.embedded import parse_embedded  # noqa: E402
+from gpuvet.ingest.reader import read_input  # noqa: E402  (needs parse above)
 
 __all__ = ["KINDS", "detect_kind", "parse", "read_input", "parse_embedded"]

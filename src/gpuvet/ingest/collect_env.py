@@ -6,7 +6,6 @@ import re
 from typing import Any, Dict, List, Optional
 
 from gpuvet.ingest import packages as package_parsers
-from gpuvet.probe.packages import build_from_local_label
 from gpuvet.ingest.common import (
     dedupe,
     input_error,
@@ -17,6 +16,7 @@ from gpuvet.ingest.common import (
     set_fact,
     shell,
 )
+from gpuvet.probe.packages import build_from_local_label
 
 KIND = "collect-env"
 _KEY = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()_./-]*?):\s?(?P<value>.*)$")

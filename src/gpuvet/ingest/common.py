@@ -9,7 +9,8 @@ import re
 from typing import Any, Dict, Iterable, List, Optional
 
 from gpuvet.errors import InputError
-from gpuvet.i18n import default_lang, text as i18n_text
+from gpuvet.i18n import default_lang
+from gpuvet.i18n import text as i18n_text
 from gpuvet.probe.facts import found, missing
 from gpuvet.probe.smi import (  # noqa: F401  (the value readers every parser shares live with the probe's parser)
     mig_mode,

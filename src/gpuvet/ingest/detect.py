@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 from typing import Callable, Optional, Tuple
 
-from gpuvet.ingest import collect_env, ds_report, nvcc, packages, smi_csv, smi_list, smi_query, smi_table, smi_topo, spec
+from gpuvet.ingest import (
+    collect_env,
+    ds_report,
+    nvcc,
+    packages,
+    smi_csv,
+    smi_list,
+    smi_query,
+    smi_table,
+    smi_topo,
+    spec,
+)
 from gpuvet.ingest.common import clean_text
 
 

@@ -12,10 +12,10 @@ from typing import Dict, List, Optional, Tuple
 
 from gpuvet.kb import gpumatch, loader, versions
 from gpuvet.kb.records import (
-    GpuDriverFloor,  # noqa: F401  (re-exported: the public record types)
     CudnnRelease,
     DriverFloor,
     Framework,
+    GpuDriverFloor,  # noqa: F401  (re-exported: the public record types)
     GpuModel,
     NcclRelease,
     Release,

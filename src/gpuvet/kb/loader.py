@@ -7,7 +7,6 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 from __future__ import annotations
 
 import dataclasses
-
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple

@@ -9,12 +9,11 @@ import sys
 import time
 
 from gpuvet.probe import driver, environment, facts, host, libraries, packages, python_env, toolkit
+from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 SCHEMA_VERSION = 1
 TIMEOUT_ENV = "GPUVET_PROBE_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
-
-from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 
 def _timeout():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
+from gpuvet.i18n import text as t
 from gpuvet.report.fleet_document import TOP_FINDINGS
 from gpuvet.sources.fleet.result import STATUSES
-from gpuvet.i18n import text as t
 
 _COLORS = {"ok": "32", "pass": "32", "warn": "33", "unknown": "33", "fail": "31", "info": "36"}
 

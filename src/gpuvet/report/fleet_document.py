@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from gpuvet.checks.fleet import FleetDiff, FleetFinding
-from gpuvet.sources.fleet.result import STATUSES, HostResult
 from gpuvet.report.envelope import envelope
+from gpuvet.sources.fleet.result import STATUSES, HostResult
 
 _VERDICT_ORDER = ("fail", "unknown", "warn", "pass", "skip")
 _SEVERITY_ORDER = ("fail", "warn", "info")

@@ -14,10 +14,10 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from gpuvet.errors import InputError
 from gpuvet.i18n import text
+from gpuvet.kb.thresholds import Thresholds
 from gpuvet.sources.smoke.child import ChildOutcome, run_child
 from gpuvet.sources.smoke.metrics import BUSBW_SOURCE, COLLECTIVES, algbw_gbs, busbw_gbs
 from gpuvet.sources.smoke.nccl_log import NcclLog, parse_nccl_log
-from gpuvet.kb.thresholds import Thresholds
 
 # What to try when NCCL hangs or fails (NCCL environment variables documentation).
 NCCL_SETTINGS_TO_TRY = (
