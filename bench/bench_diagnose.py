@@ -76,6 +76,10 @@ CORPORA = {
     # signatures again, favouring PyTorch binaries/builds (wheels vs conda, cu11x/cu12x, nightly, TORCH_CUDA_ARCH_LIST,
     # cpp extensions, libtorch), jaxlib/plugin installs, TensorFlow pip vs conda GPU setups, Windows/conda breakage.
     "blind-12": CORPUS / "blind12.toml",
+    # Thirteenth blind round (issue 16): threads in none of the files above, collected by a helper who never read the
+    # signatures, favouring what renters hit today (NGC driver release, container requirements, PTX toolchain, shm,
+    # disk, Hugging Face / conda / pip network errors, Blackwell).
+    "blind-13": CORPUS / "blind13.toml",
 }
 
 

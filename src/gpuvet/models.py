@@ -38,6 +38,9 @@ FINDING_CODES = (
     "platform_unsupported",  # host glibc, CPU instruction set (AVX) or OS below what the build needs
     "index_unreachable",  # the configured pip index (or PyPI, pip's default) does not answer within a short timeout
     "arch_list_unknown",  # the build's compiled arch list is not known: the arch link is unknown, never passed
+    "disk_full",  # no space left where an install, a cache or a checkpoint is written
+    "shm_too_small",  # /dev/shm too small for DataLoader workers or NCCL (a container's 64 MB default)
+    "network_unreachable",  # Hugging Face, conda channels, git or another server the job needs does not answer
     # info-level notes have their own codes, never a failure code at info severity:
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
