@@ -1,6 +1,6 @@
 """Copy arch lists read from real wheels into the knowledge base (src/gpuvet/kb/data/harvested.toml).
 
-    python tools/import_harvest.py ARCH_LISTS.toml
+    python tools/import_harvest.py ARCH_LISTS.toml [MORE.toml ...]
 
 ARCH_LISTS.toml holds ``[[build]]`` tables written by a harvest run (package, version, platform, wheel, sha256,
 cuda, sass, ptx, source): each was read with gpuvet's own fatbin reader from a wheel downloaded from PyPI. The
@@ -24,17 +24,26 @@ FRAMEWORK_OF = {
     "torch": "torch", "tensorflow": "tensorflow", "paddlepaddle-gpu": "paddlepaddle", "bitsandbytes": "bitsandbytes",
     "vllm": "vllm", "xformers": "xformers", "jax-cuda12-plugin": "jax", "jax-cuda12-pjrt": "jax",
     "jax-cuda13-plugin": "jax", "jax-cuda13-pjrt": "jax", "sgl-kernel": "sgl-kernel", "flash-attn": "flash-attn",
+    "mindspore": "mindspore", "tensorflow-gpu": "tensorflow",
 }
 KEYS = ("framework", "distribution", "version", "platform", "cuda", "cudnn", "nccl", "sass", "ptx", "partial_sass",
         "wheel", "sha256", "read_on", "source")
 
 
-def main(path: str) -> int:
-    builds = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("build", [])
+def main(paths: list) -> int:
+    builds = []
+    seen = set()
+    for path in paths:
+        for build in tomllib.loads(Path(path).read_text(encoding="utf-8")).get("build", []):
+            key = (build["package"], build["version"], build.get("platform"), build.get("wheel"))
+            if key not in seen:
+                seen.add(key)
+                builds.append(build)
     rows = []
     for build in builds:
         framework = FRAMEWORK_OF.get(build["package"])
-        if framework is None or not (build.get("sass") or build.get("ptx")):
+        # An aarch64 wheel without CUDA code is a fact too (PyPI's torch 2.5-2.10 for Arm is CPU-only).
+        if framework is None or not (build.get("sass") or build.get("ptx") or build.get("platform") == "aarch64"):
             continue
         row = dict(build, framework=framework, distribution=build["package"])
         row["source"] = (f"PyPI: {build['package']} {build['version']}, wheel {build['wheel']} "
@@ -55,4 +64,4 @@ def main(path: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

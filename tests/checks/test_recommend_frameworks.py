@@ -50,7 +50,18 @@ IDIOM = {
 }
 
 
-@pytest.mark.parametrize("framework", sorted(MACHINES))
+# TensorRT-LLM ships its wheels on NVIDIA's own index only (PyPI holds sources): no arch list could be read, so
+# gpuvet recommends none of its builds and says the answer is undecided (exit 3), never that one fits.
+UNJUDGEABLE = {"tensorrt-llm"}
+
+
+def test_a_framework_whose_builds_cannot_be_judged_is_undecided(capsys):
+    code = main(["recommend", "tensorrt-llm", "--gpu", "H100", "--driver", "580.65.06", "--python", "3.12", "--format", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 3 and document["recommendations"] == [] and document["undecided"] > 0
+
+
+@pytest.mark.parametrize("framework", sorted(set(MACHINES) - UNJUDGEABLE))
 def test_first_recommendation_fits_and_check_agrees(framework, capsys):
     model, driver, python = MACHINES[framework]
     code = main(["recommend", framework, "--gpu", model, "--driver", driver, "--python", python, "--format", "json"])

@@ -165,7 +165,8 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
             sass = tuple(arm.get("sass", ())) or None
             ptx = tuple(arm.get("ptx", ())) if sass else None
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
-                        arch_source=source, builds_here=bool(candidate.extra("builds_here")))
+                        arch_source=source, builds_here=bool(candidate.extra("builds_here")),
+                        ptx_cuda=candidate.extra("ptx_cuda"))
 
 
 # The library of each framework whose fatbin is the framework's kernels (what the chain judges when installed).
@@ -261,7 +262,11 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     gpus = [gpu for _, gpu in model_gpus(view, kb)] or [compat.Gpu(name=None, cc=None)]
     runtimes = [compat.runtime_driver(build, gpu, host, kb) for gpu in gpus]
     runtime = next((r for r in runtimes if r.status == compat.FAILS), runtimes[0])
-    if runtime.status == compat.FAILS:
+    own_floor = version_or_none(extra_min) if extra_min else None
+    if own_floor is not None and driver is not None and version_or_none(driver) is not None and version_or_none(driver) < own_floor:
+        # The framework's own documented floor (MindSpore's CUDA 11.6 build: >= 510.39.01) is stricter than CUDA's.
+        findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver))
+    elif runtime.status == compat.FAILS:
         findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver or f"CUDA {view.driver_cuda_max} (max of the driver)"))
     elif runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes and driver is not None:
         findings.append(make("checks.minor_compat", driver=driver, cuda=major_minor(cuda),
@@ -335,7 +340,8 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
             verdict = Verdict.FAIL
             findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label, ptx=judgement.via,
                                  driver_floor=judgement.facts.get("packaged"),
-                                 cuda=major_minor(cuda), driver=view.driver_version, branch=judgement.facts.get("branch"),
+                                 cuda=major_minor(judgement.facts.get("cuda")) or major_minor(cuda),
+                                 driver=view.driver_version, branch=judgement.facts.get("branch"),
                                  expected=f"driver {judgement.facts.get('branch')}", actual=view.driver_version,
                                  sources=sources_of(candidate.variant) + compat.SOURCES))
     nvcc = view.nvcc_on_path

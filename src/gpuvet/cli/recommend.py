@@ -51,7 +51,7 @@ def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: An
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
     from gpuvet.cli.formats import render_document
-    from gpuvet.recommend import recommend
+    from gpuvet.recommend import recommend_counted
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView, new_snapshot
     from gpuvet.sources.inputs import gather_snapshot
@@ -64,12 +64,16 @@ def run(args: argparse.Namespace, output) -> int:
     planning = (args.driver or args.gpu) and not (args.from_files or args.snapshot)
     snapshot = new_snapshot("stated") if planning else gather_snapshot(args, binaries=False)
     snapshot = apply_assumptions(snapshot, args, kb)
-    recommendations = recommend(SnapshotView(snapshot), framework, kb)
+    recommendations, undecided = recommend_counted(SnapshotView(snapshot), framework, kb)
     document = envelope(
         kb={"version": kb.version, "updated": kb.updated},
         snapshot=snapshot,
         framework=framework.name,
         recommendations=[r.to_dict() for r in recommendations],
+        undecided=undecided,
     )
     output.write(render_document("recommend", document, args, output))
-    return int(ExitCode.OK if recommendations else ExitCode.FAILURE)
+    if recommendations:
+        return int(ExitCode.OK)
+    # Nothing fits that gpuvet can judge; builds it cannot judge here (unknown arch lists) make it undecided.
+    return int(ExitCode.UNDECIDED if undecided else ExitCode.FAILURE)

@@ -176,6 +176,11 @@ class Build:
     cudnn: Optional[str] = None  # the cuDNN it bundles or pins, for rule 6
     arch_source: str = "kb"  # "kb" | "binary": where the arch lists came from
     builds_here: bool = False  # compiled on the machine for its own GPU (a source or JIT build): no list to judge
+    ptx_cuda: Optional[str] = None  # the toolkit that wrote its PTX when not ``cuda`` (xformers runs on torch's CUDA)
+
+    @property
+    def ptx_toolkit(self) -> Optional[str]:
+        return self.ptx_cuda or self.cuda
 
     @property
     def archs_known(self) -> bool:
@@ -342,16 +347,17 @@ def platform_fits(build: Build, gpu: Gpu, host: Host) -> bool:
 
 def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]:
     """Rule 2 (the driver part): the driver is at least the one packaged with the toolkit that wrote the PTX."""
-    if forward_compat_applies(gpu, host, build.cuda or "", kb):
+    toolkit = build.ptx_toolkit or ""
+    if forward_compat_applies(gpu, host, toolkit, kb):
         return True
     if host.platform == "jetson":
-        return _jetson_runtime(build.cuda or "", host).status == RUNS if host.driver_cuda else None
-    floor = kb.min_driver_for_cuda(build.cuda or "", host.os)
+        return _jetson_runtime(toolkit, host).status == RUNS if host.driver_cuda else None
+    floor = kb.min_driver_for_cuda(toolkit, host.os)
     packaged = versions.parse(floor.toolkit_driver) if floor is not None and floor.toolkit_driver else None
     driver = versions.parse(host.driver) if host.driver else None
     if packaged is not None and driver is not None:
         return driver >= packaged
-    return driver_supports_cuda(host.driver, build.cuda or "", kb, host.driver_cuda)
+    return driver_supports_cuda(host.driver, toolkit, kb, host.driver_cuda)
 
 
 def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
@@ -394,10 +400,11 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
         return Judgement(UNKNOWN, "arch_list_unknown", facts={"cuda": build.cuda}, notes=runtime.notes)
     if found.kind == "ptx":
         if jit_driver_ok(build, gpu, host, kb) is False:
-            packaged = kb.min_driver_for_cuda(build.cuda, host.os)
+            toolkit = build.ptx_toolkit or build.cuda
+            packaged = kb.min_driver_for_cuda(toolkit, host.os)
             return Judgement(FAILS, "ptx_needs_newer_driver", via=found.arch,
-                             facts={"ptx": found.arch, "cuda": build.cuda,
-                                    "branch": kb.driver_branch_for_cuda(build.cuda) or f"CUDA {build.cuda}",
+                             facts={"ptx": found.arch, "cuda": toolkit,
+                                    "branch": kb.driver_branch_for_cuda(toolkit) or f"CUDA {toolkit}",
                                     "packaged": packaged.toolkit_driver if packaged is not None else None})
         return Judgement(RUNS, "ptx", via=found.arch, notes=runtime.notes + ("ptx_jit",), sources=runtime.sources)
     if runtime.status == UNKNOWN:

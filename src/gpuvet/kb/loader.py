@@ -217,16 +217,21 @@ def _with_harvest(framework: str, release: Release) -> Release:
     variants = dict(release.variants)
     for name, variant in release.variants.items():
         # A wheel that does not say its CUDA is the one plain pip gives: the release's default variant.
-        matching = [b for b in x86 if _same_cuda(variant, b) or (not b.get("cuda") and name == release.default_variant)]
+        # So is the one build of a package that borrows torch's CUDA (xformers, bitsandbytes: no CUDA of its own here).
+        plain = name == release.default_variant
+        matching = [b for b in x86 if _same_cuda(variant, b) or (plain and (not b.get("cuda") or not variant.cuda))]
         extra = dict(variant.extra)
         changed = {}
         if matching:
             sass, ptx, partial, source = _harvested_archs(matching)
             extra["sass_cubins_partial"] = list(partial)
             extra["arch_source"] = source
+            built_with = next((str(b["cuda"]) for b in matching if b.get("cuda")), None)
+            if built_with and not variant.cuda:
+                extra["ptx_cuda"] = built_with  # the wheel's own CUDA wrote its PTX; it runs on torch's runtime
             extra["unverified"] = [u for u in extra.get("unverified", ()) if u not in ("sass", "ptx")]
             changed = {"sass": sass, "ptx": ptx, "source": variant.source + "; " + source}
-        arm_matching = [b for b in arm if _same_cuda(variant, b) or (not b.get("cuda") and name == release.default_variant)]
+        arm_matching = [b for b in arm if _same_cuda(variant, b) or (plain and (not b.get("cuda") or not variant.cuda))]
         if arm_matching:
             sass, ptx, partial, source = _harvested_archs(arm_matching)
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}

@@ -98,6 +98,13 @@ def _needs(findings: List[Finding]) -> Optional[Tuple[Need, ...]]:
 
 def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> List[Recommendation]:
     """Best first: what fits as the machine stands, then newer builds after the smallest change."""
+    return recommend_counted(view, framework, kb, limit)[0]
+
+
+def recommend_counted(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Tuple[List[Recommendation], int]:
+    """The recommendations, and how many builds were left out because the model cannot judge them here (their
+    arch lists are not known): with none recommended, that count makes the answer "undecided", not "nothing"."""
+    undecided = 0
     fitting: List[Recommendation] = []
     changed: List[Recommendation] = []
     # A driver is a GPU machine too: `recommend torch --driver 550.54.14` (no --gpu) must not answer with a CPU build.
@@ -115,6 +122,7 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
             # What the chain cannot see: pinned torch (vLLM, xformers), the DeepSpeed toolkit rule, the platform.
             findings = stack_findings(view, candidate, kb, findings, 0)
         if any(f.verdict is Verdict.UNKNOWN for f in findings):
+            undecided += 1
             continue  # a build gpuvet cannot judge here is never recommended as fitting
         needs = _needs(list(findings))
         if needs is None or not _drivable(needs, last_branch):
@@ -141,7 +149,7 @@ def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Li
         if current is None or _change_size(recommendation) < _change_size(current):
             best_per_release[version] = recommendation
     picked = list(best_per_release.values())[:limit]
-    return fitting + picked
+    return fitting + picked, undecided
 
 
 def _last_branch(view: SnapshotView, kb: Any) -> Optional[int]:
