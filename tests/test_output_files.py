@@ -60,3 +60,16 @@ def test_a_directory_is_one_clear_error_and_leaves_nothing(tmp_path):
     with pytest.raises(GpuvetError, match="is a directory"):
         write_file(str(tmp_path), "x")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_output_name_chooses_the_format_when_none_is_given(tmp_path):
+    import json
+
+    from gpuvet.cli import main
+
+    target = tmp_path / "a.json"
+    assert main(["probe", "--no-binaries", "-o", str(target)]) == 0
+    assert json.loads(target.read_text())["kind"] == "snapshot"  # `gpuvet diff a.json b.json` can read it
+    text = tmp_path / "a.txt"
+    assert main(["probe", "--no-binaries", "-o", str(text), "--format", "text"]) == 0
+    assert not text.read_text().lstrip().startswith("{")

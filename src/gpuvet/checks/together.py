@@ -68,7 +68,9 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
     commands = tuple(f"python3 -m venv {_env_name(c)} && {_env_name(c)}/bin/{c.install}" for c in candidates)
     if separate:
         findings.append(
-            make("checks.together.separate", targets=" + ".join(c.label for c in candidates), commands=commands)
+            # "The machine can run each of them" is said only when it can: no target fails on its own.
+            make("checks.together.separate", targets=" + ".join(c.label for c in candidates), commands=commands,
+                 detail_variant="failing" if any(r.verdict.value == "fail" for r in results) else "")
         )
     cudas = sorted({major_minor(c.variant.cuda) for c in candidates if c.variant.cuda})
     floors = [kb.min_driver_for_cuda(c) for c in cudas]

@@ -149,6 +149,22 @@ def _load_handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
     return getattr(importlib.import_module(module_name), function)
 
 
+# `-o report.json` without --format means JSON: writing text into a .json file made `gpuvet diff` fail on it.
+_FORMAT_OF_SUFFIX = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+
+
+def _format_from_output_name(args: argparse.Namespace, argv: Sequence[str], parser: argparse.ArgumentParser) -> None:
+    output = getattr(args, "output", None)
+    if not output or not hasattr(args, "format") or any(a in ("--format", "-f") or a.startswith("--format=") for a in argv):
+        return
+    wanted = _FORMAT_OF_SUFFIX.get(os.path.splitext(str(output))[1].lower())
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    command = subparsers[0].choices.get(args.command) if subparsers else None
+    choices = next((a.choices for a in (command._actions if command else ()) if a.dest == "format"), None)
+    if wanted and choices and wanted in choices:
+        args.format = wanted
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -162,6 +178,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return int(ExitCode.USAGE)
+    _format_from_output_name(args, argv, parser)
     if getattr(args, "lang", None) is None and hasattr(args, "lang"):
         from gpuvet.i18n import default_lang
 

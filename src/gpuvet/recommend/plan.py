@@ -120,8 +120,47 @@ def _needs_bf16(precision: str) -> bool:
     return precision == "bf16"
 
 
-def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], seq: int, batch: int, kb: Any) -> List[Dict[str, Any]]:
-    """For each GPU model of the KB: how many are needed (or, with --gpus N, whether N fit)."""
+def _build_of(target_text: Optional[str], kb: Any) -> Any:
+    """The framework build a plan is for, as the compatibility model sees it (the newest admitted release, in the
+    variant plain pip gives), or None when the target is not one the knowledge base knows."""
+    if not target_text:
+        return None
+    from gpuvet.checks.targets import parse_target
+    from gpuvet.kb import compat
+
+    target = parse_target(target_text)
+    framework = kb.framework(target.name)
+    releases = [r for r in framework.releases if target.admits(r.version)] if framework is not None else []
+    if not releases:
+        return None
+    variant = releases[0].variants.get(releases[0].default_variant)
+    if variant is None or not variant.cuda:
+        return None
+    sass = tuple(variant.sass) or None
+    ptx = tuple(variant.ptx) if sass else (tuple(variant.ptx) or None)
+    return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, cudnn=variant.cudnn,
+                        builds_here=bool((variant.extra or {}).get("builds_here")),
+                        ptx_cuda=(variant.extra or {}).get("ptx_cuda"))
+
+
+def _runs(build: Any, model: Any, kb: Any) -> Optional[bool]:
+    """Whether the planned build's code reaches this GPU model (the driver is the provider's to choose): the same
+    model as ``gpuvet check`` (gpuvet.kb.compat); None when its arch list is not known."""
+    if build is None:
+        return None
+    from gpuvet.kb import compat
+
+    gpu = compat.Gpu(name=model.name, cc=model.compute_capability, segment=model.segment or None,
+                     architecture=model.architecture)
+    judgement = compat.code_path(build, gpu, compat.Host(driver=None), kb)
+    return {compat.RUNS: True, compat.FAILS: False}.get(judgement.status)
+
+
+def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], seq: int, batch: int, kb: Any,
+             target: Optional[str] = None) -> List[Dict[str, Any]]:
+    """For each GPU model of the KB: how many are needed (or, with --gpus N, whether N fit), and whether the
+    planned build runs on it at all."""
+    build = _build_of(target, kb)
     rows = []
     seen = set()
     for model in kb.gpu_models():
@@ -131,7 +170,10 @@ def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], 
         usable = model.memory_gib * GIB * USABLE_FRACTION
         cc = model.compute_capability
         reason = None
-        if _needs_bf16(precision) and cc and tuple(int(x) for x in cc.split(".")) < (8, 0):
+        runs = _runs(build, model, kb)
+        if runs is False:
+            reason = "plan.reason.no_kernels"
+        elif _needs_bf16(precision) and cc and tuple(int(x) for x in cc.split(".")) < (8, 0):
             reason = "plan.reason.no_bf16"
         if gpus:
             estimate_n, _ = estimate(parameters, task, precision, gpus, seq, batch)
@@ -154,6 +196,7 @@ def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], 
                 "nvlink": getattr(model, "nvlink", None),
                 "count": count,
                 "fits": bool(fits),
+                "runs": runs,
                 "reason": reason,
             }
         )
@@ -221,7 +264,7 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
     batch = args.batch_size or DEFAULT_BATCH[task]
     gpus = args.gpus or 1
     memory, assumptions = estimate(parameters, task, precision, gpus, seq, batch)
-    rows = fit_gpus(parameters, task, precision, args.gpus, seq, batch, kb)
+    rows = fit_gpus(parameters, task, precision, args.gpus, seq, batch, kb, target=args.framework)
     multi = gpus > 1 or all(not r["fits"] or (r["count"] or 1) > 1 for r in rows if r["segment"] == "datacenter")
     nvlink = None
     if multi:
