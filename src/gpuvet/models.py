@@ -49,6 +49,9 @@ FINDING_CODES = (
     "install_note",  # what a plain install would give instead of the build gpuvet chose
     "shared_driver",  # several targets share the one host driver
     "kb_binary_disagreement",  # the installed binary carries other archs than the knowledge base lists
+    "gpu_setting",  # a GPU setting worth knowing that costs nothing now (persistence mode off)
+    "link_note",  # how the GPUs are linked, when it is no fault (PCIe at a lower gen while idle, no NVLink)
+    "virtualization_note",  # the host itself runs vGPU (a note, not a limit of this machine's target)
 )
 
 # Codes whose findings mean "cannot be judged" rather than pass or fail.

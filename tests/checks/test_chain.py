@@ -237,3 +237,13 @@ def test_torchvision_made_for_another_torch_is_a_conflict():
     # The matching pair is fine.
     snap["packages"]["value"] = [{"name": "torch", "version": "2.1.2+cu121"}, {"name": "torchvision", "version": "0.16.2+cu121"}]
     assert not [f for f in one(snap, "torch==2.1.2").findings if f.layer == "packages"]
+
+
+def test_a_post_release_is_judged_as_its_base_release():
+    # vLLM 0.6.3.post1 is 0.6.3 rebuilt; Paddle's own index names CUDA builds 2.6.1.post117 (CUDA 11.7).
+    machine = snapshot(driver="535.104.05", gpus=[H100], python="3.10.12")
+    assert one(machine, "vllm==0.6.3.post1").resolved == "vllm==0.6.3 (cu121)"
+    paddle = one(machine, "paddlepaddle-gpu==2.6.1.post117")
+    assert paddle.resolved == "paddlepaddle==2.6.1 (cu117)"
+    assert one(machine, "vllm==0.6.3.post9").resolved == "vllm==0.6.3 (cu121)"
+    assert one(machine, "vllm==0.99.0.post1").resolved is None  # an unknown base stays unknown

@@ -115,3 +115,14 @@ def test_no_report_claims_no_build_of_a_cuda_version_can_run(lang):
         if FALSE_CLAIM.search(text):
             seen.append(name)
     assert seen == []
+
+
+def test_no_info_note_carries_a_failure_code():
+    from gpuvet.findings import FAILURE_CODES
+
+    offenders = set()
+    for snapshot in MACHINES.values():
+        report = run_checks(snapshot, ["torch==2.4.1", "tensorflow==2.15.0", "vllm", "bitsandbytes"], kb=KB)
+        findings = [f for t in report.targets for f in t.findings] + list(report.machine) + list(report.together)
+        offenders |= {(f.code, f.title.id) for f in findings if f.severity.value == "info" and f.code in FAILURE_CODES}
+    assert offenders == set()

@@ -22,9 +22,15 @@ def _gpu_label(gpu: Dict[str, Any]) -> str:
     return "GPU %s (%s)" % (index, name) if index is not None else name
 
 
+# An info note never carries a failure code (it would read as a failure): the note's own code instead.
+_INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note", "virtualization_limit": "virtualization_note"}
+
+
 def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Optional[str] = None,
              actual: Optional[str] = None, fix_commands: tuple = (), **params: Any) -> Finding:
     fix = Fix(msg("smoke.health.%s.fix" % key, gpu=gpu, **params), tuple(fix_commands))
+    if severity is Severity.INFO:
+        code = _INFO_CODE.get(code, code)
     return Finding(
         code=code, severity=severity, layer=_LAYER,
         title=msg("smoke.health.%s.title" % key, gpu=gpu, **params),

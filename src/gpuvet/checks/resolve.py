@@ -147,6 +147,22 @@ def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release:
     return cpu_fallback
 
 
+def _post_release(framework: Any, pinned: str, local: Optional[str]) -> Tuple[Any, Optional[str]]:
+    """A post release the knowledge base does not list as its own is its base release: ``vllm==0.6.3.post1`` is
+    0.6.3 rebuilt (same CUDA, same pins). Paddle names its CUDA builds that way on its own index
+    (``paddlepaddle-gpu==2.6.1.post117`` = 2.6.1 built with CUDA 11.7), so there a post number >= 100 names the
+    variant (``cu117``)."""
+    version = _version(pinned)
+    if version is None or version.post is None:
+        return None, local
+    base = framework.release(version.base_version)
+    if base is None:
+        return None, local
+    if local is None and version.post >= 100 and framework.name == "paddlepaddle":
+        local = f"cu{version.post}"
+    return base, local
+
+
 def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
     framework = kb.framework(target.name)
     if framework is None:
@@ -157,10 +173,13 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
 
     if target.pinned is not None:
         release = framework.release(target.pinned)
+        local = target.local
+        if release is None:
+            release, local = _post_release(framework, target.pinned, local)
         if release is None:
             return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
-        if target.local:
-            variant = release.variant(target.local)
+        if local:
+            variant = release.variant(local)
             if variant is None:
                 return Resolution(
                     None,
@@ -171,7 +190,7 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
                             target,
                             name=framework.display,
                             version=release.version,
-                            variant=target.local,
+                            variant=local,
                             known=", ".join(release.variants) or "-",
                         ),
                     ),
