@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet import __version__
 from gpuvet.errors import InputError
@@ -147,7 +147,7 @@ def _has_shape(value: Any, shape: str) -> bool:
 def _rank(fact: Any) -> int:
     if not isinstance(fact, dict):
         return 0
-    return {FOUND: 3, FAILED: 2, MISSING: 1}.get(fact.get("status"), 0)
+    return {FOUND: 3, FAILED: 2, MISSING: 1}.get(fact.get("status", ""), 0)
 
 
 def _merge_fact(old: Any, new: Any, key: str) -> Any:
@@ -193,7 +193,7 @@ def merge(base: Mapping[str, Any], other: Mapping[str, Any]) -> Dict[str, Any]:
     return result
 
 
-def merge_all(snapshots: List[Mapping[str, Any]]) -> Dict[str, Any]:
+def merge_all(snapshots: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     if not snapshots:
         return new_snapshot("merged")
     result = copy.deepcopy(dict(snapshots[0]))

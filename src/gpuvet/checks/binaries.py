@@ -48,7 +48,7 @@ def _gpu_groups(gpus: Iterable[Dict[str, Any]]) -> List[Tuple[Tuple[str, str], L
     """GPUs with a usable compute capability grouped by (model, cc), in index order."""
     groups: Dict[Tuple[str, str], List[int]] = {}
     for position, gpu in enumerate(gpus):
-        cc = gpu.get("compute_capability")
+        cc: Any = gpu.get("compute_capability")  # snapshot data: parse_cc raises on anything but a capability
         try:
             parse_cc(cc)
         except (TypeError, ValueError):
@@ -71,7 +71,7 @@ def _not_in_build(
     sass, ptx = list(binary.get("sass") or []), list(binary.get("ptx") or [])
     version = _installed_version(view, package)
     sm = "sm_" + cc.replace(".", "")
-    params = dict(
+    params: Dict[str, Any] = dict(
         package=package,
         file=os.path.basename(path),
         path=path,

@@ -230,7 +230,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     host = model_host(view, kb)
     minimum = floor.minimum
     extra_min = candidate.extra("min_driver")
-    if extra_min and version_or_none(extra_min) and version_or_none(extra_min) > version_or_none(minimum):
+    if extra_min and (extra := version_or_none(extra_min)) and (floor_min := version_or_none(minimum)) and extra > floor_min:
         minimum = extra_min
     expected = f">= {minimum} (CUDA {major_minor(cuda)})"
     if driver is None and not view.driver_cuda_max and _not_provided(view):
@@ -346,13 +346,13 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                                  sources=sources_of(candidate.variant) + compat.SOURCES))
     nvcc = view.nvcc_on_path
     if candidate.framework.name in EXTENSION_ECOSYSTEMS and nvcc and version_or_none(nvcc.get("version")) is not None:
-        local_major = version_or_none(nvcc["version"]).major
-        if local_major != version_or_none(cuda).major:
+        local_major = version_or_none(nvcc["version"]).major  # type: ignore[union-attr]  # parses: checked on the line above
+        if local_major != version_or_none(cuda).major:  # type: ignore[union-attr]  # KB variant CUDA versions all parse
             if verdict is Verdict.PASS:
                 verdict = Verdict.WARN
             findings.append(make("checks.toolkit_mismatch", nvcc=nvcc["version"], cuda=major_minor(cuda),
                                  build=candidate.label,
-                                 expected=f"nvcc {version_or_none(cuda).major}.x (to build CUDA extensions)",
+                                 expected=f"nvcc {version_or_none(cuda).major}.x (to build CUDA extensions)",  # type: ignore[union-attr]  # as above
                                  actual=f"nvcc {nvcc['version']} ({nvcc.get('path') or nvcc.get('nvcc') or 'PATH'})"))
     actual = msg("link.build_cuda", cuda=major_minor(cuda))
     return LayerResult(Link("cuda", verdict, actual, None), tuple(findings))
@@ -418,7 +418,7 @@ def _installed_version(view: SnapshotView, candidate: Candidate) -> Optional[str
     """The installed version of this framework, if it is the same release as the candidate."""
     installed = installed_build(view, candidate.framework)
     if installed and version_or_none(installed.get("version")):
-        if version_or_none(installed["version"]).public == Version(candidate.release.version).public:
+        if version_or_none(installed["version"]).public == Version(candidate.release.version).public:  # type: ignore[union-attr]  # parses: checked on the line above
             return installed["version"]
     return None
 
@@ -477,7 +477,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     below_floor = set()
     for label, gpu in model_gpus(view, kb):
         cc = gpu.cc
-        if cc and min_cc and version_or_none(cc) and version_or_none(cc) < version_or_none(str(min_cc)):
+        if cc and min_cc and version_or_none(cc) and version_or_none(cc) < version_or_none(str(min_cc)):  # type: ignore[operator]  # cc checked; KB floors all parse
             verdict = Verdict.FAIL
             below_floor.add(label)  # the framework's own floor says it: the missing archs are the same story
             findings.append(make("checks.min_cc", build=candidate.label, min_cc=min_cc, gpu=label, cc=cc,
@@ -560,7 +560,7 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
                                  expected=f"Python {release.python}", actual=python, sources=sources_of(release)))
     glibc = view.value("host.glibc")
     if glibc and release.glibc_min and version_or_none(glibc) and version_or_none(release.glibc_min):
-        if version_or_none(glibc) < version_or_none(release.glibc_min):
+        if version_or_none(glibc) < version_or_none(release.glibc_min):  # type: ignore[operator]  # both parse: checked on the line above
             verdict = Verdict.FAIL
             findings.append(make("checks.glibc", build=candidate.label, glibc=glibc, minimum=release.glibc_min,
                                  expected=f"glibc >= {release.glibc_min}", actual=f"glibc {glibc}",

@@ -24,8 +24,8 @@ def _made_for(framework: Any, companion: str, version: str) -> Optional[str]:
     matches = [
         release.version
         for release in framework.releases
-        if version_or_none((release.companions or {}).get(companion)) is not None
-        and version_or_none(release.companions[companion]).public == wanted.public
+        if (have := version_or_none((release.companions or {}).get(companion))) is not None
+        and have.public == wanted.public
     ]
     # Several releases may list the same companion when it declares only ``torch>=X`` (see the KB's
     # companions_note): then the pairing says nothing about a mismatch.

@@ -52,7 +52,7 @@ def _distinct_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, str]]:
         cc, _ = gpu_compute_capability(gpu, kb)
         key = (gpu.get("name") or "?", cc)
         if cc and key not in seen:
-            seen.append(key)
+            seen.append((key[0], cc))
     return seen
 
 

@@ -220,8 +220,8 @@ def consistency_findings(diff: FleetDiff) -> List[FleetFinding]:
     if cuda:
         known = [g for g in cuda.values if g.value is not None]
         if len(known) > 1:
-            highest = max(known, key=lambda g: _version_key(g.value))
-            lower = [g for g in known if _version_key(g.value) < _version_key(highest.value)]
+            highest = max(known, key=lambda g: _version_key(g.value or ""))  # known: no None values
+            lower = [g for g in known if _version_key(g.value or "") < _version_key(highest.value or "")]
             for group in lower:
                 findings.append(FleetFinding(
                     Finding(
@@ -298,7 +298,7 @@ def gpu_count_findings(diff: FleetDiff) -> List[FleetFinding]:
     majority, others = split
     findings = []
     for group in others:
-        fewer = _version_key(group.value) < _version_key(majority.value)
+        fewer = _version_key(group.value or "") < _version_key(majority.value or "")  # _field_outliers: no None values
         findings.append(FleetFinding(
             Finding(
                 code="health_problem", severity=Severity.WARN, layer="gpu",

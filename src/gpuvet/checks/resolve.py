@@ -12,7 +12,7 @@ Resolution rules (the knowledge base never guesses):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -74,7 +74,9 @@ def _unknown_extras(framework: Any, release: Any, target: Target) -> Finding:
     )
 
 
-def _variant_for_installed(release: Any, installed: dict) -> Optional[Any]:
+def _variant_for_installed(release: Any, installed: Optional[Mapping[str, Any]]) -> Optional[Any]:
+    if installed is None:  # callers pass it with an installed version, so never None
+        return None
     local = (_version(installed.get("version")) or Version("0")).local
     if local:
         variant = release.variant(local)

@@ -93,7 +93,7 @@ def kb_gpu_lookup() -> Optional[GpuLookup]:
     try:
         from gpuvet import kb
 
-        knowledge = kb.load()  # type: ignore[attr-defined]
+        knowledge = kb.load()
         finder = knowledge.gpu
     except (ImportError, AttributeError):
         return None

@@ -75,8 +75,8 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
     this_installed = installed_build(view, candidate.framework)
     this_is_installed = bool(
         this_installed
-        and version_or_none(this_installed.get("version"))
-        and version_or_none(this_installed["version"]).public == Version(candidate.release.version).public
+        and (installed_version := version_or_none(this_installed.get("version")))
+        and installed_version.public == Version(candidate.release.version).public
     )
     for package, spec in requires.items():
         name = canonical_name(package)
@@ -115,7 +115,7 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
             return []  # a paste that says nothing about toolkits
         return [
             make("checks.no_nvcc", build=candidate.label, cuda=major_minor(cuda) or "?", fix="checks.toolkit_mismatch.fix",
-                 expected=f"nvcc {version_or_none(cuda).major}.x" if version_or_none(cuda) else "nvcc",
+                 expected=f"nvcc {cuda_version.major}.x" if (cuda_version := version_or_none(cuda)) else "nvcc",
                  actual="no nvcc", sources=source)
         ]
     local, wanted = version_or_none(nvcc.get("version")), version_or_none(cuda)
@@ -183,7 +183,7 @@ def _conflicts() -> List[Dict[str, Any]]:
 
 def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] = None) -> List[Finding]:
     """Findings for each known conflicting pair present among the installed packages plus ``planned`` ones."""
-    versions: Dict[str, str] = {name: p.get("version") for name, p in view.packages.items() if p.get("version")}
+    versions: Dict[str, str] = {name: p["version"] for name, p in view.packages.items() if p.get("version")}
     for name, info in view.frameworks.items():
         if info.get("version"):
             versions.setdefault(canonical_name(name), info["version"])

@@ -61,8 +61,8 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
         if len(involved) >= 2:
             separate = True
             findings.append(finding)
-    names = [c.framework.name for c in candidates]
-    if len(set(names)) < len(names):
+    framework_names = [c.framework.name for c in candidates]
+    if len(set(framework_names)) < len(framework_names):
         # Two releases of one framework (torch==2.1.2 torch==2.3.1): pip holds one version per environment.
         separate = True
     commands = tuple(f"python3 -m venv {_env_name(c)} && {_env_name(c)}/bin/{c.install}" for c in candidates)
@@ -72,7 +72,7 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
             make("checks.together.separate", targets=" + ".join(c.label for c in candidates), commands=commands,
                  detail_variant="failing" if any(r.verdict.value == "fail" for r in results) else "")
         )
-    cudas = sorted({major_minor(c.variant.cuda) for c in candidates if c.variant.cuda})
+    cudas = sorted({mm for c in candidates if c.variant.cuda and (mm := major_minor(c.variant.cuda))})  # KB CUDA: always a major.minor
     floors = [kb.min_driver_for_cuda(c) for c in cudas]
     floors = [f for f in floors if f is not None and f.minimum]
     if len(cudas) > 1 and floors:

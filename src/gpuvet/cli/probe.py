@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from gpuvet.i18n import text
 from gpuvet.probe.facts import FAILED, FOUND
@@ -45,7 +45,7 @@ def render_text(snapshot: Dict[str, Any], lang: str) -> str:
     host = snapshot.get("host", {})
     driver = snapshot.get("driver", {})
 
-    def value(fact: Any, key: str = None, default: Any = None) -> Any:
+    def value(fact: Any, key: Optional[str] = None, default: Any = None) -> Any:
         if not isinstance(fact, dict) or fact.get("status") != FOUND:
             return default
         found = fact.get("value")

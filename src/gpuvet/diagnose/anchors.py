@@ -81,7 +81,7 @@ def _candidates(items) -> List[List[str]]:
         elif op is _c.BRANCH:
             alternatives = [_sequence(branch) for branch in av[1]]
             if all(alternatives):
-                candidates.append([s for alt in alternatives for s in alt])
+                candidates.append([s for alt in alternatives for s in alt or ()])  # all() above: never None
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:
             sub = _sequence(av[2])
             if sub:
@@ -96,7 +96,7 @@ def anchors(pattern: str) -> Optional[List[str]]:
         parsed = _p.parse(pattern)
     except Exception:  # the compile step reports bad patterns; here we just give up the shortcut
         return None
-    return _sequence(list(parsed))
+    return _sequence(list(parsed.data))  # the items SubPattern's __getitem__ iterates over
 
 
 def necessary_sets(pattern: str) -> List[List[str]]:
@@ -108,4 +108,4 @@ def necessary_sets(pattern: str) -> List[List[str]]:
         return []
     # Raw length here, digits included: these are tested against the candidate line itself (lower-cased, digits
     # kept), so "801" is a fine check even though it is no anchor.
-    return [c for c in _candidates(list(parsed)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]
+    return [c for c in _candidates(list(parsed.data)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]

@@ -177,11 +177,11 @@ def _arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     # The log may carry its own proof: torch's warning names the GPU's sm and the build's arch list.
     log_sm, log_archs = params.get("gpu_sm"), params.get("build_archs")
     if log_sm and log_archs:
-        sass, ptx = split_arch_list(log_archs)
+        log_sass, log_ptx = split_arch_list(log_archs)
         cc = cc_tuple("sm_" + str(log_sm))
-        if cc and sass and not runs_on(cc, sass, ptx):
+        if cc and log_sass and not runs_on(cc, log_sass, log_ptx):
             checks.append(Check(CONFIRMS, msg("diagnose.check.arch_log", sm="sm_" + str(log_sm),
-                                              archs=" ".join(sass + ptx))))
+                                              archs=" ".join(log_sass + log_ptx))))
     gpu = _gpu_cc(view)
     if gpu is None:
         return checks

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
 from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
@@ -130,7 +130,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
             if anchor_list is None:  # no literal to look for: every distinct line is a candidate
-                candidates = range(len(keys))
+                candidates: Union[range, Set[int]] = range(len(keys))
             else:
                 candidates = set()
                 for anchor in anchor_list:

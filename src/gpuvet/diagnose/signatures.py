@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, Optional, Pattern, Tuple
+from typing import Any, Dict, Optional, Pattern, Tuple
 
 from gpuvet.diagnose.anchors import anchors, necessary_sets
 from gpuvet.errors import KnowledgeBaseError
@@ -59,7 +59,7 @@ class SignatureBase:
     codes: Dict[str, CodeInfo]
 
 
-def _require(condition: bool, where: str, problem: str) -> None:
+def _require(condition: object, where: str, problem: str) -> None:
     if not condition:
         raise KnowledgeBaseError(f"diagnose signatures: {where}: {problem}")
 
@@ -75,11 +75,11 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
     _require(isinstance(record.get("id"), str) and record["id"], where, "no id")
     _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a DESIGN.md §5 code")
-    weight = record.get("weight")
+    weight: Any = record.get("weight")  # raw TOML, checked by _require below (as are source and patterns)
     _require(isinstance(weight, (int, float)) and 0 < weight <= 1, where, "weight must be in (0, 1]")
-    source = record.get("source")
+    source: Any = record.get("source")
     _require(isinstance(source, str) and source.startswith(("http://", "https://")), where, "no source URL")
-    patterns = record.get("patterns")
+    patterns: Any = record.get("patterns")
     _require(isinstance(patterns, list) and patterns, where, "no patterns")
     for pattern in patterns:
         _compile(pattern, where)  # each on its own so a bad one is named

@@ -108,7 +108,8 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
 def _library_lines(text: str) -> List[Dict[str, Any]]:
     """"[pip3] torch==2.1.2+cu121" and "[conda] pytorch  2.1.2  py3.10_cuda12.1_cudnn8.9.2_0  pytorch"."""
-    pip_lines, conda_lines = [], []
+    pip_lines: List[str] = []
+    conda_lines: List[str] = []
     for line in text.split("\n"):
         match = re.match(r"^\[(pip\d?|conda)\]\s+(.*)$", line.strip())
         if not match or na(match.group(2)) is None:
@@ -166,7 +167,9 @@ def _host(snapshot: Dict[str, Any], values: Dict[str, List[str]], source: str) -
 
 
 def _os_id(pretty: str) -> Optional[str]:
-    first = pretty.split()[0].lower() if pretty else None
+    if not pretty:
+        return None
+    first = pretty.split()[0].lower()
     return {"mac": "macos", "microsoft": "windows"}.get(first, first)
 
 

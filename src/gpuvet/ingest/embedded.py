@@ -142,8 +142,8 @@ def parse_embedded(text: str) -> Dict[str, Any]:
     if list_lines:
         blocks.append(("nvidia-smi-list", smi_list.parse, "\n".join(list_lines)))
     blocks += [("nvidia-smi", smi_table.parse, block) for block in _smi_tables(lines)]
-    for kind, parser, block in blocks:
-        snapshot = _attempt(parser, block, kind)
+    for kind, parser, chunk in blocks:
+        snapshot = _attempt(parser, chunk, kind)
         if snapshot is not None:
             snapshot["origin"]["inputs"] = ["embedded:" + kind]
             parts.append(snapshot)

@@ -138,7 +138,9 @@ def frameworks_from(packages: List[Dict[str, Any]], source: str) -> Dict[str, Di
                 info["cuda_major"] = label.group(1)
         plugin = next((n for n in by_name if re.match(r"^jax-cuda(\d+)-plugin$", n)), None)
         if plugin:
-            info["cuda_major"] = re.match(r"^jax-cuda(\d+)-plugin$", plugin).group(1)
+            plugin_match = re.match(r"^jax-cuda(\d+)-plugin$", plugin)  # always matches: plugin was picked by it
+            if plugin_match:
+                info["cuda_major"] = plugin_match.group(1)
         frameworks["jax"] = info
     for name in ("paddlepaddle-gpu", "paddlepaddle"):
         package = by_name.get(name)

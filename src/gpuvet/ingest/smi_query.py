@@ -112,7 +112,8 @@ def _gpu(node: Node) -> Dict[str, Any]:
     fields = node[2]
     gpu = new_gpu(None, na(value(fields, "Product Name")))
     gpu["minor_number"] = to_int(value(fields, "Minor Number"))
-    gpu["pci_bus_id"] = _GPU_HEADER.match(node[0]).group("bus")
+    header = _GPU_HEADER.match(node[0])  # always matches: gpu_nodes are picked by it
+    gpu["pci_bus_id"] = header.group("bus") if header else None
     gpu["uuid"] = na(value(fields, "GPU UUID"))
     gpu["serial"] = na(value(fields, "Serial Number"))
     gpu["vbios"] = na(value(fields, "VBIOS Version"))

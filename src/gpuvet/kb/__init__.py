@@ -73,7 +73,7 @@ class KnowledgeBase:
         released = [t for t in rows if "RC" not in t.get("label", "")]  # a release candidate is no toolkit release
         chosen = exact or released or rows
         packaged = [t[column] for t in chosen if t.get(column)]
-        toolkit_driver = min(packaged, key=versions.parse) if packaged else None
+        toolkit_driver = min(packaged, key=versions.parse) if packaged else None  # type: ignore[arg-type]  # KB driver versions all parse
         family = self._family(mm[0])
         if family is not None and family.get("minor_compat"):
             floor = family.get(f"{column}_min")
@@ -81,7 +81,7 @@ class KnowledgeBase:
                 floor = f"{family['branch_min']}.0"  # the release notes give the branch (">= 580") only
             # 11.0 shipped with drivers older than the 11.x family floor: its own driver suffices for itself.
             candidates = [v for v in (floor, toolkit_driver) if v]
-            minimum = min(candidates, key=versions.parse) if candidates else None
+            minimum = min(candidates, key=versions.parse) if candidates else None  # type: ignore[arg-type]  # KB driver versions all parse
             minor_compat = True
             note = family.get("note", "")
             sources = [r["source"] for r in chosen] + [family["source"]]
@@ -177,7 +177,7 @@ class KnowledgeBase:
         source, unverified, label = "", False, arch or name or "?"
         if rows:
             windows = os.lower().startswith("win")
-            row = min(rows, key=lambda r: versions.parse(str(r["linux"])))
+            row = min(rows, key=lambda r: versions.parse(str(r["linux"])))  # type: ignore[arg-type, return-value]  # KB driver versions all parse
             branch = int(row["branch"])
             first = str(row.get("windows") or f"{branch}.0") if windows else str(row["linux"])
             source, unverified, label = row["source"], bool(row.get("unverified")), row.get("architecture") or row["label"]
@@ -214,8 +214,8 @@ class KnowledgeBase:
             release = self.cudnn_release(version) if library == "cudnn" else None
             if release is None or not release.compute_capability:
                 return None
-            return min(release.compute_capability, key=versions.parse), release.source
-        row = min(found, key=lambda r: versions.parse(r["min_cc"]))
+            return min(release.compute_capability, key=versions.parse), release.source  # type: ignore[arg-type]  # KB compute capabilities all parse
+        row = min(found, key=lambda r: versions.parse(r["min_cc"]))  # type: ignore[arg-type, return-value]  # KB compute capabilities all parse
         return str(row["min_cc"]), row["source"]
 
     def forward_compat_eligible(self, segment: Optional[str], driver: Optional[str]) -> bool:
@@ -226,7 +226,7 @@ class KnowledgeBase:
         have = versions.parse(driver)
         branch = versions.driver_branch(driver)
         for minimum in forward.get("branch_minimums", ()):
-            if branch == versions.driver_branch(minimum) and have is not None and have >= versions.parse(minimum):
+            if branch == versions.driver_branch(minimum) and have is not None and have >= versions.parse(minimum):  # type: ignore[operator]  # KB driver versions all parse
                 return True
         return False
 

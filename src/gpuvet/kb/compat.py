@@ -254,7 +254,7 @@ def gpu_driver(gpu: Gpu, host: Host, kb: Any) -> Optional[Judgement]:
     if floor is None:
         return None
     driver = versions.parse(host.driver)
-    if floor.first and versions.parse(floor.first) and driver < versions.parse(floor.first):
+    if floor.first and versions.parse(floor.first) and driver < versions.parse(floor.first):  # type: ignore[operator]  # driver and floor.first parse: checked above
         return Judgement(FAILS, "gpu_needs_newer_driver", facts={"first": floor.first, "branch": floor.branch,
                          "family": floor.label}, sources=(floor.source,))
     branch = versions.driver_branch(host.driver)
@@ -289,7 +289,7 @@ def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
     toolkit_driver = versions.parse(floor.toolkit_driver) if floor.toolkit_driver else None
     if toolkit_driver is not None and driver >= toolkit_driver:
         return Judgement(RUNS, "sass", facts=facts, sources=sources)
-    if driver >= versions.parse(floor.minimum):
+    if driver >= versions.parse(floor.minimum):  # type: ignore[operator]  # KB driver versions all parse
         notes = ("minor_version_compat",) if floor.minor_compat and (toolkit_driver is None or driver < toolkit_driver) else ()
         if driver_supports_cuda(host.driver, cuda, kb):
             notes = ()  # the branch itself supports this CUDA (a packaged driver the tables do not list)

@@ -90,7 +90,7 @@ def _contains_run(haystack: List[str], needle: List[str]) -> bool:
 
 
 def _one(query: str, candidates: Iterable[GpuModel]) -> Optional[GpuModel]:
-    unique = []
+    unique: List[GpuModel] = []
     for model in candidates:  # GpuModel holds a dict, so dedupe by identity
         if not any(model is seen for seen in unique):
             unique.append(model)

@@ -157,7 +157,7 @@ def framework_from(path: Path) -> Framework:
     _require(head, ("name", "distributions"), where)
     releases = [_release(item, f"{path.stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     releases = [_with_harvest(str(head["name"]), release) for release in releases]
-    releases.sort(key=lambda r: versions.parse(r.version), reverse=True)
+    releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
     return Framework(
@@ -236,7 +236,7 @@ def _with_harvest(framework: str, release: Release) -> Release:
             sass, ptx, partial, source = _harvested_archs(arm_matching)
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
         if changed or arm_matching:
-            variants[name] = dataclasses.replace(variant, extra=extra, **changed)
+            variants[name] = dataclasses.replace(variant, extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
     return dataclasses.replace(release, variants=variants)
 
 

@@ -194,7 +194,7 @@ def find_cuda_binaries(site_dirs, max_files=None):
     ``site_dirs`` (scanned on its own) or a ``site-packages`` / ``dist-packages`` folder that is not one of them
     (another interpreter's installs, not importable here).
     """
-    found = []
+    found = []  # type: list[dict]
     seen = set()
     examined = 0
     site_dirs = [folder for folder in site_dirs if os.path.isdir(folder)]

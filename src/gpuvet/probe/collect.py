@@ -46,7 +46,7 @@ def binary_scan_dirs(site_dirs, cwd=None, stdlib=None):
     """
     cwd = os.path.realpath(os.getcwd() if cwd is None else cwd)
     stdlib = _standard_library() if stdlib is None else os.path.realpath(stdlib)
-    skip = set()
+    skip = set()  # type: set[str]
     if stdlib:
         skip.update((stdlib, os.path.join(stdlib, "lib-dynload")))
     # Only look inside the cwd when it is one of the site dirs: listing it otherwise (as before) read the user's
@@ -81,7 +81,7 @@ def probe(binaries=True, timeout=None):
     """Probe this machine into a snapshot dict (docs/SNAPSHOT.md), origin.type "probe". Never raises."""
     timeout = _timeout() if timeout is None else timeout
     started = time.time()
-    snapshot = {
+    snapshot = {  # type: dict
         "schema_version": SCHEMA_VERSION,
         "gpuvet_version": GPUVET_VERSION,
         "kind": "snapshot",

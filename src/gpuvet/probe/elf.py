@@ -178,7 +178,7 @@ def read_exact(handle, offset, length):
     so walking thousands of 64-byte entry headers never drags whole buffers (or pages, as mmap would) into memory.
     A regular file answers in one call, which a walk makes thousands of times: the loop is for the rare short read.
     """
-    chunks = []
+    chunks = []  # type: list[bytes]
     while length > 0:
         if _HAVE_PREAD:
             chunk = os.pread(handle.fileno(), length, offset)

@@ -60,7 +60,7 @@ class Entry(object):
         return "Entry(%s %s flags=%#x at %d)" % (self.kind, self.arch, self.flags, self.offset)
 
 
-_NAMES = {}
+_NAMES = {}  # type: dict[tuple[int, int, int], str]
 
 
 def arch_name(kind_code, sm, flags):
@@ -82,7 +82,7 @@ def walk_region(read_at, start, end, strict=True):
     separated at most by zero padding; anything else there is an error. When scanning other sections for embedded
     fatbins (``strict=False``) a magic that does not start a plausible container is just data and is skipped.
     """
-    entries = []
+    entries = []  # type: list[Entry]
     position = start
     while position + _CONTAINER.size <= end:
         if strict:

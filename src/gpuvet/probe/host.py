@@ -49,7 +49,7 @@ def glibc_fact():
 
 def parse_cpuinfo(text):
     model = None
-    flags = set()
+    flags = set()  # type: set[str]
     for line in (text or "").splitlines():
         key, sep, value = line.partition(":")
         key = key.strip()

@@ -29,7 +29,7 @@ def ldconfig_libraries(timeout):
             continue
         result = run([ldconfig, "-p"], timeout=timeout)
         if result.ok:
-            libraries = {}
+            libraries = {}  # type: dict[str, list[str]]
             for line in result.stdout.splitlines():
                 match = _LDCONFIG_LINE.match(line)
                 if match:

@@ -30,7 +30,7 @@ THROTTLE_BITS = (
 VIRTUALIZATION_MODES = {0: "none", 1: "passthrough", 2: "vgpu", 3: "host_vgpu", 4: "host_vsga"}
 
 # nvmlReturn_t values whose meaning the snapshot spells out (nvml.h).
-ERROR_NAMES = {
+ERROR_NAMES = {  # type: dict[object, str]
     9: "NVML_ERROR_DRIVER_NOT_LOADED",
     12: "NVML_ERROR_LIBRARY_NOT_FOUND",
     18: "NVML_ERROR_LIB_RM_VERSION_MISMATCH",

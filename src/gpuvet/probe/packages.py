@@ -79,7 +79,7 @@ def read_distribution(site, entry):
 
 def collect_distributions(dirs):
     """(packages fact, {name: package}) for every distribution visible on sys.path; the first one found wins."""
-    by_name = {}
+    by_name = {}  # type: dict[str, dict]
     problems = []
     for site in dirs:
         for entry in list_dir(site):
@@ -239,7 +239,8 @@ def jax_info(dirs, by_name):
                 break
     cuda = None
     if plugin:
-        cuda = re.match(r"^jax-cuda(\d+)", plugin["name"]).group(1)
+        match = re.match(r"^jax-cuda(\d+)", plugin["name"])  # always matches: the loop above picked it by name
+        cuda = match.group(1) if match else None
     elif jaxlib and "+cuda" in (jaxlib["version"] or ""):  # older jaxlib: 0.4.20+cuda12.cudnn89
         match = re.search(r"\+cuda(\d+)", jaxlib["version"])
         cuda = match.group(1) if match else None

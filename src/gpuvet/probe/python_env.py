@@ -11,7 +11,7 @@ import sys
 try:
     import configparser
 except ImportError:  # pragma: no cover - Python 2 is not supported, kept for a clear failure elsewhere
-    configparser = None
+    configparser = None  # type: ignore[assignment]  # Python 2 only: a module or None, which mypy cannot spell
 
 from gpuvet.probe import facts
 from gpuvet.probe.files import list_dir, try_read
@@ -57,7 +57,7 @@ def pip_fact(site_dirs, environ=None):
         if version:
             break
     index_url = None
-    extra = []
+    extra = []  # type: list[str]
     used = []
     problems = []
     for path in pip_config_files(environ):

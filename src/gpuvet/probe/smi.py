@@ -551,7 +551,7 @@ def parse_topo(text, details=False):
         if not _TOPO_DEVICE.match(token):
             break  # "CPU Affinity", "NUMA Affinity", "GPU NUMA ID" follow the device columns
         devices.append(token)
-    matrix, nic_links, affinity = {}, {}, {}
+    matrix, nic_links, affinity = {}, {}, {}  # type: dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, str]
     for line in lines[start + 1:]:
         cells = line.split()
         if not cells or cells[0].startswith("Legend"):

@@ -86,7 +86,7 @@ def candidate_homes(environ=None):
 
 def collect(timeout, environ=None):
     environ = os.environ if environ is None else environ
-    toolkits = {}  # real home -> entry
+    toolkits = {}  # type: dict[str, dict]  # real home -> entry
     order = []
     path_nvcc = which("nvcc", environ.get("PATH", ""))
     path_real = real_nvcc(path_nvcc) if path_nvcc else None

@@ -91,7 +91,7 @@ def _needs(findings: List[Finding]) -> Optional[Tuple[Need, ...]]:
     if len(drivers) > 1:
         from gpuvet.kb import versions
 
-        highest = max(drivers, key=lambda n: versions.parse(n.driver or "0") or versions.parse("0"))
+        highest = max(drivers, key=lambda n: versions.parse(n.driver or "0") or versions.Version("0"))
         needs = [n for n in needs if not n.driver] + [highest]
     return tuple(needs)
 
@@ -180,7 +180,7 @@ def _change_size(recommendation: Recommendation) -> Tuple[int, Any]:
 
     floors = [versions.parse(change.driver) for change in recommendation.changes if change.driver]
     floors = [f for f in floors if f is not None]
-    return (len(recommendation.changes), max(floors) if floors else versions.parse("0"))
+    return (len(recommendation.changes), max(floors) if floors else versions.parse("0"))  # type: ignore[type-var]  # floors: the Nones filtered out above
 
 
 def _newer(a: str, b: str) -> bool:

@@ -292,7 +292,7 @@ def plan_report(document: Mapping[str, Any], lang: str) -> Report:
         blocks.append(Para(text(lang, "plan.heading", params=size, task=_s(inputs.get("task")),
                                 precision=_s(inputs.get("precision")), gpus=inputs.get("gpus") or "?")))
     memory = plan.get("memory_gib") or {}
-    rows = tuple(
+    rows: Tuple[Tuple[Cell, ...], ...] = tuple(
         (Cell(text(lang, "reports.plan.part." + part)), Cell(_s(memory[part]), numeric=True))
         for part in _MEMORY_PARTS if memory.get(part) is not None
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Sequence
 
 from gpuvet.i18n import text
 from gpuvet.snapshot import SnapshotView
@@ -14,7 +14,7 @@ def _from(view: SnapshotView, path: str, lang: str) -> str:
     return f" ({text(lang, 'report.from', source=source)})" if source else ""
 
 
-def _binaries(binaries: List[Mapping[str, Any]]) -> str:
+def _binaries(binaries: Sequence[Mapping[str, Any]]) -> str:
     """Per package, the archs its CUDA binaries carry together: "torch: sm_50..sm_90; flash_attn: sm_80 sm_90"."""
     from gpuvet.probe.binaries import sort_archs
 

@@ -7,7 +7,7 @@ Every string from a document is untrusted (a snapshot may name a GPU ``<script>`
 from __future__ import annotations
 
 import re
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Tuple
 
 from gpuvet.report import blocks as B
 
@@ -108,7 +108,7 @@ def _block(block: Any, out: List[str]) -> None:
             out += ["*" + md_text(block.subtitle) + "*", ""]
         if block.links:
             out += [" → ".join("%s %s" % (_icon(link.verdict), md_text(link.label)) for link in block.links), ""]
-            rows = tuple(
+            rows: Tuple[Tuple[B.Cell, ...], ...] = tuple(
                 (B.Cell(link.label), B.Cell(link.verdict_label, verdict=link.verdict), B.Cell(link.actual),
                  B.Cell(link.expected), B.Cell(link.source))
                 for link in block.links

@@ -178,8 +178,9 @@ async def _connect_and_run(spec, action, options, known_hosts, writer, client_ke
         return R.HostResult(spec.name, R.UNREACHABLE, error=f"no SSH answer within {options.connect_timeout:g} s")
     except (OSError, asyncssh.Error) as exc:
         return R.HostResult(spec.name, R.UNREACHABLE, error=R.one_line(getattr(exc, "strerror", None) or exc))
-    async with conn:
-        return await action(conn, spec)
+    async with conn:  # asyncssh's __aexit__ returns False: an error in the action propagates
+        result = await action(conn, spec)
+    return result
 
 
 async def _run(conn: Any, command: str, stdin: Optional[str] = None) -> RunResult:

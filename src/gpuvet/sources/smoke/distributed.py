@@ -79,7 +79,7 @@ def worker_env(environ: Mapping[str, str]) -> Dict[str, str]:
     return env
 
 
-def _fmt_bytes(nbytes: int) -> str:
+def _fmt_bytes(nbytes: float) -> str:
     for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= size:
             return "%g %s" % (nbytes / size, unit)
@@ -160,7 +160,7 @@ def transport_result(log: NcclLog, lang: str = "en") -> Optional[Dict[str, Any]]
     if not log.transport_details and not log.version:
         return None
     status = "warn" if log.uses_host_memory else "pass"
-    result = {
+    result: Dict[str, Any] = {
         "name": "nccl_transport", "status": status, "value": ", ".join(log.transport_details) or None,
         "unit": None, "reference": None, "fraction_of_reference": None,
         "detail": text(lang, "smoke.dist.transport", version=log.version or "?", network=log.network or "-",

@@ -152,7 +152,7 @@ def _train(torch: Any, device: Any, info: Dict[str, Any], name: str, model: Any,
     losses = []
     timer = Timer(torch, device)
     warmup = max(2, steps // 10)
-    start = None
+    start: Optional[float] = None
     for step in range(steps):
         if step == warmup:
             timer.sync()
@@ -165,6 +165,7 @@ def _train(torch: Any, device: Any, info: Dict[str, Any], name: str, model: Any,
         optimizer.step()
         losses.append(float(loss.detach()))
     timer.sync()
+    assert start is not None, "warmup < steps: the timer starts inside the loop"
     elapsed = time.perf_counter() - start
     samples_per_s = (steps - warmup) * batch_size / elapsed
     falls = _loss_falls(losses)
@@ -204,7 +205,7 @@ class _TinyTransformer(object):
 
     @staticmethod
     def build(torch: Any, vocab: int, dim: int) -> Any:
-        nn = torch.nn
+        nn: Any = torch.nn
 
         class Model(nn.Module):
             def __init__(self) -> None:
@@ -315,7 +316,7 @@ def run_device(torch: Any, info: Dict[str, Any], quick: bool) -> None:
     if device.type == "cuda":
         torch.cuda.set_device(device)
     sizes = SIZES[(device.type, quick)]
-    steps: List[Callable[[], Any]] = [lambda d=d: matmul(torch, device, info, d, sizes) for d in DTYPES]
+    steps: List[Callable[..., Any]] = [lambda d=d: matmul(torch, device, info, d, sizes) for d in DTYPES]
     steps += [lambda: memcpy(torch, device, info, sizes), lambda: host_transfers(torch, device, info, sizes),
               lambda: train_cnn(torch, device, info, sizes), lambda: train_transformer(torch, device, info, sizes),
               lambda: inference(torch, device, info, sizes)]
