@@ -263,7 +263,8 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     runtimes = [compat.runtime_driver(build, gpu, host, kb) for gpu in gpus]
     runtime = next((r for r in runtimes if r.status == compat.FAILS), runtimes[0])
     own_floor = version_or_none(extra_min) if extra_min else None
-    if own_floor is not None and driver is not None and version_or_none(driver) is not None and version_or_none(driver) < own_floor:
+    installed_driver = version_or_none(driver)
+    if own_floor is not None and driver is not None and installed_driver is not None and installed_driver < own_floor:
         # The framework's own documented floor (MindSpore's CUDA 11.6 build: >= 510.39.01) is stricter than CUDA's.
         findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver))
     elif runtime.status == compat.FAILS:
