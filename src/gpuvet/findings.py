@@ -138,6 +138,6 @@ def make(
 
 
 def _has_message(message_id: str) -> bool:
-    from gpuvet.i18n import catalog  # the English catalog decides which kinds carry a fix sentence
+    from gpuvet.i18n import has_message  # the English catalog decides which kinds carry a fix sentence
 
-    return message_id in catalog("en")
+    return has_message(message_id)

@@ -86,6 +86,11 @@ def _template(lang: str, message_id: str) -> Optional[str]:
     return _area(lang, message_id).get(message_id) or catalog(lang).get(message_id)
 
 
+def has_message(message_id: str, lang: str = "en") -> bool:
+    """Whether the catalog has this id, reading only the file of its area (not every catalog)."""
+    return _template(lang, message_id) is not None
+
+
 def text(lang: str, message_id: str, **params: Any) -> str:
     template = _template(lang, message_id) or _template("en", message_id) or message_id
     return template.format_map(_Lenient(params))

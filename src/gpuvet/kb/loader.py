@@ -170,15 +170,15 @@ def framework_from(path: Path) -> Framework:
     )
 
 
-@lru_cache(maxsize=1)
-def _harvested() -> Dict[Tuple[str, str, str], List[Mapping[str, Any]]]:
-    """(framework, version, platform) -> the builds read from real wheels (harvested.toml)."""
-    index: Dict[Tuple[str, str, str], List[Mapping[str, Any]]] = {}
-    path = DATA_DIR / "harvested.toml"
+@lru_cache(maxsize=None)
+def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any]]]:
+    """(version, platform) -> the builds of one framework read from real wheels (data/harvested/<framework>.toml)."""
+    index: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
+    path = DATA_DIR / "harvested" / f"{framework}.toml"
     if not path.is_file():
         return index
     for build in raw(path).get("build", ()):
-        index.setdefault((build["framework"], str(build["version"]), build.get("platform", "x86_64")), []).append(build)
+        index.setdefault((str(build["version"]), build.get("platform", "x86_64")), []).append(build)
     return index
 
 
@@ -210,8 +210,8 @@ def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], 
 
 def _with_harvest(framework: str, release: Release) -> Release:
     """The release with the arch lists read from its real wheels, where they were read: the binary wins."""
-    x86 = _harvested().get((framework, release.version, "x86_64"), [])
-    arm = _harvested().get((framework, release.version, "aarch64"), [])
+    x86 = _harvested_of(framework).get((release.version, "x86_64"), [])
+    arm = _harvested_of(framework).get((release.version, "aarch64"), [])
     if not x86 and not arm:
         return release
     variants = dict(release.variants)
