@@ -331,7 +331,8 @@ def jax_blocks(lines: List[str]) -> List[str]:
         if not lines[i].strip().startswith("jax:"):
             i += 1
             continue
-        end = block_between(lines, i, lambda s: s.startswith(_JAX_KEYS), stop_blank=2)
+        # its lines, then (often) "$ nvidia-smi" and the table after two blank lines: up to a fence or 3 blank lines
+        end = block_between(lines, i, lambda s: True, stop_blank=3)
         found.append("\n".join(lines[i:end]))
         i = end
     return [block for block in found if looks_like_jax(block)]
