@@ -10,8 +10,6 @@ from typing import Any, Dict, List, Optional
 from gpuvet.ingest import packages as package_parsers
 from gpuvet.ingest.common import (
     dedupe,
-    key_value,
-    unquote_lines,
     input_error,
     major_minor,
     na,
@@ -19,6 +17,7 @@ from gpuvet.ingest.common import (
     pasted_source,
     set_fact,
     shell,
+    unquote_lines,
 )
 from gpuvet.probe.packages import build_from_local_label
 

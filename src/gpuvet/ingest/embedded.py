@@ -8,7 +8,7 @@ an unparseable block is skipped.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from gpuvet.ingest.common import clean_text, set_fact, shell
 from gpuvet.snapshot import merge_all, new_snapshot
@@ -53,7 +53,7 @@ def parse_embedded(text: str) -> Dict[str, Any]:
         lines = _lines(text or "")
     except Exception:
         return new_snapshot("pasted", [])
-    parts: List[Dict[str, Any]] = []
+    parts: List[Mapping[str, Any]] = []
     for kind in sorted((k for k in REGISTRY if k.find is not None), key=lambda k: k.embed_order):
         try:
             blocks = kind.find(lines)  # type: ignore[misc]

@@ -378,7 +378,7 @@ def parse_tensorflow(text: str, name: str = "<input>") -> Dict[str, Any]:
         if match:
             version = match.group(1)
             break
-    gpus = []
+    gpus: List[Dict[str, Any]] = []
     for line in text.split("\n"):
         if "PhysicalDevice(" in line and "device_type='GPU'" in line:
             device = new_gpu(len(gpus), None)

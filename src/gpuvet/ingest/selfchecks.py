@@ -122,7 +122,7 @@ def parse_paddle(text: str, name: str = "<input>") -> Dict[str, Any]:
     cudnn: List[str] = []
     version = None
     works = None
-    arch = None
+    arch: Optional[Dict[str, Any]] = None
     for raw in unquote_lines(text).split("\n"):
         line = raw.strip()
         note = _PADDLE_NOTE.search(line)
@@ -142,7 +142,7 @@ def parse_paddle(text: str, name: str = "<input>") -> Dict[str, Any]:
         out = _PADDLE_VERSION.match(line)
         if out:
             version = out.group(1)
-    result = {"outcome": works or "no result (it did not finish, or the paste ends before it did)"}
+    result: Dict[str, Any] = {"outcome": works or "no result (it did not finish, or the paste ends before it did)"}
     if arch:
         result["arch_mismatch"] = arch
     if gpus:
