@@ -203,7 +203,11 @@ def test_embedded_never_raises(text):
 def test_kinds_contract():
     assert set(KINDS) == {"nvidia-smi", "nvidia-smi-q", "nvidia-smi-xml", "nvidia-smi-csv", "nvidia-smi-topo",
                           "nvidia-smi-list", "nvcc", "collect-env", "pip-freeze", "pip-list", "conda-list", "ds-report",
-                          "spec", "snapshot"}
+                          "spec", "snapshot",
+                          # issue 16: the environment reports people paste
+                          "vllm-collect-env", "sglang-check-env", "transformers-env", "accelerate-env",
+                          "llamafactory-env", "xformers-info", "bitsandbytes", "jax-env", "tensorflow-build-info",
+                          "paddle-run-check", "mindspore-run-check", "proc-nvidia-version"}
 
 
 def test_nvidia_smi_failure_messages():

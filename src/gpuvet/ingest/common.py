@@ -6,7 +6,7 @@ Parsers are pure functions ``parse(text, name) -> snapshot dict``; they never re
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from gpuvet.errors import InputError
 from gpuvet.i18n import default_lang
@@ -125,3 +125,127 @@ def dedupe(items: Iterable[Any]) -> List[Any]:
             seen.add(item)
             result.append(item)
     return result
+
+
+def key_value(line: str, separator: str = ":") -> Optional[Tuple[str, str]]:
+    """("CUDA used to build PyTorch", "12.4") for "CUDA used to build PyTorch   : 12.4" (any blanks around the
+    separator); None when the line has no separator or nothing before it. str.partition: linear, no backtracking."""
+    key, sep, value = line.partition(separator)
+    key = key.strip()
+    if not sep or not key:
+        return None
+    return key, value.strip()
+
+
+def unquote_lines(text: str) -> str:
+    """A paste quoted as a whole ("> " before every line, as e-mail and markdown quote) without the quoting."""
+    lines = text.split("\n")
+    written = [line for line in lines if line.strip()]
+    if not written or sum(1 for line in written if line.lstrip().startswith(">")) * 2 < len(written):
+        return text
+    return "\n".join(_QUOTE_PREFIX.sub("", line) for line in lines)
+
+
+_QUOTE_PREFIX = re.compile(r"^[^\S\n]*(?:>[^\S\n]?)+")
+
+
+def too_large(text: str, kind: str, name: str, limit: int) -> None:
+    if len(text) > limit:
+        raise input_error("ingest.kind_too_large", "ingest.hint_one_output", name=name, kind=kind,
+                          size=len(text) // 1024, limit=limit // 1024)
+
+
+# Facts every framework's environment report states in its own words, written the way collect_env.py writes them.
+
+_PYTHON_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)")
+
+
+def set_python(snapshot: Dict[str, Any], text: Optional[str], source: str) -> None:
+    """"3.10.12 (main, ...) [GCC 11.4.0]" -> python {"version": "3.10.12", ...}."""
+    match = _PYTHON_VERSION.match((text or "").strip())
+    if match:
+        set_fact(snapshot, "python", {"version": match.group(1), "implementation": "CPython", "executable": None,
+                                      "prefix": None, "venv": None}, source)
+
+
+def set_platform(snapshot: Dict[str, Any], platform: Optional[str], source: str) -> None:
+    """Python's platform.platform(): "Linux-5.15.0-130-generic-x86_64-with-glibc2.35", "Windows-10-10.0.19045-SP0"."""
+    platform = (platform or "").strip()
+    if not platform:
+        return
+    linux = re.match(r"^Linux-(?P<kernel>.+?)-(?P<machine>x86_64|aarch64|ppc64le)(?:-with-(?P<libc>.*))?$", platform)
+    if linux:
+        set_fact(snapshot, "host.kernel", linux.group("kernel"), source)
+        set_fact(snapshot, "host.machine", linux.group("machine"), source)
+        set_fact(snapshot, "host.wsl", "microsoft" in platform.lower(), source)
+        glibc = re.match(r"^glibc(\d+\.\d+)$", linux.group("libc") or "")
+        if glibc:
+            set_fact(snapshot, "host.glibc", glibc.group(1), source)
+        if "host" not in snapshot or "os" not in snapshot["host"]:
+            set_fact(snapshot, "host.os", {"id": None, "version_id": None, "pretty": None, "system": "Linux"}, source)
+    elif platform.startswith("Windows"):
+        set_fact(snapshot, "host.os", windows_os(), source)
+    elif platform.startswith("macOS") or platform.startswith("Darwin"):
+        set_fact(snapshot, "host.os", {"id": "macos", "version_id": None, "pretty": None, "system": "Darwin"}, source)
+
+
+def set_packages_and_frameworks(snapshot: Dict[str, Any], named: List[Tuple[str, str]], source: str,
+                                extra_frameworks: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
+    """(name, version) pairs a report lists -> packages, and the frameworks they make (torch's build from its local
+    label, as from a pip listing)."""
+    from gpuvet.ingest import packages as package_parsers
+
+    records = []
+    seen = set()
+    for name, version in named:
+        version = (version or "").strip()
+        if not name or not re.match(r"^\d", version):
+            continue
+        record = package_parsers._package(name, version, "pip")
+        if record["name"] in seen:
+            continue
+        seen.add(record["name"])
+        records.append(record)
+    frameworks = package_parsers.frameworks_from(records, source) if records else {}
+    for framework, info in (extra_frameworks or {}).items():
+        frameworks[framework] = {**frameworks.get(framework, {}), **info, "source": source}
+    if records:
+        set_fact(snapshot, "packages", sorted(records, key=lambda p: p["name"]), source)
+        for library in ("cudnn", "nccl"):
+            entries = package_parsers.libraries_from(records, library, source)
+            if entries:
+                set_fact(snapshot, library, entries, source)
+    if frameworks:
+        set_fact(snapshot, "frameworks", frameworks, source)
+
+
+def torch_version_gpu(value: str) -> Tuple[Optional[str], Optional[bool]]:
+    """"2.2.1+cu121 (True)" / "2.5.1+cu124 (GPU)" / "2.1.0" -> ("2.2.1+cu121", True) / (..., True) / ("2.1.0", None)."""
+    value = (value or "").strip()
+    match = re.match(r"^(?P<version>\d[^\s(]*)\s*(?:\((?P<flag>[^)]*)\))?", value)
+    if not match:
+        return None, None
+    flag = (match.group("flag") or "").strip().lower()
+    gpu = True if flag in ("true", "gpu", "yes") else False if flag in ("false", "cpu", "no") else None
+    return match.group("version"), gpu
+
+
+def block_between(lines: List[str], start: int, keep: Any, stop_blank: int = 2) -> int:
+    """The index after the block that begins at ``start``: lines while ``keep(stripped)`` holds, at most
+    ``stop_blank - 1`` blank lines in a row, never past a code fence. One pass."""
+    end = start + 1
+    blanks = 0
+    while end < len(lines):
+        stripped = lines[end].strip()
+        if stripped.startswith("```"):
+            break
+        if not stripped:
+            blanks += 1
+            if blanks >= stop_blank:
+                break
+        else:
+            if not keep(stripped):
+                break
+            blanks = 0
+        end += 1
+    return end

@@ -76,5 +76,7 @@ def read_input(spec: str) -> Dict[str, Any]:
     if kind is None:
         kind = detect_kind(text)
         if kind is None:
-            raise input_error("ingest.undetected", "ingest.hint_force", name=name)
+            from gpuvet.ingest import KINDS
+
+            raise input_error("ingest.undetected", "ingest.hint_force", name=name, kinds=", ".join(KINDS))
     return parse(kind, text, name)
