@@ -166,7 +166,7 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
             ptx = tuple(arm.get("ptx", ())) if sass else None
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
                         arch_source=source, builds_here=bool(candidate.extra("builds_here")),
-                        ptx_cuda=candidate.extra("ptx_cuda"))
+                        ptx_cuda=candidate.extra("ptx_cuda"), own_kernels=candidate.extra("own_kernels") is not False)
 
 
 # The library of each framework whose fatbin is the framework's kernels (what the chain judges when installed).

@@ -58,6 +58,7 @@ REASONS = (
     "driver_unknown",  # unknown: nothing says which driver is installed
     "cpu_build",  # runs: a CPU build needs no GPU at all
     "local_build",  # runs: the kernels are compiled on the machine for its GPU (the toolkit link judges that)
+    "no_own_kernels",  # runs as far as its own code goes: a pure-Python package, its dependencies are judged apart
 )
 
 PLATFORMS = ("x86_64", "sbsa", "jetson")
@@ -177,6 +178,7 @@ class Build:
     arch_source: str = "kb"  # "kb" | "binary": where the arch lists came from
     builds_here: bool = False  # compiled on the machine for its own GPU (a source or JIT build): no list to judge
     ptx_cuda: Optional[str] = None  # the toolkit that wrote its PTX when not ``cuda`` (xformers runs on torch's CUDA)
+    own_kernels: bool = True  # False: a pure-Python package whose kernels are its dependencies' (judged on their own)
 
     @property
     def ptx_toolkit(self) -> Optional[str]:
@@ -388,6 +390,8 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
         return library_floor(build, gpu, kb) or Judgement(UNKNOWN, "gpu_unknown")
     if build.builds_here:
         return Judgement(RUNS, "local_build", notes=runtime.notes)
+    if not build.own_kernels:
+        return Judgement(RUNS, "no_own_kernels", notes=runtime.notes)
     sass, ptx = build.sass or (), build.ptx or ()
     found = match_archs(gpu.cc, sass, ptx) if build.archs_known else None
     if found is not None and not found.runs:
