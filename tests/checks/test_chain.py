@@ -6,6 +6,8 @@ arch lists read from the PyPI wheels), not from running the code.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from snapshots import gpu, snapshot
 
@@ -247,3 +249,19 @@ def test_a_post_release_is_judged_as_its_base_release():
     assert paddle.resolved == "paddlepaddle==2.6.1 (cu117)"
     assert one(machine, "vllm==0.6.3.post9").resolved == "vllm==0.6.3 (cu121)"
     assert one(machine, "vllm==0.99.0.post1").resolved is None  # an unknown base stays unknown
+
+
+def test_the_same_health_fact_on_eight_gpus_is_said_once():
+    from gpuvet.checks.machine import machine_findings
+    from gpuvet.ingest import detect_kind, parse
+    from gpuvet.kb import load
+    from gpuvet.snapshot import SnapshotView
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi-q" / "h100-80gb-hbm3-mig-4inst_drv590.48.01_idle.txt"
+    text = path.read_text(encoding="utf-8")
+    one_gpu = parse(detect_kind(text), text, path.name)
+    gpus = one_gpu["gpus"]["value"]
+    one_gpu["gpus"]["value"] = [dict(gpus[0], index=i) for i in range(8)]
+    findings = [f for f in machine_findings(SnapshotView(one_gpu), load()) if f.code == "virtualization_limit"]
+    assert len(findings) == 1
+    assert render(findings[0].title, "en").startswith("GPUs 0-7 (NVIDIA H100 80GB HBM3)")

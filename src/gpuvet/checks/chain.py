@@ -470,7 +470,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
         verdict = Verdict.FAIL if gpus else Verdict.WARN
         findings.append(make(
             "checks.cpu_only_build", severity=severity, build=candidate.label, count=len(gpus),
-            detail_variant="gpus" if gpus else "nogpu", expected="a CUDA build",
+            detail_variant="gpus" if gpus else "nogpu", fix="checks.cpu_only_build.fix" if gpus else "checks.cpu_only_build.fix_nogpu",
+            expected="a CUDA build",
             actual=f"{candidate.release.version} (CPU only)", commands=_cuda_build_commands(candidate, installed),
             sources=sources_of(candidate.release)))
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, List
+import dataclasses
+import re
+from typing import Any, Dict, List
 
 from gpuvet.findings import make
-from gpuvet.models import Finding
+from gpuvet.models import Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
 
 _MISMATCH_MARKERS = ("version mismatch", "driver/library", "system has unsupported display driver")
@@ -52,7 +54,55 @@ def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     from gpuvet.checks.features import precision_findings
     from gpuvet.checks.health import health_findings
 
-    findings += health_findings(view, kb)
+    findings += merge_per_gpu(health_findings(view, kb))
     findings += precision_findings(view, kb)
     findings += binary_findings(view, kb)
     return findings
+
+
+_GPU_LABEL = re.compile(r"^GPU (\d+) \((.+)\)$")
+
+
+def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
+    """One finding for the same fact on several GPUs ("GPUs 0-7 (NVIDIA A100 ...)"), not one per GPU: an 8-GPU MIG
+    box said the same six lines eight times."""
+    groups: Dict[Any, List[Finding]] = {}
+    order: List[Any] = []
+    for finding in findings:
+        params = dict(finding.title.params)
+        match = _GPU_LABEL.match(str(params.get("gpu", "")))
+        if match is None:
+            key: Any = id(finding)
+        else:
+            rest = tuple(sorted((k, str(v)) for k, v in params.items() if k != "gpu"))
+            key = (finding.code, finding.severity, finding.title.id, finding.detail.id, match.group(2), rest,
+                   finding.expected, finding.actual)
+        if key not in groups:
+            order.append(key)
+        groups.setdefault(key, []).append(finding)
+    merged = []
+    for key in order:
+        group = groups[key]
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        indexes = [int(_GPU_LABEL.match(str(f.title.params["gpu"])).group(1)) for f in group]  # type: ignore[union-attr]
+        label = msg("checks.gpus_label", indexes=_ranges(indexes), name=key[4])
+        first = group[0]
+        retitle = lambda m: Message(m.id, dict(m.params, gpu=label))  # noqa: E731
+        merged.append(dataclasses.replace(first, title=retitle(first.title), detail=retitle(first.detail),
+                                          fix=dataclasses.replace(first.fix, summary=retitle(first.fix.summary)) if first.fix else None))
+    return merged
+
+
+def _ranges(numbers: List[int]) -> str:
+    """[0, 1, 2, 3, 5] -> "0-3, 5"."""
+    numbers = sorted(set(numbers))
+    parts, start = [], None
+    for i, n in enumerate(numbers):
+        if start is None:
+            start = n
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            parts.append(str(start) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(parts)
