@@ -69,3 +69,18 @@ def test_unknown_goes_last_and_does_not_make_a_finding():
 def test_fingerprint_of_cpu_only_host():
     fp = fingerprint(snapshot(driver=None, packages={"numpy": "2.0.0"}))
     assert fp["driver"] is None and fp["torch"] == "none" and fp["gpu_count"] is None
+
+
+def test_diff_exits_1_when_snapshots_differ_like_diff1(tmp_path, capsys):
+    import json as _json
+
+    from gpuvet.cli import main
+    from snapshots import gpu, snapshot
+
+    a = tmp_path / "a.json"
+    b = tmp_path / "b.json"
+    a.write_text(_json.dumps(snapshot(driver="535.104.05", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")])))
+    b.write_text(_json.dumps(snapshot(driver="550.54.15", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")])))
+    assert main(["diff", str(a), str(b), "--format", "json"]) == 1
+    assert main(["diff", str(a), str(a), "--format", "json"]) == 0
+    capsys.readouterr()

@@ -150,7 +150,10 @@ def finish(results: List[R.HostResult], args: argparse.Namespace, output: Any, v
         output.write(render_document("fleet" if via else "diff", document, args, output))
     else:
         output.write(render(document, args.format, args.lang or "en", color=use_color(output.is_terminal)))
-    return exit_code(document)
+    code = exit_code(document)
+    if via is None and code == 0 and document.get("groups"):
+        code = 1  # `gpuvet diff` follows diff(1): 1 when the snapshots differ
+    return code
 
 
 def _progress(total: int, lang: str):
