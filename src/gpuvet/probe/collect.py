@@ -135,11 +135,13 @@ def main(argv=None):
     import json
 
     argv = sys.argv[1:] if argv is None else argv
-    snapshot = probe(binaries="--no-binaries" not in argv)
-    if "--redact-host" in argv:
-        from gpuvet.probe.redact import redact_host
+    from gpuvet.probe.redact import Redaction, redact
 
-        snapshot = redact_host(snapshot)
-    sys.stdout.write(json.dumps(snapshot, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    snapshot = probe(binaries="--no-binaries" not in argv)
+    # The one redaction pass, over the snapshot and then over the JSON text printed from it.
+    state = Redaction(host="--redact-host" in argv)
+    snapshot = redact(snapshot, state=state)
+    text = json.dumps(snapshot, indent=2, ensure_ascii=False, sort_keys=False)
+    sys.stdout.write(redact(text, state=state, free=False) + "\n")
     sys.stdout.flush()
     return 0
