@@ -74,8 +74,9 @@ def test_fingerprint_of_cpu_only_host():
 def test_diff_exits_1_when_snapshots_differ_like_diff1(tmp_path, capsys):
     import json as _json
 
-    from gpuvet.cli import main
     from snapshots import gpu, snapshot
+
+    from gpuvet.cli import main
 
     a = tmp_path / "a.json"
     b = tmp_path / "b.json"

@@ -30,7 +30,8 @@ def clean_env(**extra: str) -> Dict[str, str]:
     """The caller's environment without test knobs (FAKE_*, GPUVET_*), secrets or a stray LD_LIBRARY_PATH."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FAKE_", "GPUVET_", "PIP_"))}
     env.pop("LD_LIBRARY_PATH", None)
-    env.pop("PYTHONPATH", None)
+    # This checkout's gpuvet, never an editable install of another one (a worktree shares the main .venv).
+    env["PYTHONPATH"] = str(SRC)
     env["NO_COLOR"] = "1"
     env["LANG"] = "C.UTF-8"
     env.update(extra)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -126,3 +127,130 @@ def test_redact_host_removes_identity_from_every_output(env, log_file):
         output = _run(env, args + ["--redact-host"], hostname=HOSTNAME)
         leaks = [value for value in [HOSTNAME, IP, UUID, SERIAL, UUID[4:]] + LEAK_VALUES if value in output]
         assert not leaks, "gpuvet %s --redact-host leaked %s" % (" ".join(args), leaks)
+
+
+# --- issue #14: every secret shape, in every input kind, grepped in every format and in -o files -----------------
+
+WANDB_HEX = "0123456789abcdef0123456789abcdef0a1b2c3d"
+SHAPES = {  # value -> how it is planted; every value is distinct so a hit names the leak
+    "QueryTok3nValue99": "index url ?token=",
+    "glpat-PrivTok3nGitLab0042": "pip.conf ?private_token=",
+    "p@ss@Word9": "password containing @",
+    "hf_PlantedHuggingFace00Tok3n": "HF_TOKEN= in a log",
+    "WandbFlagValue12345": "--wandb-key VALUE",
+    "hf_FlagHfTok3n000999": "--hf_token VALUE",
+    "tokWordValue4242xyz": "token VALUE",
+    WANDB_HEX: "40-hex W&B key",
+    "ghp_GithubPlanted0123456789abcdef": "GitHub token",
+    "github_pat_11PLANTED0123456789_abcdefghij": "GitHub fine-grained token",
+    "sk-proj-OpenAiPlanted0123456789": "OpenAI-style key",
+    "AKIAPLANTED000000042": "AWS access key id",
+    "xoxb-1234567890-PlantedSlack": "Slack token",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.PlantedSignature42": "JWT",
+    "BearerPlanted.Tok3n-000": "Authorization: Bearer",
+    "SigPlanted0042": "?X-Amz-Signature=",
+    "EnvSecretValue0042": "*_SECRET= in the environment",
+}
+
+
+@pytest.fixture(scope="module")
+def shape_env(smi_dir, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("shapes")
+    pip_conf = folder / "pip.conf"
+    pip_conf.write_text(
+        "[global]\n"
+        "index-url = https://gitlab.example/api/v4/projects/7/packages/pypi/simple?private_token=glpat-PrivTok3nGitLab0042\n"
+        "extra-index-url = https://dave:p@ss@Word9@at-mirror.example/simple\n")
+    settings = dict(PIP_CONFIG_FILE=str(pip_conf), HOME=str(folder), FAKE_SMI_XML=str(XML),
+                    PIP_EXTRA_INDEX_URL="https://pypi.example/simple?token=QueryTok3nValue99&x=1",
+                    UV_INDEX_URL="https://s3.example/simple?X-Amz-Signature=SigPlanted0042",
+                    NCCL_SECRET="EnvSecretValue0042", CUDA_VISIBLE_DEVICES="0")
+    return smi_env(smi_dir, **settings)
+
+
+@pytest.fixture(scope="module")
+def shape_log(tmp_path_factory):
+    path = tmp_path_factory.mktemp("shapelog") / "train.log"
+    path.write_text(
+        "+ export HF_TOKEN=hf_PlantedHuggingFace00Tok3n\n"
+        "+ python train.py --wandb-key WandbFlagValue12345 --hf_token hf_FlagHfTok3n000999 --lr 3e-4\n"
+        "+ huggingface-cli upload --token tokWordValue4242xyz; wandb login %s\n"
+        "export WANDB_API_KEY=%s GH=ghp_GithubPlanted0123456789abcdef PAT=github_pat_11PLANTED0123456789_abcdefghij\n"
+        "OPENAI=sk-proj-OpenAiPlanted0123456789 AWS=AKIAPLANTED000000042 SLACK=xoxb-1234567890-PlantedSlack\n"
+        "curl -H 'Authorization: Bearer BearerPlanted.Tok3n-000' -H 'X-Jwt: eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwbGFudGVkIn0.PlantedSignature42'\n"
+        "pip install -i https://pypi.example/simple?token=QueryTok3nValue99 --extra-index-url https://dave:p@ss@Word9@at-mirror.example/simple torch\n"
+        "node-77a:4242:4343 [0] NCCL INFO Bootstrap : Using eth0:10.9.8.7<0>\n"
+        "node-77a:4242:4344 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:fe80::1a2b:3c4d:5e6f:7a8b%%ib0<0>\n"
+        "GPU Serial Number : 1650522003999\n"
+        "Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        % (WANDB_HEX, WANDB_HEX))
+    return path
+
+
+def _every_run(log_file):
+    for args in _commands(log_file):
+        yield args
+    yield ["recommend", "--format", "json", "torch"]
+    yield ["recommend", "--format", "markdown", "torch"]
+
+
+def test_every_secret_shape_is_gone_from_every_format_and_file(shape_env, shape_log, tmp_path):
+    for number, args in enumerate(_every_run(shape_log)):
+        target = tmp_path / ("out-%d" % number)
+        for extra, read in (([], None), (["-o", str(target)], target)):
+            output = _run(shape_env, args + extra)
+            if read is not None:
+                output += read.read_text()
+            leaks = ["%s (%s)" % (value, how) for value, how in SHAPES.items() if value in output]
+            for fragment in ("Word9@", "p@ss"):
+                if fragment in output:
+                    leaks.append(fragment)
+            assert not leaks, "gpuvet %s leaked %s" % (" ".join(args + extra), leaks)
+
+
+def test_evidence_keeps_the_names_around_the_values(shape_env, shape_log):
+    """Values go, names stay: the evidence still says which flag or variable carried a secret."""
+    output = _run(shape_env, ["diagnose", "--format", "json", str(shape_log)])
+    assert "no kernel image" in output
+    for kept in ("--wandb-key ***", "--hf_token ***", "HF_TOKEN=***"):
+        if kept.split()[0].split("=")[0] in output:
+            assert kept in output, kept
+
+
+def test_redact_host_removes_nccl_hosts_ipv6_and_serials_from_evidence(shape_env, shape_log):
+    import json
+
+    document = json.loads(_run(shape_env, ["diagnose", "--format", "json", "--redact-host", str(shape_log)]))
+    text = json.dumps(document)
+    for value in ("node-77a", "10.9.8.7", "fe80::1a2b:3c4d:5e6f:7a8b", "1650522003999"):
+        assert value not in text, value
+
+
+def test_the_one_pass_directly():
+    """The function every output goes through, on each shape (fast, and names the exact miss)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+    from gpuvet.probe.redact import redact
+
+    lines = {
+        "https://h.example/simple?token=QueryTok3nValue99&x=1": "QueryTok3nValue99",
+        "https://gitlab.example/simple?private_token=PrivTok": "PrivTok",
+        "https://u:p@ss@Word9@mirror.example/simple": "Word9",
+        "HF_TOKEN=hf_PlantedHuggingFace00Tok3n": "Planted",
+        "--wandb-key WandbFlagValue12345": "WandbFlag",
+        "--hf_token hf_FlagHfTok3n000999": "FlagHf",
+        "--api_key=Abc123456789": "Abc123",
+        "token tokWordValue4242xyz": "tokWord",
+        "WANDB_API_KEY=" + WANDB_HEX: WANDB_HEX,
+        "wandb login " + WANDB_HEX: WANDB_HEX,
+        "MY_SERVICE_TOKEN=abc DB_PASSWORD=hunter2 APP_SECRET=s3": "hunter2",
+        "Authorization: Bearer BearerPlanted.Tok3n-000": "BearerPlanted",
+    }
+    for line, secret in lines.items():
+        assert secret not in redact(line), line
+    assert redact("--max-tokens 512 --tokenizer gpt2 cuDNN 9.1.0.70") == "--max-tokens 512 --tokenizer gpt2 cuDNN 9.1.0.70"
+    assert redact("HF_TOKEN=hf_x1234567890") == "HF_TOKEN=***"
+    host = redact("node-77a:1:2 [0] NCCL INFO up on node-77a\nSerial Number : 1650522003999", host=True)
+    assert "node-77a" not in host and "1650522003999" not in host and "NCCL INFO" in host

@@ -28,7 +28,8 @@ def run(args, output):
             from gpuvet.i18n import text
 
             raise InputError(
-                text(lang, "binary.archs.path_missing", path=path), hint=text(lang, "binary.archs.path_missing_hint")
+                text(lang, "binary.archs.path_missing", path=printable(path)),
+                hint=text(lang, "binary.archs.path_missing_hint"),
             )
     results, examined, unreadable = collect(paths)
     if getattr(args, "format", "text") == "json":
@@ -68,28 +69,61 @@ def collect(paths):
     return files, examined, unreadable
 
 
+# `archs FOLDER` is asked for explicitly: deeper and wider bounds than the probe's own walk, still bounded.
+WALK_MAX_DEPTH = 4096
+WALK_MAX_ENTRIES = 2000000
+
+
 def _walk(folder):
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-        for name in sorted(names):
-            path = os.path.join(root, name)
-            if os.path.isfile(path):  # regular files (or links to them); sockets, fifos and broken links are skipped
-                yield path
+    """Regular files (or links to them) under ``folder``, sorted: iterative (a 1,000-level tree is no
+    RecursionError), no symlinked folders, sockets, FIFOs or broken links."""
+    from gpuvet.probe.files import walk_files
+
+    return walk_files(folder, max_depth=WALK_MAX_DEPTH, max_entries=WALK_MAX_ENTRIES,
+                      keep_dir=lambda parent, name: name not in _SKIP_DIRS)
+
+
+def printable(text):
+    """``text`` safe to echo on one line: control characters (a newline that would forge a second ``error:`` line,
+    ANSI escapes that would recolour or clear the terminal) are shown as escapes (\\n, \\x1b)."""
+    text = str(text)
+    if all(" " <= c != "\x7f" and not ("\x80" <= c <= "\x9f" or "\ud800" <= c <= "\udfff") for c in text) \
+            and "\\" not in text:
+        return text
+    out = []
+    for c in text:
+        if c == "\\":
+            out.append("\\\\")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
+            out.append("\\x%02x" % ord(c))
+        elif "\udc80" <= c <= "\udcff":  # a byte of a file name that is not UTF-8 (surrogateescape)
+            out.append("\\x%02x" % (ord(c) - 0xdc00))
+        elif "\ud800" <= c <= "\udfff":
+            out.append("\\u%04x" % ord(c))
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def render_text(results, paths, lang):
     from gpuvet.i18n import text
 
     if not results:
-        return text(lang, "binary.archs.no_cuda", paths=", ".join(paths))
+        return text(lang, "binary.archs.no_cuda", paths=", ".join(printable(p) for p in paths))
     lines = []
     none = text(lang, "binary.archs.none")
     for item in results:
-        lines.append(item["path"])
+        lines.append(printable(item["path"]))
         if item["sass"] or item["ptx"] or not item["error"]:
             lines.append("  %-5s %s" % (text(lang, "binary.archs.sass") + ":", " ".join(item["sass"]) or none))
             lines.append("  %-5s %s" % (text(lang, "binary.archs.ptx") + ":", " ".join(item["ptx"]) or none))
         if item["error"]:
             why = item["error"][len("unreadable: ") :] if item["error"].startswith("unreadable: ") else item["error"]
-            lines.append("  " + text(lang, "binary.archs.unreadable", why=why))
+            lines.append("  " + text(lang, "binary.archs.unreadable", why=printable(why)))
     return "\n".join(lines)

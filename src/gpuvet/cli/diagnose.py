@@ -48,19 +48,32 @@ def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]
         return None, True
 
 
-def _redacted(diagnoses: List[Any], host: bool) -> List[Any]:
-    from gpuvet.probe.redact import redact_text as redact_line
+def _redacted(diagnoses: List[Any], state: Any = None, host: bool = False) -> List[Any]:
+    """Every string a diagnosis carries (evidence lines, extracted values, the sentences built from them) through the
+    one redaction pass (gpuvet.probe.redact.redact) with this command's state, so a name learnt in one line (an
+    NCCL host prefix) is removed from every other."""
+    from gpuvet.probe.redact import Redaction, redact
+
+    state = state if state is not None else Redaction(host)
+
+    def line(value: Any) -> str:
+        return redact(str(value), state=state)
 
     def message(m: Any) -> Any:  # the sentences carry the log's extracted values too, for any template to use
-        return dataclasses.replace(m, params={k: redact_line(str(v), host) for k, v in m.params.items()})
+        return dataclasses.replace(m, params={k: line(v) for k, v in m.params.items()})
 
+    # Learn first (every evidence line), then redact: a host name seen in line 9 also goes from line 2.
+    for d in diagnoses:
+        for e in d.evidence:
+            line(e.text)
     result = []
     for d in diagnoses:
-        evidence = tuple(dataclasses.replace(e, text=redact_line(e.text, host)) for e in d.evidence)
-        params = {k: redact_line(str(v), host) for k, v in d.params.items()}
+        evidence = tuple(dataclasses.replace(e, text=line(e.text)) for e in d.evidence)
+        params = {k: line(v) for k, v in d.params.items()}
         result.append(dataclasses.replace(d, evidence=evidence, params=params,
                                           explanations=tuple(message(m) for m in d.explanations),
-                                          fix=dataclasses.replace(d.fix, summary=message(d.fix.summary))))
+                                          fix=dataclasses.replace(d.fix, summary=message(d.fix.summary),
+                                                                  commands=tuple(line(c) for c in d.fix.commands))))
     return result
 
 
@@ -73,12 +86,17 @@ def run(args: argparse.Namespace, output: Any) -> int:
 
     text = read_log(getattr(args, "logfile", None))
     snapshot, is_live = context_for(text, *_snapshot(args))
-    diagnoses = _redacted(diagnose_text(text, snapshot, snapshot_is_live=is_live),
-                          getattr(args, "redact_host", False))
+    from gpuvet.probe.redact import Redaction, redact
+
+    state = getattr(output, "redaction", None) or Redaction()
+    state.host = state.host or bool(getattr(args, "redact_host", False))
+    if snapshot is not None and state.host:
+        redact(snapshot, state=state)  # learn the machine's host name and serials for the text below
+    diagnoses = _redacted(diagnose_text(text, snapshot, snapshot_is_live=is_live), state)
     lang = getattr(args, "lang", None) or "en"
     fmt = getattr(args, "format", "text")
     if fmt == "json":
-        output.write(dumps(render.to_json(diagnoses, lang)))
+        output.write(redact(dumps(redact(render.to_json(diagnoses, lang), state=state)), state=state, free=False))
     elif fmt in ("markdown", "html"):
         # One Markdown/HTML implementation for every command (gpuvet.report); secrets are already redacted above.
         from gpuvet.cli.formats import render_document
@@ -88,7 +106,7 @@ def run(args: argparse.Namespace, output: Any) -> int:
             document["snapshot"] = snapshot
         output.write(render_document("diagnose", document, args, output))
     else:
-        output.write(render.to_text(diagnoses, lang, color=use_color(output.is_terminal),
-                                    has_snapshot=snapshot is not None, live=is_live))
+        output.write(redact(render.to_text(diagnoses, lang, color=use_color(output.is_terminal),
+                                           has_snapshot=snapshot is not None, live=is_live), state=state, free=False))
     stack_causes = [d for d in diagnoses if d.code != "not_a_stack_problem"]
     return int(ExitCode.FAILURE if stack_causes else ExitCode.OK)

@@ -27,11 +27,22 @@ def _load(spec: str):
 
 
 def render_document(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
-    fmt = getattr(args, "format", "text") or "text"
-    if getattr(args, "redact_host", False):
-        from gpuvet.probe.redact import redact_host
+    """The rendered document, through the one redaction pass before rendering (every string, by structure) and
+    after (the rendered text: nothing a renderer adds or re-joins escapes). ``output.redaction`` carries what the
+    document pass learnt (host names, serials) to the text pass and to Output.write."""
+    from gpuvet.probe.redact import Redaction, redact
 
-        document = redact_host(document)
+    state = getattr(output, "redaction", None)
+    if state is None:
+        state = Redaction()
+    if getattr(args, "redact_host", False):
+        state.host = True
+    document = redact(dict(document), state=state)
+    return redact(_render(command, document, args, output), state=state, free=False)
+
+
+def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
+    fmt = getattr(args, "format", "text") or "text"
     if fmt == "json":
         return dumps(document)
     lang = getattr(args, "lang", None) or "en"

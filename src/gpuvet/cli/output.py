@@ -7,13 +7,16 @@
 - A character device, FIFO or socket (``/dev/stdout``, ``/dev/null``, a named pipe) is written to, never replaced.
 - A symbolic link is followed: the file it points to is replaced, the link stays.
 - A directory is refused with one line.
+
+Every byte written here has been through the one redaction pass (:func:`gpuvet.probe.redact.redact`): whatever a
+renderer produced, no token, password or URL credential reaches stdout or a file.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from typing import Optional, TextIO
+from typing import Any, Optional, TextIO
 
 from gpuvet.errors import GpuvetError
 
@@ -24,8 +27,15 @@ def _umask() -> int:
     return mask
 
 
-def write_file(path: str, text: str) -> None:
+def _redacted(text: str, state: Any = None) -> str:
+    from gpuvet.probe.redact import redact
+
+    return redact(text, state=state, free=False)
+
+
+def write_file(path: str, text: str, state: Any = None) -> None:
     """Write ``text`` (UTF-8) to ``path`` as the module docstring says; GpuvetError with one line when it cannot."""
+    text = _redacted(text, state)
     target = os.path.realpath(path)  # through a symlink: replace the file it names, keep the link
     try:
         info: Optional[os.stat_result] = os.stat(target)
@@ -68,9 +78,14 @@ def write_file(path: str, text: str) -> None:
 class Output:
     """Where results go: stdout, or ``--output FILE`` through :func:`write_file`."""
 
-    def __init__(self, path: Optional[str], stdout: TextIO) -> None:
+    def __init__(self, path: Optional[str], stdout: TextIO, redact_host: bool = False) -> None:
+        from gpuvet.probe.redact import Redaction
+
         self.path = path if path not in (None, "-") else None
         self.stdout = stdout
+        # The redaction state of this command: render_document (cli/formats.py) and diagnose switch on host
+        # identity for --redact-host and teach it the host names and serials their document holds.
+        self.redaction = Redaction(redact_host)
 
     @property
     def is_terminal(self) -> bool:
@@ -80,7 +95,7 @@ class Output:
         if not text.endswith("\n"):
             text += "\n"
         if self.path is None:
-            self.stdout.write(text)
+            self.stdout.write(_redacted(text, self.redaction))
             self.stdout.flush()
             return
-        write_file(self.path, text)
+        write_file(self.path, text, self.redaction)

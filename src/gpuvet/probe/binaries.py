@@ -12,8 +12,10 @@ torch's ~1 GB ``libtorch_cuda.so`` costs a few thousand small reads. A truncated
 
 import os
 import re
+import stat
 
 from gpuvet.probe import elf, fatbin
+from gpuvet.probe.files import ReadError, WalkStats, read_bytes, walk_files
 from gpuvet.probe.names import canonical_name
 
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
@@ -80,7 +82,7 @@ def scan_file(path, discovery=False):
     the ELF shows a CUDA hint (see ``_may_embed_fatbins``); a file named explicitly always gets the full search."""
     result = ScanResult(path)
     try:
-        handle = open(path, "rb", buffering=0)
+        handle = _open_regular(path)
     except IsADirectoryError:
         result.error = "unreadable: is a directory"
         return result
@@ -95,6 +97,22 @@ def scan_file(path, discovery=False):
     except OSError as exc:
         result.error = "unreadable: %s" % (exc.strerror or exc)
     return result
+
+
+def _open_regular(path):
+    """An unbuffered binary handle on ``path``, a regular file: opened non-blocking, so a FIFO named like a
+    library never blocks the scan, and refused after fstat unless regular (a FIFO, a device such as /dev/zero)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "is a directory")
+        if not stat.S_ISREG(mode):
+            raise OSError(0, "not a regular file (a pipe or device)")
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _scan_open_file(handle, result, discovery=False):
@@ -180,7 +198,10 @@ def _read(handle, size, offset, length):
 # -- site-packages ---------------------------------------------------------------------------------------------------
 
 
-def find_cuda_binaries(site_dirs, max_files=None):
+RECORD_LIMIT = 64 << 20  # torch's RECORD is ~2 MB; a bigger one is read no further
+
+
+def find_cuda_binaries(site_dirs, max_files=None, stats=None):
     """Every ``*.so`` / ``*.so.*`` under ``site_dirs`` that carries CUDA code (or claims to and is unreadable).
 
     Returns ``[{"package", "path", "sass", "ptx", "error"}]`` sorted by package then path; ``package`` is the
@@ -192,8 +213,10 @@ def find_cuda_binaries(site_dirs, max_files=None):
     and it names the owner exactly); only the top-level entries of a site dir that no RECORD mentions (conda or
     ``setup.py install`` leftovers, a plain folder on PYTHONPATH) are walked. A walk never enters another of
     ``site_dirs`` (scanned on its own) or a ``site-packages`` / ``dist-packages`` folder that is not one of them
-    (another interpreter's installs, not importable here).
+    (another interpreter's installs, not importable here). Walks are bounded (files.walk_files: depth and entry
+    count); what a bound cut off is noted in ``stats`` (a files.WalkStats).
     """
+    stats = stats if stats is not None else WalkStats()
     found = []  # type: list[dict]
     seen = set()
     examined = 0
@@ -201,7 +224,7 @@ def find_cuda_binaries(site_dirs, max_files=None):
     other_sites = set(site_dirs)
     for site_dir in site_dirs:
         installed = _InstalledFiles(site_dir)
-        for path in installed.candidates(other_sites):
+        for path in installed.candidates(other_sites, stats):
             if max_files is not None and examined >= max_files:
                 return _sorted(found)
             real = os.path.realpath(path)
@@ -243,10 +266,9 @@ class _InstalledFiles(object):
                 self._read_record(name)
 
     def _read_record(self, dist_info):
-        try:
-            with open(os.path.join(self.site_dir, dist_info, "RECORD"), "rb") as handle:
-                data = handle.read()
-        except OSError:
+        try:  # a regular file only, bounded: a FIFO or /dev/zero named RECORD must not block or fill memory
+            data = read_bytes(os.path.join(self.site_dir, dist_info, "RECORD"), limit=RECORD_LIMIT)
+        except ReadError:
             return  # no RECORD (conda may omit it): the distribution's files are found by the walk instead
         dist = canonical_name(dist_info[: -len(".dist-info")].split("-", 1)[0])
         # torch's RECORD alone has ~15k lines: take the first path component of every line with C-speed splits and
@@ -262,7 +284,7 @@ class _InstalledFiles(object):
                 continue  # written outside this site dir (scripts, data): not what importing loads from here
             self._owner.setdefault(relative, dist)
 
-    def candidates(self, other_sites):
+    def candidates(self, other_sites, stats=None):
         """Shared-library paths to scan: every RECORD-listed one that exists, then those found by walking the
         top-level entries no RECORD covers; each part sorted."""
         listed = [os.path.join(self.site_dir, relative) for relative in sorted(self._owner)]
@@ -275,7 +297,7 @@ class _InstalledFiles(object):
             path = os.path.join(self.site_dir, name)
             if os.path.isdir(path):
                 if path not in other_sites and name not in _OTHER_INTERPRETER_DIRS:
-                    for found in _walk_shared_libraries(path, other_sites):
+                    for found in _walk_shared_libraries(path, other_sites, stats):
                         yield found
             elif _is_shared_library(name):
                 yield path
@@ -316,14 +338,12 @@ def _record_path(line):
     return row[0] if row else None
 
 
-def _walk_shared_libraries(top, other_sites):
-    for root, dirs, files in os.walk(top):
-        dirs[:] = sorted(
-            d for d in dirs
-            if d not in _SKIP_DIRS and d not in _OTHER_INTERPRETER_DIRS
-            and not d.endswith((".dist-info", ".egg-info"))
-            and os.path.join(root, d) not in other_sites
-        )
-        for name in sorted(files):
-            if _is_shared_library(name):
-                yield os.path.join(root, name)
+def _walk_shared_libraries(top, other_sites, stats=None):
+    def keep(parent, name):
+        return (name not in _SKIP_DIRS and name not in _OTHER_INTERPRETER_DIRS
+                and not name.endswith((".dist-info", ".egg-info"))
+                and os.path.join(parent, name) not in other_sites)
+
+    for path in walk_files(top, keep_dir=keep, stats=stats):
+        if _is_shared_library(os.path.basename(path)):
+            yield path

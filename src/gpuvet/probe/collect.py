@@ -16,11 +16,18 @@ TIMEOUT_ENV = "GPUVET_PROBE_TIMEOUT"
 DEFAULT_TIMEOUT = 10.0
 
 
+MAX_TIMEOUT = 600.0
+
+
 def _timeout():
+    """GPUVET_PROBE_TIMEOUT in seconds, bounded to [0.1, 600]: "inf", "nan" or a typo never make a call unbounded."""
     try:
-        return max(0.1, float(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT)))
+        value = float(str(os.environ.get(TIMEOUT_ENV, DEFAULT_TIMEOUT))[:32])
     except ValueError:
         return DEFAULT_TIMEOUT
+    if value != value:  # nan
+        return DEFAULT_TIMEOUT
+    return min(MAX_TIMEOUT, max(0.1, value))
 
 
 def _guarded(what, function, *args):
@@ -74,7 +81,13 @@ def _binaries(site_dirs):
         from gpuvet.probe.binaries import find_cuda_binaries
     except ImportError as exc:
         return facts.missing("binary scan not available in this gpuvet (%s)" % exc)
-    return facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs)), "elf")
+    from gpuvet.probe.files import WalkStats
+
+    stats = WalkStats()
+    fact = facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs), stats=stats), "elf")
+    if stats.truncated:  # a bound of the walk was hit: say what was left out
+        fact["note"] = "; ".join(stats.truncated)
+    return fact
 
 
 def probe(binaries=True, timeout=None):
@@ -135,11 +148,13 @@ def main(argv=None):
     import json
 
     argv = sys.argv[1:] if argv is None else argv
-    snapshot = probe(binaries="--no-binaries" not in argv)
-    if "--redact-host" in argv:
-        from gpuvet.probe.redact import redact_host
+    from gpuvet.probe.redact import Redaction, redact
 
-        snapshot = redact_host(snapshot)
-    sys.stdout.write(json.dumps(snapshot, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    snapshot = probe(binaries="--no-binaries" not in argv)
+    # The one redaction pass, over the snapshot and then over the JSON text printed from it.
+    state = Redaction(host="--redact-host" in argv)
+    snapshot = redact(snapshot, state=state)
+    text = json.dumps(snapshot, indent=2, ensure_ascii=False, sort_keys=False)
+    sys.stdout.write(redact(text, state=state, free=False) + "\n")
     sys.stdout.flush()
     return 0

@@ -32,7 +32,7 @@ def kernel_module(path=PROC_VERSION):
 
 def collect(timeout):
     """{"driver": {...facts}, "gpus": fact, "topology": fact}."""
-    from_nvml = nvml.query()
+    from_nvml = nvml.query(timeout)
     module = kernel_module()
     smi_state = _SmiState(timeout)
     errors = [from_nvml.error] if from_nvml.error else []
@@ -43,6 +43,11 @@ def collect(timeout):
         version = facts.first_found(version, from_smi["version"])
         cuda_max = facts.first_found(cuda_max, from_smi["cuda_max"])
         gpus = facts.first_found(gpus, from_smi["gpus"])
+        nvml_why = _nvml_trouble(from_nvml)
+        if nvml_why:  # say why the answer comes from nvidia-smi: NVML hung or crashed
+            for fact in (version, cuda_max, gpus):
+                if facts.is_found(fact) and fact.get("source", "").startswith("nvidia-smi"):
+                    fact["note"] = "NVML unusable (%s); read from %s instead" % (nvml_why, fact["source"])
         if from_smi["error"]:
             errors.insert(0, from_smi["error"])  # nvidia-smi's own words are what users search for
     gpus_count = len(facts.value_of(gpus, []) or [])
@@ -58,6 +63,14 @@ def collect(timeout):
         "error": errors[0] if errors else facts.missing("no driver error reported"),
     }
     return {"driver": driver, "gpus": gpus, "topology": topology}
+
+
+def _nvml_trouble(from_nvml):
+    """NVML's reason when it failed (timed out, crashed, errored), not when it is simply absent."""
+    version = from_nvml.version
+    if isinstance(version, dict) and version.get("status") == facts.FAILED:
+        return version.get("reason")
+    return None
 
 
 def _why_no_driver(version, smi_state, module):

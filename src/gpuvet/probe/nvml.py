@@ -6,8 +6,11 @@ dict; only a failure of nvmlInit itself decides the driver facts.
 """
 
 import importlib
+import json
 import os
+import signal
 import sys
+import time
 
 from gpuvet.probe import facts
 from gpuvet.probe.files import list_dir, try_read
@@ -114,8 +117,134 @@ def driver_library_loadable(name=DRIVER_LIBRARY):
     return True
 
 
-def query():
-    """Ask NVML for the driver and every GPU. Never raises."""
+DEFAULT_TIMEOUT = 10.0
+_SIGNAL_NAMES = dict((int(s), s.name) for s in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL,
+                                                 signal.SIGFPE, signal.SIGKILL))
+
+
+def query(timeout=DEFAULT_TIMEOUT):
+    """Ask NVML for the driver and every GPU, in a child process, within ``timeout`` seconds. Never raises.
+
+    libnvidia-ml is foreign C code: on a wedged GPU nvmlInit can hang forever, and a broken or mismatched library
+    can crash the process that loaded it (a segfault would kill gpuvet with exit 139). So the query runs in a forked
+    child (its own session, so its own process group) that sends the result back as JSON through a pipe; a child
+    that runs past ``timeout`` is killed with its group, one that dies of a signal is reported, and either becomes
+    the reason of the NVML facts, which the driver section then fills from nvidia-smi and /proc. Where fork is not
+    available (not POSIX) the query runs in this process.
+    """
+    if not hasattr(os, "fork"):
+        return query_in_process()
+    return _query_in_child(timeout)
+
+
+def _result_dict(result):
+    return {"binding": result.binding, "version": result.version, "cuda_max": result.cuda_max, "gpus": result.gpus,
+            "error": result.error}
+
+
+def _child(write_fd):
+    """In the forked child: query, write JSON, leave without running the parent's exit handlers or flushing its
+    buffers (os._exit)."""
+    code = 0
+    try:
+        try:
+            os.setsid()
+        except OSError:
+            pass
+        try:
+            payload = json.dumps(_result_dict(query_in_process()), default=str)
+        except BaseException as exc:  # the query never raises; a JSON problem still must not hang the parent
+            payload = json.dumps({"crash": "%s: %s" % (type(exc).__name__, exc)})
+        data = payload.encode("utf-8")
+        while data:
+            written = os.write(write_fd, data)
+            data = data[written:]
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def _query_in_child(timeout):
+    import select
+
+    binding = binding_fact()  # files only, safe in this process; kept when the child dies
+    try:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+    except OSError as exc:
+        why = "NVML not queried: cannot start its child process (%s)" % (exc.strerror or exc)
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    if pid == 0:  # pragma: no cover - the child leaves through os._exit
+        os.close(read_fd)
+        _child(write_fd)
+    os.close(write_fd)
+    chunks = []
+    deadline = time.time() + timeout
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                timed_out = True
+                break
+            try:
+                ready, _, _ = select.select([read_fd], [], [], left)
+            except InterruptedError:  # pragma: no cover - retried by Python 3.5+ itself
+                continue
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+    if timed_out:
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                kill()
+            except OSError:
+                pass
+    status = _reap(pid, wait=2.0 if timed_out else timeout)
+    if timed_out:
+        why = ("NVML did not answer within %g s (nvmlInit or a device query hung; a wedged GPU?): its child "
+               "process was killed" % timeout)
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    if status is not None and os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        why = "NVML crashed the process that queried it (signal %d, %s): libnvidia-ml is broken or mismatched" % (
+            number, _SIGNAL_NAMES.get(number, "signal"))
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    try:
+        answer = json.loads(b"".join(chunks).decode("utf-8", "replace"))
+        if "crash" in answer:
+            raise ValueError(answer["crash"])
+        return NvmlResult(answer["binding"], answer["version"], answer["cuda_max"], answer["gpus"], answer["error"])
+    except (ValueError, KeyError, TypeError) as exc:
+        why = "NVML child process gave no usable answer (%s)" % exc
+        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+
+
+def _reap(pid, wait):
+    """The child's wait status, waiting at most ``wait`` seconds; None when it could not be reaped (stuck in the
+    kernel: it is left to init)."""
+    deadline = time.time() + wait
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except OSError:
+            return None
+        if done:
+            return status
+        if time.time() >= deadline:
+            return None
+        time.sleep(0.01)
+
+
+def query_in_process():
+    """Ask NVML for the driver and every GPU in this process. Never raises (but the C library may hang or crash:
+    :func:`query` runs this in a child)."""
     binding = binding_fact()
     if not facts.is_found(binding):
         why = binding["reason"]

@@ -5,9 +5,11 @@ itself is never mocked.
 """
 
 import os
+import signal
 import subprocess
 
 DEFAULT_TIMEOUT = 10.0
+KILL_GRACE = 2.0  # seconds to wait for the pipes to close after the group was killed
 
 
 class CommandResult(object):
@@ -47,7 +49,13 @@ def which(name, path=None):
 
 
 def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
-    """Run ``argv`` (a list, never a shell string) and return a CommandResult; never raises."""
+    """Run ``argv`` (a list, never a shell string) and return a CommandResult; never raises.
+
+    The command starts in its own session (so its own process group): when it runs past ``timeout`` the whole
+    group is killed -- a shell script's children too (an ``nvidia-smi`` wrapper whose child sleeps), not only the
+    process started. A group left behind by a command that did exit (a child it backgrounded) is killed as well.
+    """
+    posix = os.name == "posix"
     try:
         proc = subprocess.Popen(
             argv,
@@ -55,6 +63,7 @@ def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
+            start_new_session=posix,
         )
     except (OSError, ValueError) as exc:
         return CommandResult(argv, error="cannot run %s: %s" % (argv[0], getattr(exc, "strerror", None) or exc))
@@ -63,15 +72,31 @@ def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
             input=input_text.encode("utf-8") if input_text is not None else None, timeout=timeout
         )
     except subprocess.TimeoutExpired:
-        proc.kill()
+        kill_group(proc)
         try:
-            proc.communicate(timeout=2)
+            proc.communicate(timeout=KILL_GRACE)
         except Exception:  # a process stuck in the kernel (wedged GPU) may not even die; give up on it
             pass
-        return CommandResult(argv, error="%s timed out after %g s" % (argv[0], timeout))
+        return CommandResult(argv, error="%s timed out after %g s (its process group was killed)" % (argv[0], timeout))
+    if posix:
+        kill_group(proc, only_leftovers=True)
     return CommandResult(
         argv,
         returncode=proc.returncode,
         stdout=out.decode("utf-8", "replace"),
         stderr=err.decode("utf-8", "replace"),
     )
+
+
+def kill_group(proc, only_leftovers=False):
+    """SIGKILL the process group ``proc`` leads (it was started with ``start_new_session``); never raises."""
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (OSError, AttributeError):  # the group is already gone
+            pass
+    if not only_leftovers:
+        try:
+            proc.kill()
+        except OSError:
+            pass

@@ -84,36 +84,62 @@ def drop_remark(value):
     return value[:opening].rstrip()
 
 
+# Bounds of every number read from a tool's output: a GPU field never needs more digits, and a longer one (a 5,000
+# digit "memory" from a corrupted paste) would raise in int() (ValueError past 4,300 digits) or overflow in float().
+MAX_INT_DIGITS = 18  # < 2**63
+MAX_FLOAT_DIGITS = 15
+_INT = re.compile(r"^-?(\d+)")
+_FLOAT = re.compile(r"^-?(\d+)(?:\.(\d+))?")
+
+
 def to_int(value):
-    """"81559 MiB", "16x", "1,024" -> the leading integer; None when there is none."""
+    """"81559 MiB", "16x", "1,024" -> the leading integer; None when there is none or it has more than 18 digits."""
     value = na(value)
     if value is None:
         return None
-    match = re.match(r"^-?\d+", value.replace(",", ""))
-    return int(match.group(0)) if match else None
+    match = _INT.match(value.replace(",", "")[:64] if len(value) < 4096 else value[:64])
+    if not match or len(match.group(1).lstrip("0")) > MAX_INT_DIGITS:
+        return None
+    if len(value) >= 4096 and value[:64].replace(",", "").isdigit():
+        return None  # the digits run on past what was looked at
+    return int(match.group(0))
+
+
+def _bounded_float(text):
+    match = _FLOAT.match(text[:64])
+    if not match or len(match.group(1).lstrip("0")) > MAX_FLOAT_DIGITS:
+        return None
+    if len(text) > 64 and len(match.group(0)) == 64:
+        return None  # the number runs on past what was looked at
+    number = float(match.group(0)[:64])
+    return number if number == number and abs(number) != float("inf") else None
 
 
 def to_float(value):
-    """"300.00 W" -> 300.0; None when there is no leading number."""
+    """"300.00 W" -> 300.0; None when there is no leading number, or it is absurdly long (finite, bounded)."""
     value = na(value)
     if value is None:
         return None
-    match = re.match(r"^-?\d+(?:\.\d+)?", value)
-    return float(match.group(0)) if match else None
+    return _bounded_float(value)
 
 
 _MIB_FACTOR = {"mib": 1.0, "mb": 1.0, "gib": 1024.0, "gb": 1024.0, "kib": 1 / 1024.0, "kb": 1 / 1024.0}
+_MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|KiB|KB)?$", re.IGNORECASE)
 
 
 def to_mib(value):
-    """"81559 MiB" / "81559MiB" / "80 GiB" / "81559" (nounits) -> MiB as int."""
+    """"81559 MiB" / "81559MiB" / "80 GiB" / "81559" (nounits) -> MiB as int; None when unreadable or beyond any
+    memory size (more than 15 digits, infinite)."""
     value = na(value)
-    if value is None:
+    if value is None or len(value) > 64:
         return None
-    match = re.match(r"^(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|KiB|KB)?$", value, re.IGNORECASE)
+    match = _MIB.match(value)
     if not match:
         return None
-    return int(round(float(match.group(1)) * _MIB_FACTOR[(match.group(2) or "MiB").lower()]))
+    number = _bounded_float(match.group(1))
+    if number is None:
+        return None
+    return int(round(number * _MIB_FACTOR[(match.group(2) or "MiB").lower()]))
 
 
 def on_off(value):

@@ -71,6 +71,18 @@ def _version_from_files(home):
     return None, None
 
 
+def _ask_nvcc(nvcc, timeout):
+    """(version, None) from ``nvcc --version``, or (None, why): timed out (its process group killed), exited
+    non-zero, or printed no release line."""
+    result = run([nvcc, "--version"], timeout=timeout)
+    if not result.ok:
+        return None, "nvcc --version: %s" % result.why()
+    version = parse_nvcc_version(result.stdout)
+    if version is None:
+        return None, "nvcc --version printed no release line"
+    return version, None
+
+
 def candidate_homes(environ=None):
     environ = os.environ if environ is None else environ
     homes = []
@@ -99,16 +111,14 @@ def collect(timeout, environ=None):
                 entry["aliases"].append(home)
             return
         nvcc = nvcc or (os.path.join(home, "bin", "nvcc") if os.path.isfile(os.path.join(home, "bin", "nvcc")) else None)
-        version, source = None, None
+        version, source, nvcc_error = None, None, None
         if ask_nvcc:  # the nvcc a build would use: its own answer beats any file next to it
-            result = run([nvcc, "--version"], timeout=timeout)
-            version = parse_nvcc_version(result.stdout) if result.ok else None
+            version, nvcc_error = _ask_nvcc(nvcc, timeout)
             source = "nvcc" if version else None
         if version is None:
             version, source = _version_from_files(home)
         if version is None and nvcc and not ask_nvcc:
-            result = run([nvcc, "--version"], timeout=timeout)
-            version = parse_nvcc_version(result.stdout) if result.ok else None
+            version, nvcc_error = _ask_nvcc(nvcc, timeout)
             source = "nvcc" if version else None
         if version is None and nvcc is None:
             return  # not a toolkit (e.g. a conda env without nvcc)
@@ -121,6 +131,10 @@ def collect(timeout, environ=None):
             "source": source or "unknown",
             "found_by": how,
         }
+        if nvcc_error:  # a hung or broken nvcc is said, never dropped: the version may come from a file instead
+            entry["nvcc_error"] = nvcc_error
+            if version is None:
+                entry["reason"] = nvcc_error
         toolkits[real_home] = entry
         order.append(real_home)
 
