@@ -7,7 +7,7 @@ temporary folder is (counted once when they share a mount). A finding names the 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.mirrors import install_size
@@ -30,7 +30,9 @@ def _build_of(target: Any) -> str:
 
 def _already_installed(view: SnapshotView, target: Any) -> bool:
     version = view.package_version(target.name)
-    return bool(version) and (target.pinned is None or version.split("+")[0] == target.pinned)
+    if not version:
+        return False
+    return target.pinned is None or version.split("+")[0] == target.pinned
 
 
 def _needs(locations: Sequence[Mapping[str, Any]], download: float, installed: float) -> Dict[str, Dict[str, Any]]:
@@ -83,6 +85,7 @@ def disk_findings(view: SnapshotView, targets: Sequence[Any]) -> List[Finding]:
             room = _room(mounts, locations, wanted, mount)
             facts = dict(target=target.text, mount=mount, need=_gb(slot["need"]), free=_gb(slot["free"]),
                          roles=", ".join(slot["roles"]), download=_gb(download), installed=_gb(installed))
+            commands: Tuple[str, ...]
             if room is not None:
                 where = str(room["mount"]).rstrip("/") or ""
                 facts.update(room=room["mount"], room_free=_gb(room["free_bytes"]))
