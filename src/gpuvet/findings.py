@@ -76,6 +76,9 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "binary.kb_disagrees": ("kb_binary_disagreement", "framework", INFO),
     # the network fact (gpuvet.checks.network)
     "mirror.unreachable": ("index_unreachable", "packages", WARN),
+    # free space for a named target's install (gpuvet.checks.disks)
+    "checks.disk_no_room": ("disk_full", "host", FAIL),
+    "checks.disk_cache_no_room": ("disk_full", "host", WARN),
     # fleets (gpuvet.checks.fleet)
     "fleet.mig_differs": ("virtualization_limit", "gpu", WARN),
     "fleet.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),

@@ -36,6 +36,7 @@ TOP_LEVEL_FACTS = (
     "binaries",
     "env",
     "xid_events",
+    "disks",  # free space where pip's cache, site-packages, conda and the HF cache live (gpuvet.probe.disks)
     "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
 )
 
@@ -51,6 +52,7 @@ VALUE_SHAPES = {
     "driver.cuda_max": _TEXT,
     "driver.cuda_compat": _TEXT,
     "network": _OBJECT,
+    "disks": _OBJECT,
     "driver.kernel_module": _TEXT,
     "driver.nvml_binding": _OBJECT,
     "gpus": _LIST_OF_OBJECTS,

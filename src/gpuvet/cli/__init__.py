@@ -22,6 +22,7 @@ FORMATS_REPORT = ("text", "json", "markdown", "html")
 HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
     ("probe", "probe"), ("check", "check"), ("recommend", "recommend"), ("plan", "plan"), ("diagnose", "diagnose"),
     ("smoke", "smoke"), ("fleet", "fleet"), ("diff", "diff"), ("archs", "archs"), ("kb", "kb"),
+    ("net", "net"),
 )}
 
 
@@ -141,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", choices=("text", "json"), default="text")
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
+
+    from gpuvet.cli.net import add_parser as add_net_parser  # its options live with the command
+
+    add_net_parser(sub)
     return parser
 
 

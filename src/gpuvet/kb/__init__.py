@@ -293,6 +293,13 @@ class KnowledgeBase:
             self._frameworks[path] = loader.framework_from(path)
         return self._frameworks[path]
 
+    # ------------------------------------------------------------------------------------------- network
+    def mirrors(self):
+        """Network endpoints, their public mirrors and the slow thresholds (``kb/data/mirrors.toml``)."""
+        from gpuvet.kb.mirrors import mirrors
+
+        return mirrors()
+
     # ------------------------------------------------------------------------------------------- sources
     def sources(self) -> List[Tuple[str, str]]:
         """(record id, source) for every record in every data file, e.g. ("torch:release[2.1.2]", "https://...")."""

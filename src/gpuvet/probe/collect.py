@@ -8,7 +8,7 @@ import os
 import sys
 import time
 
-from gpuvet.probe import driver, environment, facts, host, libraries, packages, python_env, toolkit
+from gpuvet.probe import disks, driver, environment, facts, host, libraries, packages, python_env, toolkit
 from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 SCHEMA_VERSION = 1
@@ -139,6 +139,7 @@ def probe(binaries=True, timeout=None):
     else:
         snapshot["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
     snapshot["env"] = _guarded("env", environment.collect)
+    snapshot["disks"] = _guarded("disks", disks.collect)
     snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
     return snapshot
 

@@ -1,0 +1,69 @@
+"""``gpuvet net [HOST[:PORT] ...] [--index-url URL ...] [--no-defaults]``: latency, loss and reachability.
+
+- With HOST arguments (from the renter's machine): ``--count`` TCP connects to each (port 22 by default): latency
+  min/median/p95, jitter, loss, and whether the port greets with an SSH banner.
+- Without (on the server): this machine's pip indexes, conda channels, the PyTorch wheel index, Hugging Face
+  (HF_ENDPOINT), ModelScope, GitHub, container registries and the known mirrors of each, with a bounded download
+  sample; fixes name only mirrors that answered in this run.
+
+Everything runs in parallel under ``--timeout`` (a hard total). Exit 1 when a target the user named is not usable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from gpuvet.errors import ExitCode, InputError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("net", help="network latency, loss and mirror reachability (hosts, or this server's indexes)")
+    p.add_argument("hosts", nargs="*", metavar="HOST[:PORT]", help="hosts to probe from here (port 22 by default)")
+    p.add_argument("--index-url", dest="index_urls", action="append", default=[], metavar="URL",
+                   help="also test this index or URL; repeatable")
+    p.add_argument("--no-defaults", action="store_true", help="test only the hosts and URLs named")
+    p.add_argument("--count", type=int, default=None, metavar="N", help="TCP connects per target (default 10 for hosts, 3 for URLs)")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS", help="hard total time limit (default 20)")
+    p.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS", help="per connect or read (default 3)")
+    p.add_argument("--sample-mb", type=float, default=2.0, metavar="MB",
+                   help="download at most this much per URL for the throughput sample (default 2, at most 8; 0: none)")
+    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    p.add_argument("--output", "-o", metavar="FILE")
+    p.add_argument("--lang", choices=("en", "zh"), default=None)
+
+
+def run(args: argparse.Namespace, output) -> int:
+    from gpuvet import kb
+    from gpuvet.checks.net import evaluate
+    from gpuvet.sources.net_targets import host_target, server_targets, url_target
+    from gpuvet.sources.netprobe import Options, probe_all
+
+    if args.timeout <= 0 or args.connect_timeout <= 0 or (args.count is not None and args.count < 1):
+        raise InputError("--timeout, --connect-timeout and --count must be positive")
+    if not 0 <= args.sample_mb <= 8:
+        raise InputError("--sample-mb must be between 0 and 8", hint="the sample is a few MB at most, never a file")
+    targets = [host_target(h) for h in args.hosts] + [url_target(u) for u in args.index_urls]
+    if not args.hosts and not args.no_defaults:
+        targets = server_targets() + targets
+    if not targets:
+        raise InputError("nothing to test", hint="name HOST[:PORT] or --index-url URL, or drop --no-defaults")
+    mirrors = kb.load().mirrors()
+    count = args.count or (10 if args.hosts else 3)
+    options = Options(count=count, connect_timeout=args.connect_timeout, total_timeout=args.timeout,
+                      sample_bytes=int(args.sample_mb * 1024 * 1024), sample_seconds=min(3.0, args.timeout / 2),
+                      interval=min(0.2, args.timeout / (4 * count)))
+    started = time.monotonic()
+    measurements = probe_all(targets, options)
+    result = evaluate(measurements, mirrors.slow_latency_ms, mirrors.slow_mbps, time.monotonic() - started)
+    lang = args.lang or "en"
+    if args.format == "json":
+        from gpuvet.report.envelope import dumps
+        from gpuvet.report.net import net_to_dict
+
+        output.write(dumps(net_to_dict(result, lang)))
+    else:
+        from gpuvet.report.net import render_text
+
+        output.write(render_text(result, lang))
+    return int(ExitCode.FAILURE if result.named_failures else ExitCode.OK)

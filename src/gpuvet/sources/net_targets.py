@@ -1,0 +1,216 @@
+"""What ``gpuvet net`` tests: the targets named on the command line, and on a server this machine's own endpoints.
+
+Configured endpoints come from each tool's own configuration, read here (nothing is written):
+
+- pip: its configuration files and ``PIP_INDEX_URL``/``PIP_EXTRA_INDEX_URL`` (what ``pip config list`` shows; read
+  by the probe's ``pip_fact``), else pip's own default index asked of the installed pip;
+- conda: ``channels``/``default_channels``/``channel_alias`` of the ``.condarc`` files conda reads (a small reader
+  for those keys only), else the knowledge base's default channels;
+- Hugging Face: ``HF_ENDPOINT``, else the knowledge base's default;
+- container registries: ``registry-mirrors`` of ``/etc/docker/daemon.json``, plus Docker Hub.
+
+Known mirrors, the PyTorch wheel index, ModelScope and GitHub are knowledge-base records (kb/data/mirrors.toml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+from gpuvet.errors import InputError
+from gpuvet.sources.netprobe import Target
+
+CONDA_SAMPLE = "/noarch/repodata.json"
+DOCKER_DAEMON_JSON = "/etc/docker/daemon.json"
+
+
+def host_target(text: str) -> Target:
+    """``HOST[:PORT]`` (``[v6]:PORT`` for IPv6) -> a host target; port 22 (SSH) by default."""
+    value = text.strip()
+    host, port = value, 22
+    if value.startswith("["):
+        host, _, rest = value[1:].partition("]")
+        if rest.startswith(":"):
+            port = _port(rest[1:], text)
+    elif value.count(":") == 1:
+        host, _, raw = value.partition(":")
+        port = _port(raw, text)
+    if not host:
+        raise InputError("not a HOST[:PORT]: %r" % text, hint="e.g. gpuvet net 203.0.113.7:22")
+    return Target(target="%s:%d" % (host, port), kind="host", host=host, port=port, named=True, role="named")
+
+
+def _port(raw: str, text: str) -> int:
+    try:
+        port = int(raw)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise InputError("bad port in %r" % text, hint="HOST[:PORT] with a port from 1 to 65535")
+    return port
+
+
+def url_target(url: str, kind: str = "pip-index") -> Target:
+    if not url.startswith(("http://", "https://")):
+        raise InputError("not an http(s) URL: %r" % url, hint="e.g. --index-url https://example.org/simple")
+    return Target(target=url, kind=kind, url=url, named=True, role="named", family="pypi")
+
+
+def _pip_targets(environ: Mapping[str, str], mirrors: Any) -> List[Target]:
+    from gpuvet.probe import packages, python_env
+    from gpuvet.sources.network import pip_default_index
+
+    fact = python_env.pip_fact(packages.site_dirs(), environ)
+    value = fact.get("value") if isinstance(fact, dict) and fact.get("status") == "found" else {}
+    value = value if isinstance(value, dict) else {}
+    urls = [value.get("index_url") or pip_default_index()] + list(value.get("extra_index_urls") or [])
+    targets = [Target(target=u, kind="pip-index", url=u, role="configured", family="pypi") for u in _unique(urls)]
+    for endpoint in mirrors.mirrors_of("pypi"):
+        targets.append(_endpoint_target(endpoint, role="mirror"))
+    return targets
+
+
+def _endpoint_target(endpoint: Any, role: str = "default", url: Optional[str] = None) -> Target:
+    shown = endpoint.url if endpoint.kind == "registry" else (url or endpoint.url)  # a registry's probe adds /v2/
+    return Target(target=shown, kind=endpoint.kind, url=url or endpoint.url, role=role,
+                  family=endpoint.family, mirror_of=endpoint.mirror_of, endpoint_id=endpoint.id,
+                  sample_path=CONDA_SAMPLE if endpoint.kind == "conda-channel" else "",
+                  extra={"default_channels": list(endpoint.default_channels),
+                         "custom_channels": endpoint.custom_channels} if endpoint.kind == "conda-channel" else {})
+
+
+def condarc_files(environ: Mapping[str, str]) -> List[str]:
+    """The .condarc files conda reads, in its order (later ones override earlier ones)."""
+    home = os.path.expanduser("~")
+    files = ["/etc/conda/.condarc", "/etc/conda/condarc", "/var/lib/conda/.condarc"]
+    for root in (environ.get("CONDA_ROOT"), environ.get("CONDA_PREFIX")):
+        if root:
+            files.append(os.path.join(root, ".condarc"))
+    files += [os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "conda", ".condarc"),
+              os.path.join(home, ".conda", ".condarc"), os.path.join(home, ".condarc")]
+    if environ.get("CONDARC"):
+        files.append(environ["CONDARC"])
+    return files
+
+
+def read_condarc(text: str) -> Dict[str, Any]:
+    """``channels``, ``default_channels`` (lists) and ``channel_alias`` (a string) of a .condarc: YAML, but only
+    these keys in their usual block or flow form; anything else is ignored."""
+    found: Dict[str, Any] = {}
+    key: Optional[str] = None
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace() and ":" in line:
+            name, _, rest = line.partition(":")
+            name, rest = name.strip(), rest.strip()
+            key = name if name in ("channels", "default_channels") else None
+            if name == "channel_alias" and rest:
+                found["channel_alias"] = rest.strip("'\"")
+            elif key and rest.startswith("["):
+                found[key] = [item.strip().strip("'\"") for item in rest.strip("[]").split(",") if item.strip()]
+                key = None
+            elif key:
+                found[key] = []
+            continue
+        if key and line.strip().startswith("- "):
+            found[key].append(line.strip()[2:].strip().strip("'\""))
+    return found
+
+
+def _conda_targets(environ: Mapping[str, str], mirrors: Any) -> List[Target]:
+    settings: Dict[str, Any] = {}
+    for path in condarc_files(environ):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                settings.update(read_condarc(handle.read()))
+        except (OSError, UnicodeDecodeError):
+            continue
+    defaults = [e for e in mirrors.defaults() if e.kind == "conda-channel"]
+    alias = str(settings.get("channel_alias") or "").rstrip("/")
+    if not alias:  # conda's own channel alias is the base of its conda-forge channel
+        forge = next((e for e in defaults if e.id == "conda-forge"), None)
+        alias = forge.url.rsplit("/", 1)[0] if forge else ""
+    urls: List[str] = []
+    for channel in settings.get("channels") or ["defaults"]:
+        if channel == "defaults":
+            urls += settings.get("default_channels") or [e.url for e in defaults if e.id != "conda-forge"]
+        elif "://" in channel:
+            urls.append(channel)
+        elif alias:
+            urls.append(alias + "/" + channel)
+    targets = []
+    for url in _unique(urls):
+        known = next((e for e in mirrors.endpoints if e.url.rstrip("/") == url.rstrip("/")), None)
+        targets.append(Target(target=url, kind="conda-channel", url=url, role="configured",
+                              family=known.family if known and known.family else "anaconda",
+                              mirror_of=known.mirror_of if known else "", endpoint_id=known.id if known else "",
+                              sample_path=CONDA_SAMPLE))
+    if not settings.get("channels"):
+        forge = next((e for e in defaults if e.id == "conda-forge"), None)
+        if forge is not None and forge.url not in urls:
+            targets.append(_endpoint_target(forge))
+    for endpoint in mirrors.mirrors_of("anaconda"):
+        targets.append(_endpoint_target(endpoint, role="mirror"))
+    return targets
+
+
+def docker_registry_mirrors(path: str = DOCKER_DAEMON_JSON) -> List[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError):
+        return []
+    found = document.get("registry-mirrors") if isinstance(document, dict) else None
+    return [str(u) for u in found if isinstance(u, str)] if isinstance(found, list) else []
+
+
+def server_targets(environ: Optional[Mapping[str, str]] = None, mirrors: Any = None,
+                   daemon_json: str = DOCKER_DAEMON_JSON) -> List[Target]:
+    """Every endpoint this server installs or downloads from, and the known mirrors of each (for the fixes)."""
+    environ = os.environ if environ is None else environ
+    if mirrors is None:
+        from gpuvet import kb
+
+        mirrors = kb.load().mirrors()
+    targets = _pip_targets(environ, mirrors)
+    for endpoint in mirrors.defaults():
+        if endpoint.kind == "wheel-index":
+            targets.append(_endpoint_target(endpoint))
+    targets += _conda_targets(environ, mirrors)
+    for endpoint in mirrors.defaults():
+        if endpoint.kind == "model-hub":
+            configured = environ.get(endpoint.env) if endpoint.env else None
+            targets.append(_endpoint_target(endpoint, role="configured" if configured else "default",
+                                            url=configured or None))
+            targets += [_endpoint_target(m, role="mirror") for m in mirrors.mirrors_of(endpoint.family)]
+        elif endpoint.kind == "git":
+            targets.append(_endpoint_target(endpoint))
+    for endpoint in mirrors.defaults():
+        if endpoint.kind == "registry":
+            targets.append(_endpoint_target(endpoint))
+            for url in docker_registry_mirrors(daemon_json):
+                targets.append(Target(target=url, kind="registry", url=url.rstrip("/") + "/v2/", role="configured",
+                                      mirror_of=endpoint.family))
+            targets += [_endpoint_target(m, role="mirror", url=m.url.rstrip("/") + "/v2/")
+                        for m in mirrors.mirrors_of(endpoint.family)]
+    return _dedupe(targets)
+
+
+def _unique(urls: Iterable[Any]) -> List[str]:
+    seen: List[str] = []
+    for url in urls:
+        if isinstance(url, str) and url.strip() and url.strip() not in seen:
+            seen.append(url.strip())
+    return seen
+
+
+def _dedupe(targets: Sequence[Target]) -> List[Target]:
+    kept: Dict[str, Target] = {}
+    for target in targets:
+        key = (target.url or target.target).rstrip("/")
+        if key not in kept:  # the first (configured) wins over the same URL as a known mirror
+            kept[key] = target
+    return list(kept.values())
