@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.errors import ExitCode, InputError
 
-MAX_LOG_BYTES = 1 << 30
+MAX_LOG_BYTES = 256 * 1024 * 1024  # far past any log worth pasting; diagnose reads head and tail of big ones
 
 
 def read_log(name: Optional[str], stdin: Any = None) -> str:
@@ -17,17 +16,15 @@ def read_log(name: Optional[str], stdin: Any = None) -> str:
     hint = "pass a log file, or pipe it: `python train.py 2>&1 | gpuvet diagnose -`"
     if not name:
         raise InputError("no log given", hint=hint)
-    if name == "-":
-        stream = stdin if stdin is not None else sys.stdin
-        data = stream.buffer.read(MAX_LOG_BYTES) if hasattr(stream, "buffer") else stream.read().encode("utf-8")
-        label = "stdin"
-    else:
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read(MAX_LOG_BYTES)
-        except OSError as exc:
-            raise InputError(f"cannot read {name}: {exc.strerror or exc}", hint=hint)
-        label = name
+    from gpuvet.sources.userfiles import read_user_bytes
+
+    # Regular files only (a FIFO would block), and a log is refused past MAX_LOG_BYTES instead of being read whole
+    # before the binary test (it once read 1 GiB of /dev/zero).
+    probe = read_user_bytes(name, limit=65536, what="log", hint=hint, stdin=stdin) if name != "-" else None
+    if probe is not None and b"\0" in probe[:65536]:
+        raise InputError(f"{name} looks binary, not a text log", hint=hint)
+    data = read_user_bytes(name, limit=MAX_LOG_BYTES, what="log", hint=hint, stdin=stdin)
+    label = "stdin" if name == "-" else name
     if b"\0" in data[:65536]:
         raise InputError(f"{label} looks binary, not a text log", hint=hint)
     text = data.decode("utf-8", errors="replace")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Any, List
 
 from gpuvet.cli.fleet import finish
@@ -14,12 +13,9 @@ from gpuvet.sources.fleet import result as R
 
 
 def _read(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    from gpuvet.sources.userfiles import read_user_text
+
+    return read_user_text(path, what="snapshot", hint="pass files written by `gpuvet probe --format json`")
 
 
 def load_results(paths: List[str]) -> List[R.HostResult]:

@@ -52,13 +52,14 @@ def read_bytes(path: str) -> bytes:
         stream = getattr(sys.stdin, "buffer", None)
         data = stream.read(MAX_BYTES + 1) if stream is not None else sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
     else:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
-        except IsADirectoryError:
-            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error="is a directory")
-        except OSError as exc:
-            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error=exc.strerror or str(exc))
+        from gpuvet.probe.files import ReadError
+        from gpuvet.probe.files import read_bytes as read_regular
+
+        try:  # regular files only: a FIFO would block forever, /dev/zero never ends
+            data = read_regular(path, MAX_BYTES + 1)
+        except ReadError as exc:
+            error = str(exc).split(": ", 1)[-1]
+            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error=error)
     if len(data) > MAX_BYTES:
         raise input_error("ingest.too_large", name=path, limit=MAX_BYTES // (1024 * 1024))
     return data

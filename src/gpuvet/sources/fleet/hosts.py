@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, List, Optional
 
 from gpuvet.errors import InputError
@@ -81,12 +80,10 @@ def parse_hosts_text(text: str, name: str = "hosts file") -> List[HostSpec]:
 
 
 def read_hosts_file(path: str) -> List[HostSpec]:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"hosts file {path} does not exist", hint=_HINT) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read hosts file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    from gpuvet.sources.userfiles import read_user_text
+
+    # A hosts list of 100,000 lines is 4 MB: a FIFO or /dev/zero is refused, not read until memory runs out.
+    text = read_user_text(path, limit=16 * 1024 * 1024, what="hosts file", hint=_HINT)
     return parse_hosts_text(text, name=path)
 
 
