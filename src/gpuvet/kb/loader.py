@@ -179,6 +179,10 @@ def _harvested() -> Dict[Tuple[str, str, str], List[Mapping[str, Any]]]:
         return index
     for build in raw(path).get("build", ()):
         index.setdefault((build["framework"], str(build["version"]), build.get("platform", "x86_64")), []).append(build)
+    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides
+    from gpuvet.kb import overlay
+
+    overlay.merge_into(index)
     return index
 
 
