@@ -146,6 +146,10 @@ def _harvest(args, output, fmt: str) -> int:
     requirements = list(getattr(args, "name", None) or [])
     if not requirements:
         raise InputError("kb harvest needs at least one NAME==VERSION", hint="gpuvet kb harvest torch==2.15.0")
+    from gpuvet.sources import harvest
+
+    for requirement in requirements:  # every name checked before anything is fetched or written
+        harvest.parse_requirement(requirement)
     folder = _overlay_dir(args)
     timeout = getattr(args, "timeout", None) or 600.0
     rows = []
@@ -180,6 +184,11 @@ def _update(args, output, fmt: str) -> int:
     shipped = _shipped_index()
     known = {(loader.normalize_name(b["distribution"]), str(b["version"]), b.get("platform", "x86_64"))
              for builds in shipped.values() for b in builds}
+    oldest_shipped: Dict[Any, str] = {}
+    for distribution, version, platform in known:
+        have = oldest_shipped.get((distribution, platform))
+        if have is None or (versions.parse(version) or versions.parse("0")) < (versions.parse(have) or versions.parse("0")):
+            oldest_shipped[(distribution, platform)] = version
     builds, _ = overlay.read(folder)
     known |= {(loader.normalize_name(b.get("distribution", b["framework"])), str(b["version"]),
                b.get("platform", "x86_64")) for b in builds}
@@ -192,8 +201,7 @@ def _update(args, output, fmt: str) -> int:
         for distribution in covered:
             if todo >= limit or time.monotonic() >= deadline:
                 break
-            have = [v for d, v, p in known if d == distribution and p == platform]
-            oldest = min(have, key=versions.parse) if have else None
+            oldest = oldest_shipped.get((distribution, platform))  # older releases than the KB covers are left out
             try:
                 listed = harvest.index_versions(distribution, platform, getattr(args, "index_url", None),
                                                 timeout=min(120.0, max(1.0, deadline - time.monotonic())))

@@ -71,9 +71,9 @@ _PRIMARY = {
     "xformers": (r"xformers/_C[^/]*\.so$",),
 }
 _NETWORK_TROUBLE = re.compile(
-    r"Could not fetch URL|Retrying \(|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|"
-    r"Connection refused|Name or service not known|Temporary failure in name resolution|ProxyError|SSLError|"
-    r"Network is unreachable|HTTP error \d+|status code \d+|Max retries exceeded")
+    r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
+    r"Name or service not known|Temporary failure in name resolution|ProxyError|SSLError|CERTIFICATE_VERIFY|"
+    r"Network is unreachable|Max retries exceeded|\b(401|403|407|5\d\d) (Client|Server) Error", re.I)
 _NO_MATCH = re.compile(r"No matching distribution found|Could not find a version that satisfies")
 
 
@@ -123,15 +123,31 @@ def _run_pip(args: Sequence[str], timeout: float) -> Tuple[int, str]:
     return proc.returncode, proc.stdout
 
 
-def _pip_error(output: str) -> str:
+def _pip_error(output: str, requirement: str) -> str:
+    """pip's reason in one line, in gpuvet's words where pip's is known (pip checks the wheel it downloads)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("ERROR:")]
-    return redact_url((errors or lines or ["pip failed"])[-1])[:300]
+    invalid = re.search(r"Wheel '[^']+' located at \S+ is invalid", output)
+    if invalid or re.search(r"BadZipFile|zipfile", output):
+        return f"the wheel of {requirement} is not a readable zip file (corrupt or truncated download)"
+    if re.search(r"BadMetadata|InvalidMetadata|no \.dist-info|METADATA", output):
+        why = next((line for line in reversed(lines) if re.search(r"BadMetadata|InvalidMetadata", line)), "")
+        why = re.sub(r"<[^>]*>", "the wheel", why.split(": ", 1)[-1])[:160]
+        return f"the wheel of {requirement} has no readable .dist-info/METADATA ({why or 'pip cannot read it'})"
+    if re.search(r"IncompleteRead|IncompleteDownload|incomplete-download|ProtocolError|ChunkedEncodingError|Connection broken", output):
+        return f"the download of {requirement} was cut short (truncated download)"
+    if re.search(r"THESE PACKAGES DO NOT MATCH THE HASHES", output):
+        return f"the wheel of {requirement} does not match the sha256 the index lists (truncated or altered download)"
+    errors = [line for line in lines if line.startswith("ERROR:") and line != "ERROR: Exception:"]
+    last = errors[-1] if errors else next((line for line in reversed(lines) if re.match(r"^[\w.]+(Error|Exception)\b", line)),
+                                          lines[-1] if lines else "pip failed")
+    return redact_url(last)[:300]
 
 
 def _network_problem(output: str) -> Optional[str]:
     for line in output.splitlines():
-        if _NETWORK_TROUBLE.search(line):
+        if "Could not fetch URL" in line and re.search(r": 404 |Not Found", line):
+            continue  # no such project on that index: "no wheel", not "unreachable"
+        if _NETWORK_TROUBLE.search(line) and not line.lstrip().startswith(("File ", "raise ", "^")):
             return redact_url(line.strip())[:240]
     return None
 
@@ -155,7 +171,7 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
         left = deadline - time.monotonic()
         if left <= 1:
             break
-        args = ["download", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input", "--no-cache-dir",
+        args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input", "--no-cache-dir",
                 "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "0",
                 "--python-version", python, "-d", dest]
         for tag in PLATFORM_TAGS[platform]:
@@ -172,7 +188,7 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
             raise InputError(f"the package index cannot be reached: {trouble}",
                              hint="check the index URL, proxy and credentials (pip config list)")
         if not _NO_MATCH.search(output):
-            raise InputError(f"pip could not download {requirement}: {_pip_error(output)}")
+            raise InputError(_pip_error(output, requirement), hint="harvest it again; if it persists the index serves a broken file")
         tried.append(python)
     if not tried:
         raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
@@ -528,5 +544,5 @@ def index_versions(distribution: str, platform: str = "x86_64", index_url: Optio
     if code != 0 or not match:
         if _NO_MATCH.search(output):
             return []
-        raise InputError(f"pip could not list the releases of {distribution}: {_pip_error(output)}")
+        raise InputError(f"pip could not list the releases of {distribution}: {_pip_error(output, distribution)}")
     return [v.strip() for v in match.group(1).split(",") if v.strip()]
