@@ -187,7 +187,7 @@ def _update(args, output, fmt: str) -> int:
     oldest_shipped: Dict[Any, str] = {}
     for distribution, version, platform in known:
         have = oldest_shipped.get((distribution, platform))
-        if have is None or (versions.parse(version) or versions.parse("0")) < (versions.parse(have) or versions.parse("0")):
+        if have is None or _order(version) < _order(have):
             oldest_shipped[(distribution, platform)] = version
     builds, _ = overlay.read(folder)
     known |= {(loader.normalize_name(b.get("distribution", b["framework"])), str(b["version"]),
@@ -209,7 +209,7 @@ def _update(args, output, fmt: str) -> int:
                 failed.append(f"{distribution}: {exc.message}")
                 continue
             missing = [v for v in listed if (distribution, v, platform) not in known
-                       and (oldest is None or (versions.parse(v) or versions.parse("0")) >= versions.parse(oldest))]
+                       and (oldest is None or _order(v) >= _order(oldest))]
             for version in missing:
                 if todo >= limit or time.monotonic() >= deadline:
                     break
@@ -233,6 +233,13 @@ def _update(args, output, fmt: str) -> int:
     if failed and not rows:
         raise InputError(f"kb update harvested nothing: {failed[0]}")
     return int(ExitCode.OK)
+
+
+def _order(version: str):
+    from gpuvet.kb import versions
+
+    parsed = versions.parse(version)
+    return (parsed is not None, parsed if parsed is not None else versions.Version("0"))
 
 
 def argparse_copy(args, **changes):
