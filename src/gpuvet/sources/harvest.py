@@ -360,8 +360,6 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                     }
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-    if meta.get("version") and versions_differ(meta["version"], version):
-        unreadable["METADATA"] = f"the wheel says version {meta['version']}, not {version}"
     facts = build_facts(version_files, meta["pins"])
     sass = sort_archs(a for m in members.values() for a in m["sass"])
     ptx = sort_archs(a for m in members.values() for a in m["ptx"])
@@ -380,6 +378,8 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         record["requires_python"] = str(meta["requires_python"])
     if meta["requires"]:
         record["requires"] = meta["requires"]
+    if meta.get("version") and versions_differ(str(meta["version"]), version):
+        record["wheel_version"] = str(meta["version"])  # a local label (2.13.0+cpu) pip took for ==2.13.0
     record["members"] = {name: {"sass": m["sass"], "ptx": m["ptx"]} for name, m in sorted(members.items())}
     record["so_members_examined"] = len(so_members)
     if unreadable:
@@ -439,7 +439,7 @@ def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "
 
 _KEY_ORDER = ("framework", "distribution", "version", "platform", "cuda", "cuda_from", "cudnn", "cudnn_from",
               "cudnn_stated", "nccl", "nccl_from", "nccl_stated", "requires_torch", "requires_python", "requires",
-              "sass", "ptx", "partial_sass", "claimed_archs", "members", "so_members_examined", "unreadable", "wheel",
+              "sass", "ptx", "partial_sass", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
               "sha256", "index_url", "download_url", "read_on", "read_with", "source")
 
 
