@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# The user's knowledge-base overlay (gpuvet kb harvest) must not change what the tests see; tests/kb/test_harvest.py
+# points it at a folder of its own.
+os.environ["GPUVET_KB_OVERLAY"] = ""
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"
 STANDINS = REPO / "tests" / "standins"

@@ -1,4 +1,6 @@
-"""``gpuvet kb [list|show NAME|sources] [--format text|json]``: what the knowledge base holds and where it comes from."""
+"""``gpuvet kb [list|show NAME|sources|harvest REQ...|update [DIST...]|status] [--format text|json]``: what the
+knowledge base holds and where it comes from; ``harvest`` / ``update`` read real wheels into the user's overlay (the
+only place they write), ``status`` shows the shipped version and what the overlay adds."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ def run(args, output) -> int:
     lang = getattr(args, "lang", None) or "en"
     fmt = getattr(args, "format", "text")
     action = getattr(args, "action", None) or "list"
+    if action in ("harvest", "update", "status"):
+        return {"harvest": _harvest, "update": _update, "status": _status}[action](args, output, fmt)
     kb = load()
     files = loader.data_files()
     if action == "show":
         name = getattr(args, "name", None)
+        name = (name[0] if name else None) if isinstance(name, list) else name
         if not name:
             raise InputError(text(lang, "kb.show_needs_name"), hint=text(lang, "kb.unknown_file_hint", names=", ".join(files)))
         output.write(_show(name, files, fmt, lang))
@@ -82,3 +87,214 @@ def _short(value: Any) -> str:
 
 def _relative(path) -> str:
     return str(path.relative_to(loader.DATA_DIR.parent.parent)) if loader.DATA_DIR.parent.parent in path.parents else str(path)
+
+
+# ------------------------------------------------------------------------------ harvest, update, status (the overlay)
+
+def _overlay_dir(args):
+    from pathlib import Path
+
+    from gpuvet.kb import overlay
+
+    chosen = getattr(args, "overlay", None)
+    folder = Path(chosen).expanduser() if chosen else overlay.default_dir()
+    if folder is None:
+        raise InputError("the overlay is switched off (GPUVET_KB_OVERLAY is empty)", hint="pass --overlay DIR")
+    return folder
+
+
+def _progress(message: str) -> None:
+    import sys
+
+    if sys.stderr.isatty():
+        print(message, file=sys.stderr, flush=True)
+
+
+def _harvest_one(requirement: str, args, folder, timeout: float):
+    """(records of one release, overlay file, changed): one wheel per --platform; scratch space inside the overlay."""
+    import shutil
+    import tempfile
+
+    from gpuvet.sources import harvest
+
+    folder.mkdir(parents=True, exist_ok=True)
+    work = tempfile.mkdtemp(prefix=".work-", dir=str(folder))
+    try:
+        records = [harvest.harvest(requirement, index_url=getattr(args, "index_url", None), platform=platform,
+                                   timeout=timeout, work=work)
+                   for platform in (getattr(args, "platform", None) or ["x86_64"])]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    path, changed = harvest.write_release(folder, records)
+    return records, path, changed
+
+
+def _harvest_row(record, path, changed) -> Dict[str, Any]:
+    return dict(record, overlay_file=str(path), changed=changed)
+
+
+def _harvest_line(row: Dict[str, Any]) -> str:
+    cuda = f", CUDA {row['cuda']}" if row.get("cuda") else ""
+    pins = f", pins {' '.join(row['requires'])}" if row.get("requires") else ""
+    bad = f", unreadable: {len(row['unreadable'])} member(s)" if row.get("unreadable") else ""
+    return (f"{row['distribution']} {row['version']} {row['platform']}: wheel {row['wheel']} (sha256 {row['sha256']})"
+            f"{cuda}{pins}{bad}\n  sass: {' '.join(row['sass']) or '-'}\n  ptx:  {' '.join(row['ptx']) or '-'}\n"
+            f"  from {row['index_url']} -> {row['overlay_file']} ({'written' if row['changed'] else 'unchanged'})")
+
+
+def _harvest(args, output, fmt: str) -> int:
+    requirements = list(getattr(args, "name", None) or [])
+    if not requirements:
+        raise InputError("kb harvest needs at least one NAME==VERSION", hint="gpuvet kb harvest torch==2.15.0")
+    from gpuvet.sources import harvest
+
+    for requirement in requirements:  # every name checked before anything is fetched or written
+        harvest.parse_requirement(requirement)
+    folder = _overlay_dir(args)
+    timeout = getattr(args, "timeout", None) or 600.0
+    rows = []
+    for requirement in requirements:
+        _progress(f"harvesting {requirement} ...")
+        records, path, changed = _harvest_one(requirement, args, folder, timeout)
+        rows += [_harvest_row(r, path, changed) for r in records]
+    if fmt == "json":
+        output.write(dumps(envelope(overlay=str(folder), harvested=rows)))
+    else:
+        output.write("\n".join(_harvest_line(row) for row in rows))
+    return int(ExitCode.OK)
+
+
+def _shipped_index():
+    """(framework, version, platform) -> the shipped builds read from real wheels (kb/data/harvested/*.toml)."""
+    index: Dict[Any, List[Dict[str, Any]]] = {}
+    for path in sorted((loader.DATA_DIR / "harvested").glob("*.toml")):
+        for build in loader.raw(path).get("build", ()):
+            index.setdefault((build["framework"], str(build["version"]), build.get("platform", "x86_64")), []).append(build)
+    return index
+
+
+def _update(args, output, fmt: str) -> int:
+    import time
+
+    from gpuvet.kb import overlay
+    from gpuvet.sources import harvest
+
+    folder = _overlay_dir(args)
+    deadline = time.monotonic() + (getattr(args, "timeout", None) or 3600.0)
+    limit = max(0, int(getattr(args, "limit", 5)))
+    platforms = getattr(args, "platform", None) or ["x86_64"]
+    shipped = _shipped_index()
+    known = {(loader.normalize_name(b["distribution"]), str(b["version"]), b.get("platform", "x86_64"))
+             for builds in shipped.values() for b in builds}
+    oldest_shipped: Dict[Any, str] = {}
+    for distribution, version, platform in known:
+        have = oldest_shipped.get((distribution, platform))
+        if have is None or _order(version) < _order(have):
+            oldest_shipped[(distribution, platform)] = version
+    builds, _ = overlay.read(folder)
+    known |= {(loader.normalize_name(b.get("distribution", b["framework"])), str(b["version"]),
+               b.get("platform", "x86_64")) for b in builds}
+    named = [loader.normalize_name(n) for n in (getattr(args, "name", None) or [])]
+    covered = sorted({d for d, _, _ in known}) if not named else named
+    rows: List[Dict[str, Any]] = []
+    failed: List[str] = []
+    todo = 0
+    for platform in platforms:
+        for distribution in covered:
+            if todo >= limit or time.monotonic() >= deadline:
+                break
+            oldest = oldest_shipped.get((distribution, platform))  # older releases than the KB covers are left out
+            try:
+                listed = harvest.index_versions(distribution, platform, getattr(args, "index_url", None),
+                                                timeout=min(120.0, max(1.0, deadline - time.monotonic())))
+            except InputError as exc:
+                failed.append(f"{distribution}: {exc.message}")
+                continue
+            missing = [v for v in listed if (distribution, v, platform) not in known
+                       and (oldest is None or _order(v) >= _order(oldest))]
+            for version in missing:
+                if todo >= limit or time.monotonic() >= deadline:
+                    break
+                todo += 1
+                requirement = f"{distribution}=={version}"
+                _progress(f"[{todo}/{limit}] harvesting {requirement} ({platform}) ...")
+                one = argparse_copy(args, platform=[platform])
+                try:
+                    records, path, changed = _harvest_one(requirement, one, folder,
+                                                          max(1.0, min(600.0, deadline - time.monotonic())))
+                except InputError as exc:
+                    failed.append(f"{requirement} ({platform}): {exc.message}")
+                    continue
+                rows += [_harvest_row(r, path, changed) for r in records]
+    if fmt == "json":
+        output.write(dumps(envelope(overlay=str(folder), harvested=rows, failed=failed)))
+    else:
+        lines = [_harvest_line(row) for row in rows] or ["nothing new to harvest"]
+        lines += [f"failed: {line}" for line in failed]
+        output.write("\n".join(lines))
+    if failed and not rows:
+        raise InputError(f"kb update harvested nothing: {failed[0]}")
+    return int(ExitCode.OK)
+
+
+def _order(version: str):
+    from gpuvet.kb import versions
+
+    parsed = versions.parse(version)
+    return (parsed is not None, parsed if parsed is not None else versions.Version("0"))
+
+
+def argparse_copy(args, **changes):
+    import argparse
+
+    return argparse.Namespace(**dict(vars(args), **changes))
+
+
+def _status(args, output, fmt: str) -> int:
+    from gpuvet.kb import overlay
+
+    kb = load()
+    folder = _overlay_dir(args)
+    shipped = _shipped_index()
+    builds, problems = overlay.read(folder)
+    rows = overlay.compare(shipped, builds)
+    for row in rows:
+        row["usable"] = _has_release(row["framework"], str(row["version"])) and bool(
+            row.get("sass") or row.get("ptx") or row.get("platform") == "aarch64")
+    exists = folder.is_dir()
+    if fmt == "json":
+        output.write(dumps(envelope(
+            kb={"version": kb.version, "updated": kb.updated, "shipped_builds": sum(len(v) for v in shipped.values())},
+            overlay={"path": str(folder), "exists": exists, "builds": rows, "problems": problems})))
+        return int(ExitCode.OK)
+    lines = [f"Knowledge base {kb.version} (updated {kb.updated}): {sum(len(v) for v in shipped.values())} builds read "
+             "from real wheels shipped",
+             f"Overlay: {folder} ({'exists' if exists else 'not created yet: gpuvet kb harvest writes it'})"]
+    counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("adds", "same", "disagrees")}
+    if rows:
+        lines.append(f"  {len(rows)} builds: {counts['adds']} new, {counts['same']} the same as shipped, "
+                     f"{counts['disagrees']} disagreeing (the shipped list is used)")
+    for row in rows:
+        what = f"  {row['status']:<9} {row['distribution']} {row['version']} {row.get('platform', 'x86_64')}: " \
+               f"sass {' '.join(row.get('sass', ())) or '-'}, ptx {' '.join(row.get('ptx', ())) or '-'}"
+        if row["status"] == "disagrees":
+            what += (f"; shipped sass {' '.join(row['shipped_sass']) or '-'}, ptx {' '.join(row['shipped_ptx']) or '-'}"
+                     f" ({row.get('shipped_wheel')})")
+        elif row["status"] == "adds" and not row["usable"]:
+            what += "; not used by check yet (no release record in the knowledge base, or no CUDA code read)"
+        lines.append(what)
+        lines.append(f"            wheel {row.get('wheel')} sha256 {str(row.get('sha256'))[:16]}... from "
+                     f"{row.get('index_url')} on {row.get('read_on')}")
+    lines += [f"  problem: {p}" for p in problems]
+    output.write("\n".join(lines))
+    return int(ExitCode.OK)
+
+
+def _has_release(framework: str, version: str) -> bool:
+    path = loader.find_framework_path(framework)
+    if path is None:
+        path = next((p for p in loader.framework_paths().values()
+                     if str(loader.raw(p).get("framework", {}).get("name")) == framework), None)
+    if path is None:
+        return False
+    return any(str(r.get("version")) == version for r in loader.raw(path).get("release", ()))

@@ -175,11 +175,14 @@ def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any
     """(version, platform) -> the builds of one framework read from real wheels (data/harvested/<framework>.toml)."""
     index: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
     path = DATA_DIR / "harvested" / f"{framework}.toml"
-    if not path.is_file():
-        return index
-    for build in raw(path).get("build", ()):
+    for build in raw(path).get("build", ()) if path.is_file() else ():
         index.setdefault((str(build["version"]), build.get("platform", "x86_64")), []).append(build)
-    return index
+    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides
+    from gpuvet.kb import overlay
+
+    keyed = {(framework, version, platform): builds for (version, platform), builds in index.items()}
+    overlay.merge_into(keyed)
+    return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 
 def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:

@@ -1,0 +1,548 @@
+"""Read a framework release's build facts from its real wheel, the way tools/import_harvest.py's input was made.
+
+``harvest("torch==2.15.0")`` finds the wheel through pip itself (``python -m pip download --no-deps --only-binary
+:all: --platform ... --python-version ...`` in a child process with a timeout), so the index, extra indexes,
+proxies, certificates and credentials are exactly pip's (``pip config``, ``PIP_*``, ``--index-url``). From the
+wheel it reads the core metadata (Requires-Python, the Requires-Dist pins of nvidia-cudnn-*, nvidia-nccl-*,
+nvidia-cuda-runtime-*, cuda-toolkit and torch), the framework's version module (torch/version.py,
+paddle/version/__init__.py, tensorflow/python/platform/build_info.py) and the SASS / PTX archs of every shared
+library member, with gpuvet's own fatbin reader (``gpuvet.probe.binaries.scan_file``, the code behind ``gpuvet
+archs``). Members are extracted one at a time into a temporary folder and deleted, so the temporary space needed
+is the wheel plus its largest member.
+
+Each record is a ``[[build]]`` of the shape of ``kb/data/harvested/<framework>.toml`` with its provenance: wheel file name,
+sha256, the index URL it came from (credentials removed) and the date. ``write_release`` puts one release's
+records into the user's overlay (``gpuvet.kb.overlay``), atomically.
+
+Faults are one-line ``InputError``s (an unreachable or slow index, no such wheel, a corrupt or truncated wheel, a
+wheel without METADATA); a member the reader cannot parse is kept in the record under ``unreadable``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import email.parser
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+import zlib
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from gpuvet.errors import InputError
+from gpuvet.kb import loader
+from gpuvet.kb.overlay import BUILDS_DIR
+from gpuvet.probe._version import __version__
+from gpuvet.probe.binaries import scan_file, sort_archs
+from gpuvet.tomlfile import loads_toml
+
+PLATFORM_TAGS = {
+    "x86_64": ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64",
+               "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64", "linux_x86_64",
+               "manylinux_2_31_x86_64", "manylinux_2_34_x86_64", "manylinux_2_35_x86_64"],
+    "aarch64": ["manylinux_2_28_aarch64", "manylinux_2_27_aarch64", "manylinux_2_24_aarch64",
+                "manylinux_2_17_aarch64", "manylinux2014_aarch64", "linux_aarch64",
+                "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64"],
+}
+PYTHONS = ("3.11", "3.12", "3.10", "3.13", "3.9", "3.8")
+DEFAULT_TIMEOUT = 600.0  # seconds for one release, download included
+NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
+PARTIAL_SHARE = 0.25  # an arch with fewer cubins than this share of the best-covered one is "partial"
+
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
+_SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
+_PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
+_VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
+                  "tensorflow/python/platform/build_info.py")
+# The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
+_PRIMARY = {
+    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$"),
+    "tensorflow": (r"tensorflow/libtensorflow_cc\.so\.2$",),
+    "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
+    "vllm": (r"vllm/_C[^/]*\.so$",),
+    "xformers": (r"xformers/_C[^/]*\.so$",),
+}
+_NETWORK_TROUBLE = re.compile(
+    r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
+    r"Name or service not known|Temporary failure in name resolution|ProxyError|SSLError|CERTIFICATE_VERIFY|"
+    r"Network is unreachable|Max retries exceeded|\b(401|403|407|5\d\d) (Client|Server) Error", re.I)
+_NO_MATCH = re.compile(r"No matching distribution found|Could not find a version that satisfies")
+
+
+def parse_requirement(requirement: str) -> Tuple[str, str]:
+    """``torch==2.15.0`` -> ("torch", "2.15.0"); anything but one exact pin is a one-line error."""
+    match = _REQUIREMENT.match(requirement or "")
+    if not match:
+        raise InputError(f"{requirement!r} is not NAME==VERSION", hint="harvest names one release: torch==2.15.0")
+    return loader.normalize_name(match.group(1)), match.group(2)
+
+
+def redact_url(url: str) -> str:
+    """Credentials out of a URL: ``https://user:token@host/simple`` -> ``https://****@host/simple``."""
+    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1****@", url)
+
+
+def framework_of(distribution: str) -> str:
+    """The knowledge base's framework name for a distribution (paddlepaddle-gpu -> paddlepaddle); else its own."""
+    wanted = loader.normalize_name(distribution)
+    for path in loader.framework_paths().values():
+        head = loader.raw(path).get("framework", {})
+        if wanted in {loader.normalize_name(d) for d in head.get("distributions", ())}:
+            return str(head.get("name"))
+    return wanted
+
+
+def pip_env() -> Dict[str, str]:
+    env = dict(os.environ)
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INPUT"] = "1"  # never wait on a credential prompt
+    env.pop("PIP_REQUIRE_VIRTUALENV", None)
+    return env
+
+
+def _run_pip(args: Sequence[str], timeout: float) -> Tuple[int, str]:
+    command = [sys.executable, "-m", "pip"] + list(args)
+    try:
+        proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                              universal_newlines=True, env=pip_env(), timeout=max(1.0, timeout))
+    except subprocess.TimeoutExpired:
+        raise InputError(f"the package index did not answer within {timeout:.0f} s",
+                         hint="check the index URL and the network (pip config list), or raise --timeout") from None
+    except OSError as exc:
+        raise InputError(f"cannot run pip: {exc.strerror or exc}") from None
+    if proc.returncode != 0 and "No module named pip" in proc.stdout:
+        raise InputError("pip is not installed for this Python", hint=f"{sys.executable} -m ensurepip")
+    return proc.returncode, proc.stdout
+
+
+def _pip_error(output: str, requirement: str) -> str:
+    """pip's reason in one line, in gpuvet's words where pip's is known (pip checks the wheel it downloads)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    invalid = re.search(r"Wheel '[^']+' located at \S+ is invalid", output)
+    if invalid or re.search(r"BadZipFile|zipfile", output):
+        return f"the wheel of {requirement} is not a readable zip file (corrupt or truncated download)"
+    if re.search(r"BadMetadata|InvalidMetadata|no \.dist-info|METADATA", output):
+        why = next((line for line in reversed(lines) if re.search(r"BadMetadata|InvalidMetadata", line)), "")
+        why = re.sub(r"<[^>]*>", "the wheel", why.split(": ", 1)[-1])[:160]
+        return f"the wheel of {requirement} has no readable .dist-info/METADATA ({why or 'pip cannot read it'})"
+    if re.search(r"IncompleteRead|IncompleteDownload|incomplete-download|ProtocolError|ChunkedEncodingError|Connection broken", output):
+        return f"the download of {requirement} was cut short (truncated download)"
+    if re.search(r"THESE PACKAGES DO NOT MATCH THE HASHES", output):
+        return f"the wheel of {requirement} does not match the sha256 the index lists (truncated or altered download)"
+    errors = [line for line in lines if line.startswith("ERROR:") and line != "ERROR: Exception:"]
+    last = errors[-1] if errors else next((line for line in reversed(lines) if re.match(r"^[\w.]+(Error|Exception)\b", line)),
+                                          lines[-1] if lines else "pip failed")
+    return redact_url(last)[:300]
+
+
+def _network_problem(output: str) -> Optional[str]:
+    for line in output.splitlines():
+        if "Could not fetch URL" in line and re.search(r": 404 |Not Found", line):
+            continue  # no such project on that index: "no wheel", not "unreachable"
+        if _NETWORK_TROUBLE.search(line) and not line.lstrip().startswith(("File ", "raise ", "^")):
+            return redact_url(line.strip())[:240]
+    return None
+
+
+def _indexes(output: str) -> List[str]:
+    for line in output.splitlines():
+        if line.startswith("Looking in indexes:"):
+            return [redact_url(u.strip()) for u in line.split(":", 1)[1].split(",") if u.strip()]
+    return []
+
+
+def download(name: str, version: str, platform: str, dest: str, index_url: Optional[str] = None,
+             timeout: float = DEFAULT_TIMEOUT) -> Tuple[str, Dict[str, Any]]:
+    """(wheel path, provenance) for NAME==VERSION on PLATFORM, fetched by pip into DEST."""
+    if platform not in PLATFORM_TAGS:
+        raise InputError(f"unknown platform {platform!r}", hint="x86_64 or aarch64")
+    deadline = time.monotonic() + timeout
+    requirement = f"{name}=={version}"
+    tried = []
+    for python in PYTHONS:
+        left = deadline - time.monotonic()
+        if left <= 1:
+            break
+        args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input", "--no-cache-dir",
+                "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "0",
+                "--python-version", python, "-d", dest]
+        for tag in PLATFORM_TAGS[platform]:
+            args += ["--platform", tag]
+        if index_url:
+            args += ["--index-url", index_url]
+        args.append(requirement)
+        code, output = _run_pip(args, left)
+        wheels = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
+        if code == 0 and wheels:
+            return os.path.join(dest, wheels[0]), _provenance(output, python, index_url)
+        trouble = _network_problem(output)
+        if trouble:
+            raise InputError(f"the package index cannot be reached: {trouble}",
+                             hint="check the index URL, proxy and credentials (pip config list)")
+        if not _NO_MATCH.search(output):
+            raise InputError(_pip_error(output, requirement), hint="harvest it again; if it persists the index serves a broken file")
+        tried.append(python)
+    if not tried:
+        raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
+    raise InputError(f"no {platform} wheel of {requirement} on the index (tried Python {', '.join(tried)})",
+                     hint="check the version (pip index versions NAME) or --platform")
+
+
+def _provenance(output: str, python: str, index_url: Optional[str]) -> Dict[str, Any]:
+    indexes = _indexes(output)
+    url = None
+    local = None
+    for line in output.splitlines():
+        match = re.match(r"\s*Downloading\s+(\S+)", line)
+        if match and "://" in match.group(1):
+            url = redact_url(match.group(1))
+        match = re.match(r"\s*Processing\s+(/\S+|file:\S+)", line)
+        if match:
+            local = match.group(1)
+    where = None
+    if url:
+        netloc = re.sub(r"^[a-z+.-]+://", "", url).split("/")[0]
+        where = next((i for i in indexes if re.sub(r"^[a-z+.-]+://", "", i).split("/")[0] == netloc), None)
+    if where is None and local:
+        where = f"a local folder: {local}"
+    if where is None:
+        where = indexes[0] if len(indexes) == 1 else (", ".join(indexes) if indexes else "PyPI (pip's default index)")
+    return {"index_url": where, "download_url": url, "python": python}
+
+
+# ---------------------------------------------------------------------------------------------------- the wheel
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _metadata(zf: zipfile.ZipFile, wheel: str, platform: str) -> Dict[str, Any]:
+    names = [n for n in zf.namelist() if re.match(r"^[^/]+\.dist-info/METADATA$", n)]
+    if not names:
+        raise InputError(f"wheel {wheel} has no .dist-info/METADATA", hint="not a complete wheel: harvest another build")
+    try:
+        text = zf.read(names[0]).decode("utf-8", "replace")
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise InputError(f"wheel {wheel}: METADATA cannot be read ({exc})") from None
+    message = email.parser.HeaderParser().parsestr(text)
+    requires: List[str] = []
+    pins: Dict[str, str] = {}
+    for req in message.get_all("Requires-Dist") or []:
+        req = " ".join(str(req).split())
+        machine = re.search(r"platform_machine\s*==\s*['\"]([^'\"]+)['\"]", req.partition(";")[2])
+        if machine and machine.group(1) not in (platform, "AMD64" if platform == "x86_64" else platform):
+            continue  # a pin of another platform's build
+        match = _PIN.match(req)
+        if match:
+            requires.append(req.split(";")[0].strip().replace(" ", ""))
+            pins.setdefault(match.group(1).lower(), match.group(2))
+    return {"name": message.get("Name"), "version": message.get("Version"),
+            "requires_python": message.get("Requires-Python"), "requires": requires, "pins": pins}
+
+
+def _grab(pattern: str, text: str) -> Optional[str]:
+    match = re.search(pattern, text, re.M)
+    return match.group(1) if match else None
+
+
+def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Dict[str, Any]:
+    """cuda / cudnn / nccl and where each came from: the version module first, the exact pins for cuDNN / NCCL."""
+    facts: Dict[str, Any] = {}
+    text = version_files.get("torch/version.py")
+    if text is not None:
+        cuda = _grab(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]([^'\"]+)['\"]", text)
+        if cuda:
+            facts["cuda"], facts["cuda_from"] = cuda, "torch/version.py"
+        facts["no_cuda_fallback"] = True  # torch/version.py says cuda = None for a CPU build
+    paddle = next((f for f in ("paddle/version/__init__.py", "paddle/version.py") if f in version_files), None)
+    if paddle:
+        for key, field in (("cuda", "cuda_version"), ("cudnn", "cudnn_version"), ("nccl", "nccl_version")):
+            value = _grab(r"^%s\s*=\s*['\"]?([^'\"\n]*)['\"]?" % field, version_files[paddle])
+            if value and value.strip() not in ("False", "None", ""):
+                facts[key], facts[key + "_from"] = value.strip(), paddle
+    text = version_files.get("tensorflow/python/platform/build_info.py")
+    if text is not None:
+        where = "tensorflow/python/platform/build_info.py"
+        for key in ("cuda", "cudnn"):
+            value = _grab(r"['\"]%s_version['\"]\s*[:,]\s*['\"]([^'\"]+)['\"]" % key, text)
+            if value:
+                facts[key], facts[key + "_from"] = value, where
+        caps = _grab(r"['\"]cuda_compute_capabilities['\"]\s*[:,]\s*(\[[^\]]*\])", text)
+        if caps:
+            facts["claimed_archs"] = re.findall(r"['\"]([^'\"]+)['\"]", caps)
+    for name, pinned in sorted(pins.items()):
+        where = f"METADATA Requires-Dist {name}=={pinned}"
+        runtime = re.match(r"nvidia-cuda-runtime(-cu\d+)?$", name) or name == "cuda-toolkit"
+        if runtime and "cuda" not in facts and not facts.get("no_cuda_fallback"):
+            facts["cuda"], facts["cuda_from"] = ".".join(pinned.split(".")[:2]), where
+        for key, pattern in (("cudnn", r"nvidia-cudnn(-cu\d+)?$"), ("nccl", r"nvidia-nccl(-cu\d+)?$")):
+            if re.match(pattern, name):
+                if facts.get(key) and facts[key] != pinned:
+                    facts[key + "_stated"] = f"{facts[key]} ({facts.get(key + '_from')})"
+                facts[key], facts[key + "_from"] = pinned, where
+        if name == "torch":
+            facts["requires_torch"] = pinned
+    facts.pop("no_cuda_fallback", None)
+    return facts
+
+
+def _free_bytes(folder: str) -> Optional[int]:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return None
+
+
+def read_wheel(path: str, distribution: str, version: str, platform: str, work: Optional[str] = None) -> Dict[str, Any]:
+    """The ``[[build]]`` record of one downloaded wheel (provenance other than the file's own is added by harvest)."""
+    wheel = os.path.basename(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise InputError(f"wheel {wheel} is not a readable zip file (corrupt or truncated download): {exc}",
+                         hint="harvest it again; if it persists the index serves a broken file") from None
+    with zf:
+        meta = _metadata(zf, wheel, platform)
+        version_files: Dict[str, str] = {}
+        for name in _VERSION_FILES:
+            try:
+                info = zf.getinfo(name)
+            except KeyError:
+                continue
+            if info.file_size < 200_000:
+                try:
+                    version_files[name] = zf.read(info).decode("utf-8", "replace")
+                except (zipfile.BadZipFile, zlib.error, EOFError, OSError):
+                    pass
+        members: Dict[str, Dict[str, Any]] = {}
+        unreadable: Dict[str, str] = {}
+        so_members = sorted((i for i in zf.infolist() if _SO.search(i.filename) and not i.is_dir()),
+                            key=lambda i: i.filename)
+        scratch = tempfile.mkdtemp(prefix="gpuvet-harvest-", dir=work)
+        try:
+            for info in so_members:
+                free = _free_bytes(scratch)
+                if free is not None and free < info.file_size:
+                    unreadable[info.filename] = f"not enough temporary space ({info.file_size} bytes needed)"
+                    continue
+                target = os.path.join(scratch, "member.so")
+                try:
+                    with zf.open(info) as src, open(target, "wb") as dst:
+                        shutil.copyfileobj(src, dst, 1 << 22)
+                except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as exc:
+                    unreadable[info.filename] = f"cannot be extracted: {exc}"
+                    continue
+                try:
+                    result = scan_file(target)
+                finally:
+                    try:
+                        os.unlink(target)
+                    except OSError:
+                        pass
+                if result.error and not result.unsupported:
+                    unreadable[info.filename] = result.error
+                if result.entries:
+                    members[info.filename] = {
+                        "sass": result.sass, "ptx": result.ptx,
+                        "count": Counter(f"{e.kind}:{e.arch}" for e in result.entries),
+                    }
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    facts = build_facts(version_files, meta["pins"])
+    sass = sort_archs(a for m in members.values() for a in m["sass"])
+    ptx = sort_archs(a for m in members.values() for a in m["ptx"])
+    record: Dict[str, Any] = {
+        "framework": framework_of(distribution), "distribution": distribution, "version": version,
+        "platform": platform,
+    }
+    record.update({k: v for k, v in facts.items() if k not in ("claimed_archs",)})
+    record["sass"], record["ptx"] = sass, ptx
+    partial = _partial(distribution, members, sass)
+    if partial:
+        record["partial_sass"] = partial
+    if facts.get("claimed_archs"):
+        record["claimed_archs"] = facts["claimed_archs"]
+    if meta.get("requires_python"):
+        record["requires_python"] = str(meta["requires_python"])
+    if meta["requires"]:
+        record["requires"] = meta["requires"]
+    if meta.get("version") and versions_differ(str(meta["version"]), version):
+        record["wheel_version"] = str(meta["version"])  # a local label (2.13.0+cpu) pip took for ==2.13.0
+    record["members"] = {name: {"sass": m["sass"], "ptx": m["ptx"]} for name, m in sorted(members.items())}
+    record["so_members_examined"] = len(so_members)
+    if unreadable:
+        record["unreadable"] = dict(sorted(unreadable.items()))
+    record["wheel"] = wheel
+    record["sha256"] = sha256_of(path)
+    return record
+
+
+def versions_differ(stated: str, wanted: str) -> bool:
+    return loader.normalize_name(stated) != loader.normalize_name(wanted)
+
+
+def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str]) -> List[str]:
+    """SASS archs the primary library lacks or carries in few cubins (a handful of sm_90a kernels)."""
+    if not members:
+        return []
+    primary = None
+    for pattern in _PRIMARY.get(distribution, ()):
+        found = [n for n in members if re.search(pattern, n) and members[n]["sass"]]
+        if found:
+            primary = found[0]
+            break
+    if primary is None:
+        if distribution == "bitsandbytes":
+            return []  # one library per CUDA version: no primary
+        with_sass = [n for n in members if members[n]["sass"]]
+        if not with_sass:
+            return []
+        primary = max(with_sass, key=lambda n: sum(v for k, v in members[n]["count"].items() if k.startswith("sass:")))
+    counts = {k.split(":", 1)[1]: v for k, v in members[primary]["count"].items() if k.startswith("sass:")}
+    top = max(counts.values()) if counts else 0
+    return [a for a in sass if counts.get(a, 0) < PARTIAL_SHARE * top]
+
+
+def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "x86_64",
+            timeout: float = DEFAULT_TIMEOUT, work: Optional[str] = None, today: Optional[str] = None) -> Dict[str, Any]:
+    """Download and read one release's wheel for PLATFORM: its ``[[build]]`` record, provenance included."""
+    name, version = parse_requirement(requirement)
+    dest = tempfile.mkdtemp(prefix="gpuvet-wheel-", dir=work)
+    try:
+        path, provenance = download(name, version, platform, dest, index_url=index_url, timeout=timeout)
+        record = read_wheel(path, name, version, platform, work=work)
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+    record["index_url"] = provenance["index_url"]
+    if provenance.get("download_url"):
+        record["download_url"] = provenance["download_url"]
+    record["read_on"] = today or datetime.date.today().isoformat()
+    record["read_with"] = f"gpuvet {__version__} kb harvest (python {provenance['python']} wheel tags)"
+    record["source"] = (f"{record['index_url']}: {name} {version}, wheel {record['wheel']} "
+                        f"(sha256 {record['sha256'][:16]}...), read with gpuvet kb harvest on {record['read_on']}")
+    return record
+
+
+# ---------------------------------------------------------------------------------------------------- the overlay
+
+_KEY_ORDER = ("framework", "distribution", "version", "platform", "cuda", "cuda_from", "cudnn", "cudnn_from",
+              "cudnn_stated", "nccl", "nccl_from", "nccl_stated", "requires_torch", "requires_python", "requires",
+              "sass", "ptx", "partial_sass", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
+              "sha256", "index_url", "download_url", "read_on", "read_with", "source")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return json.dumps(str(value))
+
+
+def to_toml(records: Sequence[Mapping[str, Any]]) -> str:
+    lines = ["# Builds read from real wheels by gpuvet kb harvest (the user's overlay: it adds to the shipped",
+             "# knowledge base and never overrides it). Rewritten whole by the next harvest of this release.", ""]
+    for record in records:
+        lines.append("[[build]]")
+        keys = [k for k in _KEY_ORDER if k in record] + sorted(k for k in record if k not in _KEY_ORDER)
+        for key in keys:
+            if record[key] is None or key == "overlay_file":
+                continue
+            lines.append(f"{key} = {_toml_value(record[key])}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def release_path(folder: Path, distribution: str, version: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9._+-]", "_", f"{loader.normalize_name(distribution)}-{version}")
+    return Path(folder) / BUILDS_DIR / f"{safe}.toml"
+
+
+def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[Path, bool]:
+    """Put one release's records into the overlay: (file, changed). Builds of other platforms already there stay;
+    a build of the same wheel and sha256 is kept as it was (a second harvest changes nothing). Written to a temporary
+    file in the same folder, then renamed over: a reader never sees half a file."""
+    if not records:
+        raise ValueError("no records")
+    first = records[0]
+    path = release_path(folder, first["distribution"], first["version"])
+    existing: List[Dict[str, Any]] = []
+    if path.is_file():
+        try:
+            existing = list(loads_toml(path.read_text(encoding="utf-8")).get("build", ()))
+        except (OSError, ValueError):
+            existing = []  # a broken file is replaced whole
+    merged = list(existing)
+    for record in records:
+        same = [i for i, b in enumerate(merged) if b.get("platform") == record.get("platform")]
+        if same and all(merged[i].get("sha256") == record.get("sha256") for i in same):
+            continue
+        merged = [b for b in merged if b.get("platform") != record.get("platform")] + [dict(record)]
+    merged.sort(key=lambda b: (str(b.get("platform")), str(b.get("wheel"))))
+    if merged == existing and path.is_file():
+        return path, False
+    text = to_toml(merged)
+    loads_toml(text)  # never write a file the loader cannot read
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise InputError(f"cannot write the overlay {path.parent}: {exc.strerror or exc}",
+                         hint="choose another folder with --overlay") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
+    return path, True
+
+
+# ---------------------------------------------------------------------------------------------------- kb update
+
+def index_versions(distribution: str, platform: str = "x86_64", index_url: Optional[str] = None,
+                   timeout: float = 60.0) -> List[str]:
+    """The releases the index has for DISTRIBUTION with a wheel for PLATFORM (``pip index versions``), newest first."""
+    args = ["index", "versions", distribution, "--no-input", "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, timeout)))),
+            "--retries", "0", "--only-binary", ":all:", "--python-version", "3.11"]
+    for tag in PLATFORM_TAGS[platform]:
+        args += ["--platform", tag]
+    if index_url:
+        args += ["--index-url", index_url]
+    code, output = _run_pip(args, timeout)
+    trouble = _network_problem(output)
+    if trouble:
+        raise InputError(f"the package index cannot be reached: {trouble}",
+                         hint="check the index URL, proxy and credentials (pip config list)")
+    match = re.search(r"^Available versions:\s*(.*)$", output, re.M)
+    if code != 0 or not match:
+        if _NO_MATCH.search(output):
+            return []
+        raise InputError(f"pip could not list the releases of {distribution}: {_pip_error(output, distribution)}")
+    return [v.strip() for v in match.group(1).split(",") if v.strip()]

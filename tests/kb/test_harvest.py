@@ -1,0 +1,339 @@
+"""``gpuvet kb harvest / update / status`` against a local PEP 503 index, with no network.
+
+The test starts an HTTP server on 127.0.0.1 serving a simple index (HTML, and the JSON form when pip asks for it)
+with wheels it builds: ``fakepkg`` carries a shared library compiled by this machine's nvcc and a METADATA with
+Requires-Dist pins; the others are broken on purpose (garbage bytes, no METADATA, a truncated body, a server that
+stalls). pip runs with no configuration of this machine (PIP_CONFIG_FILE is the null device), HOME and TMPDIR point
+into the test's folder, so the test also sees that nothing is written outside the overlay.
+"""
+
+import base64
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from gpuvet.cli import main
+from gpuvet.kb import loader
+
+KERNEL = r"""
+__global__ void add(float *a, const float *b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] += b[i];
+}
+extern "C" void launch(float *a, const float *b, int n) { add<<<(n + 255) / 256, 256>>>(a, b, n); }
+"""
+TAG = "py3-none-manylinux_2_17_x86_64"
+PINS = ["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12==2.21.5", "nvidia-cuda-runtime-cu12==12.4.127",
+        "torch==2.5.1"]
+
+
+def _nvcc():
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc"):
+        if candidate and os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def _wheel(name, version, files, metadata=True, pins=PINS):
+    dist = f"{name}-{version}.dist-info"
+    members = dict(files)
+    if metadata:
+        lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", "Requires-Python: >=3.9"]
+        lines += [f"Requires-Dist: {pin}" for pin in pins]
+        lines.append('Requires-Dist: nvidia-nccl-cu12==9.9.9; platform_machine == "aarch64"')  # another platform's
+        lines.append("Requires-Dist: numpy")
+        members[f"{dist}/METADATA"] = ("\n".join(lines) + "\n").encode()
+    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode()
+    record = []
+    for path, data in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{path},sha256={digest},{len(data)}")
+    record.append(f"{dist}/RECORD,,")
+    members[f"{dist}/RECORD"] = ("\n".join(record) + "\n").encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path, data in members.items():
+            zf.writestr(path, data)
+    return f"{name}-{version}-{TAG}.whl", buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def cuda_so(tmp_path_factory):
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    folder = tmp_path_factory.mktemp("cuda")
+    (folder / "k.cu").write_text(KERNEL)
+    out = folder / "_C.so"
+    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
+                    "-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90",
+                    "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
+    return out
+
+
+class Index:
+    """A PEP 503 simple index on 127.0.0.1: {project: [(filename, bytes, mode)]}; mode "ok", "truncate", "stall"."""
+
+    def __init__(self, projects):
+        self.projects = projects
+        self.requests = []
+        index = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                index.requests.append(self.path)
+                parts = [p for p in self.path.split("?")[0].split("/") if p]
+                if parts[:1] == ["simple"] and len(parts) == 2:
+                    project = loader.normalize_name(parts[1])
+                    if project not in index.projects:
+                        return self._send(404, b"no", "text/plain")
+                    files = index.projects[project]
+                    if any(mode == "stall" for _, _, mode in files):
+                        time.sleep(30)
+                        return
+                    if "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or ""):
+                        doc = {"meta": {"api-version": "1.0"}, "name": project,
+                               "files": [{"filename": f, "url": f"/files/{f}",
+                                          "hashes": {"sha256": hashlib.sha256(d).hexdigest()} if m == "ok" else {}}
+                                         for f, d, m in files]}
+                        return self._send(200, json.dumps(doc).encode(), "application/vnd.pypi.simple.v1+json")
+                    links = "".join(f'<a href="/files/{f}">{f}</a><br/>' for f, _, _ in files)
+                    return self._send(200, f"<html><body>{links}</body></html>".encode(), "text/html")
+                if parts[:1] == ["files"] and len(parts) == 2:
+                    for files in index.projects.values():
+                        for filename, data, mode in files:
+                            if filename == parts[1]:
+                                if mode == "truncate":
+                                    self.send_response(200)
+                                    self.send_header("Content-Type", "application/octet-stream")
+                                    self.send_header("Content-Length", str(len(data)))
+                                    self.end_headers()
+                                    self.wfile.write(data[: len(data) // 3])
+                                    self.wfile.flush()
+                                    self.close_connection = True
+                                    return
+                                return self._send(200, data, "application/octet-stream")
+                return self._send(404, b"no", "text/plain")
+
+            def _send(self, code, body, kind):
+                self.send_response(code)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/simple"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def index(cuda_so):
+    so = cuda_so.read_bytes()
+    good = _wheel("fakepkg", "1.0", {"fakepkg/__init__.py": b"", "fakepkg/_C.so": so,
+                                      "fakepkg/libbroken.so": b"\x7fELF\x02\x01\x01" + b"\0" * 9 + b"junk"})
+    newer = _wheel("fakepkg", "1.1", {"fakepkg/__init__.py": b"", "fakepkg/_C.so": so})
+    served = Index({
+        "fakepkg": [good + ("ok",), newer + ("ok",)],
+        "corruptpkg": [(f"corruptpkg-1.0-{TAG}.whl", b"PK\x03\x04 this is not a zip file" * 50, "ok")],
+        "nometa": [_wheel("nometa", "1.0", {"nometa/__init__.py": b""}, metadata=False) + ("ok",)],
+        "truncpkg": [_wheel("truncpkg", "1.0", {"truncpkg/_C.so": so}) + ("truncate",)],
+        "stallpkg": [_wheel("stallpkg", "1.0", {"stallpkg/__init__.py": b""}) + ("stall",)],
+    })
+    served.good = good
+    yield served
+    served.close()
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """HOME, TMPDIR and the XDG folders inside tmp_path; pip without this machine's configuration."""
+    home = tmp_path / "home"
+    tmp = tmp_path / "tmp"
+    for folder in (home, tmp):
+        folder.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    # pip's user agent runs `rustc --version`; a rustup shim would write its settings into HOME (not gpuvet's doing)
+    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if ".cargo" not in p))
+    for name in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL", "GPUVET_KB_OVERLAY", "http_proxy",
+                 "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    yield tmp_path
+    loader._harvested_of.cache_clear()
+
+
+def _files(folder):
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*") if p.is_file())
+
+
+def test_harvest_reads_what_gpuvet_archs_reads(index, cuda_so, sandbox, capsys):
+    assert main(["archs", str(cuda_so), "--format", "json"]) == 0
+    expected = json.loads(capsys.readouterr().out)["files"][0]
+    assert expected["sass"] == ["sm_80", "sm_90"] and expected["ptx"] == ["compute_90"]
+    overlay = sandbox / "overlay"
+    code = main(["kb", "harvest", "fakepkg==1.0", "--index-url", index.url, "--overlay", str(overlay), "-f", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    row = json.loads(captured.out)["harvested"][0]
+    assert row["sass"] == expected["sass"] and row["ptx"] == expected["ptx"]
+    assert row["members"]["fakepkg/_C.so"] == {"sass": expected["sass"], "ptx": expected["ptx"]}
+    assert row["sha256"] == hashlib.sha256(index.good[1]).hexdigest() and row["wheel"] == index.good[0]
+    assert row["requires"] == PINS  # the aarch64-only pin and the unpinned numpy are left out
+    assert (row["cudnn"], row["nccl"], row["cuda"], row["requires_torch"]) == ("9.1.0.70", "2.21.5", "12.4", "2.5.1")
+    assert row["requires_python"] == ">=3.9" and row["index_url"] == index.url
+    assert "fakepkg/libbroken.so" in row["unreadable"] and row["unreadable"]["fakepkg/libbroken.so"].startswith("unreadable")
+    # nothing outside the overlay: HOME (pip's cache, XDG) and TMPDIR are as empty as before
+    assert _files(sandbox / "home") == [] and _files(sandbox / "tmp") == []
+    assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
+    first = (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes()
+    # the same release again: nothing changes
+    assert main(["kb", "harvest", "fakepkg==1.0", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    assert "(unchanged)" in capsys.readouterr().out
+    assert (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes() == first
+    assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
+
+
+def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys, monkeypatch):
+    overlay = sandbox / "home" / "data" / "gpuvet" / "kb"  # the XDG default
+    assert main(["kb", "harvest", "fakepkg==1.0", "--index-url", index.url]) == 0
+    capsys.readouterr()
+    assert main(["kb", "status", "-f", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["overlay"]["path"] == str(overlay) and doc["overlay"]["exists"]
+    (build,) = doc["overlay"]["builds"]
+    assert build["status"] == "adds" and build["sass"] == ["sm_80", "sm_90"] and not build["usable"]
+    assert doc["kb"]["version"] == "2026.11"
+    loader._harvested_of.cache_clear()
+    assert loader._harvested_of("fakepkg")[("1.0", "x86_64")][0]["sha256"] == build["sha256"]
+    assert main(["kb", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "adds" in out and "fakepkg 1.0 x86_64" in out and str(overlay) in out
+
+
+def test_overlay_never_overrides_the_shipped_build(sandbox, monkeypatch, capsys):
+    from gpuvet.kb import overlay
+    from gpuvet.sources import harvest
+
+    shipped = next(b for b in loader.raw(loader.DATA_DIR / "harvested" / "torch.toml")["build"]
+                   if b["framework"] == "torch" and b.get("platform") == "x86_64")
+    wrong = dict(shipped, sass=["sm_50"], ptx=[], sha256="0" * 64, source="test: a different reading")
+    folder = sandbox / "ov"
+    harvest.write_release(folder, [wrong])
+    monkeypatch.setenv("GPUVET_KB_OVERLAY", str(folder))
+    loader._harvested_of.cache_clear()
+    builds = loader._harvested_of(shipped["framework"])[(shipped["version"], "x86_64")]
+    assert [b["sass"] for b in builds] == [shipped["sass"]]
+    assert "user overlay" in builds[0]["source"] and builds[0]["overlay_disagrees"]
+    assert main(["kb", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "disagrees" in out and "shipped sass" in out
+    assert overlay.default_dir() == folder
+
+
+def _one_line_error(capsys, argv, within):
+    start = time.monotonic()
+    code = main(argv)
+    took = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.startswith("error:")]) == 1
+    assert took < within, took
+    return err
+
+
+@pytest.mark.parametrize("requirement, words", [
+    ("corruptpkg==1.0", "not a readable zip"),
+    ("nometa==1.0", "no readable .dist-info/METADATA"),
+    ("truncpkg==1.0", "truncpkg==1.0 was cut short"),
+    ("fakepkg==9.9", "no x86_64 wheel of fakepkg==9.9"),
+])
+def test_broken_wheels_are_one_line_errors(index, sandbox, capsys, requirement, words):
+    overlay = sandbox / "overlay"
+    err = _one_line_error(capsys, ["kb", "harvest", requirement, "--index-url", index.url, "--overlay", str(overlay)],
+                          within=120)
+    assert words in err
+    assert not (overlay / "harvested").exists() or _files(overlay / "harvested") == []
+    assert _files(sandbox / "tmp") == []
+
+
+def test_a_stalled_index_is_a_one_line_error_within_the_timeout(index, sandbox, capsys):
+    err = _one_line_error(capsys, ["kb", "harvest", "stallpkg==1.0", "--index-url", index.url, "--overlay",
+                                   str(sandbox / "overlay"), "--timeout", "5"], within=30)
+    assert "index" in err
+
+
+def test_an_unreachable_index_is_a_one_line_error(sandbox, capsys):
+    import socket
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    err = _one_line_error(capsys, ["kb", "harvest", "fakepkg==1.0", "--index-url", f"http://127.0.0.1:{port}/simple",
+                                   "--overlay", str(sandbox / "overlay"), "--timeout", "30"], within=60)
+    assert "cannot be reached" in err
+
+
+def test_update_harvests_the_releases_the_kb_lacks(index, sandbox, capsys):
+    overlay = sandbox / "overlay"
+    assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay), "--limit", "1"]) == 0
+    assert len(_files(overlay / "harvested")) == 1
+    capsys.readouterr()
+    assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay), "-f", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["version"] for r in doc["harvested"]] == ["1.0"] or [r["version"] for r in doc["harvested"]] == ["1.1"]
+    assert _files(overlay / "harvested") == ["fakepkg-1.0.toml", "fakepkg-1.1.toml"]
+    assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    assert "nothing new" in capsys.readouterr().out
+
+
+def test_requirement_must_be_one_exact_release(sandbox, capsys):
+    _one_line_error(capsys, ["kb", "harvest", "torch>=2", "--overlay", str(sandbox / "o")], within=5)
+    _one_line_error(capsys, ["kb", "harvest", "--overlay", str(sandbox / "o")], within=5)
+    assert not (sandbox / "o").exists()
+
+
+def test_the_reader_itself_refuses_a_corrupt_zip_and_a_wheel_without_metadata(tmp_path):
+    """What pip does not catch (an older pip, a file from a local folder), gpuvet's own reader does, in one line."""
+    from gpuvet.errors import InputError
+    from gpuvet.sources import harvest
+
+    corrupt = tmp_path / f"x-1.0-{TAG}.whl"
+    corrupt.write_bytes(b"PK\x03\x04" + b"\0" * 100)
+    with pytest.raises(InputError, match="not a readable zip file"):
+        harvest.read_wheel(str(corrupt), "x", "1.0", "x86_64", work=str(tmp_path))
+    name, data = _wheel("y", "1.0", {"y/__init__.py": b""}, metadata=False)
+    (tmp_path / name).write_bytes(data)
+    with pytest.raises(InputError, match="no .dist-info/METADATA"):
+        harvest.read_wheel(str(tmp_path / name), "y", "1.0", "x86_64", work=str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([corrupt.name, name])  # no scratch left
+
+
+def test_credentials_never_reach_the_record():
+    from gpuvet.sources import harvest
+
+    assert harvest.redact_url("https://alice:s3cret@127.0.0.1:9/simple") == "https://****@127.0.0.1:9/simple"
+    assert harvest.redact_url("https://token@127.0.0.1:9/simple/x/") == "https://****@127.0.0.1:9/simple/x/"
