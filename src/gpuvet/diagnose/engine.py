@@ -13,10 +13,13 @@ confirms (raises) or rules out (lowers) each cause.
 from __future__ import annotations
 
 import dataclasses
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.diagnose.anchors import spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
 from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
 from gpuvet.models import Fix, Message, msg
@@ -67,6 +70,42 @@ class _Hit:
 
 
 _DIGITS = str.maketrans("123456789", "000000000")
+WINDOW_LINES = 3  # a message may wrap twice (a terminal, an issue form, a log shipper) and still match
+
+# Colour codes (a terminal log pasted as it is) are removed from the whole text before anything else: inside a line
+# they would split the words the anchors and patterns look for. Only when the text has an escape at all.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# What loggers put before a message, at the start of each line, so that a message wrapped onto a second prefixed line
+# still reads as one: torch elastic's "[rank0]:", c10's "[W1015 12:00:00.123 1234 File.cpp:12]", glog's
+# "I0101 12:00:00.123456  1234 file.cc:12]", NCCL's "host:pid:tid [dev]", Ray/vLLM's "(VllmWorker rank=0 pid=12)",
+# vLLM's "INFO 01-01 12:00:00 [file.py:12]", logging's "2024-01-01 12:00:00,123 ERROR" / "[2024-01-01 12:00:00]".
+# Stripped only from the lines a pattern is tried on (the anchors are found in the raw text, the prefix does not hide
+# them), so a 50 MB log pays nothing for it.
+_PREFIX = re.compile(
+    r"(?:\s*(?:"
+    r"\[rank\d+\]:"
+    r"|\[[IWEF]\d{4} [\d:.]+ \d+ [\w./-]+:\d+\]"
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]"
+    r"|\(\w+(?: rank=\d+)? pid=\d+(?:, ip=[\d.]+)?\)"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./-]+:\d+\]"
+    r"|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+    r"(?:\s*-?\s*\[?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?\b:?)?"
+    r"|[\w.-]+:\d+:\d+ \[\d+\]"
+    r"))+[ \t]*"
+)
+
+
+@lru_cache(maxsize=None)
+def _line_mode(pattern: str) -> Tuple[bool, bool]:
+    """(can the pattern match across a line break, does it need the logger's prefix gone): a pattern that can do
+    neither is tried on the raw line alone, the cheap path most patterns take."""
+    return spans_lines(pattern), pattern.startswith("^")
+
+
+def strip_prefix(line: str) -> str:
+    """The line without the logger's prefix (see _PREFIX); the line itself when it has none."""
+    match = _PREFIX.match(line)
+    return line[match.end():] if match and match.end() else line
 
 
 def normalise(text: str) -> str:
@@ -84,6 +123,14 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     groups: Dict[str, List[int]] = {}
     folded_lines = normalise("\n".join(lines)).split("\n")
     lowered: Dict[int, str] = {}
+
+    cleaned: Dict[int, str] = {}
+
+    def clean(index: int) -> str:
+        text = cleaned.get(index)
+        if text is None:
+            text = cleaned[index] = strip_prefix(lines[index])
+        return text
 
     def lower(index: int) -> str:
         text = lowered.get(index)
@@ -106,7 +153,10 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     blob = "\n".join(keys)
 
     def window(index: int) -> str:
-        return lines[index] + ("\n" + lines[index + 1] if index + 1 < len(lines) else "")
+        return "\n".join(clean(i) for i in range(index, min(index + WINDOW_LINES, len(lines))))
+
+    def single(index: int) -> str:
+        return lines[index]
 
     hits = []
     for signature in signatures:
@@ -117,10 +167,10 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
             needles = [([a.lower() for a in options], any(ch.isdigit() for a in options for ch in a)) for options in checks]
 
             def plausible(start: int) -> bool:
-                """Can the window of lines start, start+1 hold a match? (No needle spans a line break.)"""
+                """Can the window of lines from start hold a match? (No needle spans a line break.)"""
                 if not needles:
                     return True
-                span = range(start, min(start + 2, len(lines)))
+                span = range(start, min(start + reach, len(lines)))
                 for options, raw in needles:
                     texts = [lower(i) for i in span] if raw else [folded_lines[i] for i in span]
                     if not any(n in t for n in options for t in texts):
@@ -129,6 +179,9 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
 
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
+            multi, bare = _line_mode(regex.pattern)
+            text_of = window if multi else (clean if bare else single)
+            reach = WINDOW_LINES if multi else 1
             if anchor_list is None:  # no literal to look for: every distinct line is a candidate
                 candidates = range(len(keys))
             else:
@@ -144,13 +197,14 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 for index in groups[keys[group]]:
                     if index in matched:
                         continue
-                    match = regex.search(window(index)) if plausible(index) else None
-                    if match and match.start() <= len(lines[index]):
-                        matched[index] = match.start()
-                    elif index > 0 and index - 1 not in matched:  # the message may have started a line earlier
-                        match = regex.search(window(index - 1)) if plausible(index - 1) else None
-                        if match and match.start() <= len(lines[index - 1]):
-                            matched[index - 1] = match.start()
+                    # The message may have started a line or two earlier (the anchor sits in its wrapped part).
+                    for start in range(index, max(index - reach, -1), -1):
+                        if start != index and start in matched:
+                            break
+                        match = regex.search(text_of(start)) if plausible(start) else None
+                        if match and (not multi or match.start() <= len(clean(start))):
+                            matched[start] = match.start()
+                            break
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                         break
         if matched:
@@ -223,6 +277,8 @@ def diagnose_text(
     that produced the log, so its judgments count half and it never adds causes of its own."""
     base = base or load_signatures()
     text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
     # numbered as an editor or `grep -n` numbers the file: by newlines.
     lines = text.replace("\r", "\n").split("\n")
