@@ -33,6 +33,7 @@ MAX_DIAGNOSES = 5
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
 USER_CODE = "not_a_stack_problem"
+HARVESTED = "sources.toml"  # the vocabulary harvested from the sources that print the messages
 # Codes ranked below this in codes.toml are links of the chain (driver ... framework build, Python, packages); from
 # it on come run-time conditions (a collective timeout, an OOM) that a bug in the user's code can itself cause.
 CHAIN_END_RANK = 60
@@ -67,6 +68,7 @@ class _Hit:
     count: int = 0
     positions: List[int] = field(default_factory=list)
     columns: Dict[int, int] = field(default_factory=dict)  # line index -> where the match starts in it
+    lines: frozenset = frozenset()  # every line index it matched (positions keeps only the evidence)
 
 
 _DIGITS = str.maketrans("123456789", "000000000")
@@ -210,7 +212,8 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         if matched:
             ordered = sorted(matched)
             keep = ordered[:1] + ordered[1:][-(EVIDENCE_PER_SIGNATURE - 1):]
-            hits.append(_Hit(signature, count=len(ordered), positions=keep, columns={i: matched[i] for i in keep}))
+            hits.append(_Hit(signature, count=len(ordered), positions=keep, columns={i: matched[i] for i in keep},
+                             lines=frozenset(ordered)))
     return hits
 
 
@@ -221,7 +224,20 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     without such a line pays nothing."""
     kept = [h for h in hits if not h.signature.context or any(r.search(text) for r in h.signature.context)]
     superseded = {other for h in kept for other in h.signature.supersedes}
-    return [h for h in kept if h.signature.id not in superseded]
+    # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
+    dropped: Dict[str, set] = {}
+    for hit in kept:
+        if hit.signature.id in superseded:
+            dropped.setdefault(hit.signature.code, set()).update(hit.lines)
+    kept = [h for h in kept if h.signature.id not in superseded
+            and not (h.signature.file == HARVESTED and h.lines <= dropped.get(h.signature.code, set()))]
+    # One reading per line: the hand-written signatures were tuned on real threads (and carry the context rules), so
+    # where one of them reads a line, a harvested signature reading only such lines does not compete with it.
+    owned = set()
+    for hit in kept:
+        if hit.signature.file != HARVESTED:
+            owned |= hit.lines
+    return [h for h in kept if h.signature.file != HARVESTED or not h.lines <= owned]
 
 
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
@@ -249,6 +265,20 @@ def _noisy_or(weights: List[float]) -> float:
     for weight in weights:
         remaining *= 1.0 - weight
     return 1.0 - remaining
+
+
+def _weights(code_hits: List[_Hit], specific: bool) -> List[float]:
+    """The weights that add up (noisy-or) for one code. The harvested vocabulary (data/sources.toml) restates many
+    hand-written patterns: where one of its signatures reads only lines a hand-written signature of the same code
+    already read, they are one piece of evidence, not two, and it adds nothing."""
+    weights: List[float] = []
+    counted: set = set()
+    for hit in sorted(code_hits, key=lambda h: (h.signature.file == HARVESTED, -h.signature.weight)):
+        if hit.signature.file == HARVESTED and hit.lines <= counted:
+            continue
+        counted |= hit.lines
+        weights.append(hit.signature.weight * (0.5 if hit.signature.generic and specific else 1.0))
+    return weights
 
 
 def _apply_checks(confidence: float, checks: List[Check], strength: float) -> float:
@@ -295,7 +325,7 @@ def diagnose_text(
     diagnoses: List[Diagnosis] = []
     for code, code_hits in by_code.items():
         info = base.codes[code]
-        weights = [h.signature.weight * (0.5 if h.signature.generic and specific else 1.0) for h in code_hits]
+        weights = _weights(code_hits, specific)
         confidence = min(_noisy_or(weights), 0.95)
         confidence += CHAIN_BONUS * (100 - info.rank) / 100.0
         params: Dict[str, str] = {}
@@ -309,7 +339,7 @@ def diagnose_text(
         params = _asked_text(params)
         checks = judge(code, view, params)
         confidence = _apply_checks(confidence, checks, strength)
-        explanations = [msg("diagnose.sig." + h.signature.id, **params)
+        explanations = [msg(h.signature.explain, **dict(params, origin=h.signature.origin))
                         for h in sorted(code_hits, key=lambda h: -h.signature.weight)][:2]
         if code == "insufficient_vram" and ("asked" in params or "free" in params):
             explanations.append(msg("diagnose.oom.amounts", asked=params.get("asked", "?"),
