@@ -151,3 +151,22 @@ def spans_lines(pattern: str) -> bool:
         return True
     state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
     return _newline_capable(list(parsed), bool(getattr(state, "flags", 0) & _c.SRE_FLAG_DOTALL))
+
+
+def leading_literal(pattern: str) -> Optional[str]:
+    """The literal every match of the pattern starts with (lower case, at least SHORT_ANCHOR long), or None. A match
+    that may wrap still starts on the line that holds it, which pins where a wrapped message can begin."""
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:
+        return None
+    run: List[str] = []
+    for op, av in parsed:
+        if op is _c.AT and not run:
+            continue
+        if op is _c.LITERAL and av != 10:
+            run.append(chr(av).lower())
+            continue
+        break
+    text = "".join(run)
+    return text if len(text.strip()) >= SHORT_ANCHOR else None

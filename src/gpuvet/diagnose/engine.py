@@ -17,9 +17,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from gpuvet.diagnose.anchors import spans_lines
+from gpuvet.diagnose.anchors import leading_literal, spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
 from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
 from gpuvet.models import Fix, Message, msg
@@ -98,10 +99,11 @@ _PREFIX = re.compile(
 
 
 @lru_cache(maxsize=None)
-def _line_mode(pattern: str) -> Tuple[bool, bool]:
-    """(can the pattern match across a line break, does it need the logger's prefix gone): a pattern that can do
-    neither is tried on the raw line alone, the cheap path most patterns take."""
-    return spans_lines(pattern), pattern.startswith("^")
+def _line_mode(pattern: str) -> Tuple[bool, bool, Optional[str]]:
+    """(can the pattern match across a line break, does it need the logger's prefix gone, the literal a match starts
+    with): a pattern that can do neither is tried on the raw line alone, the cheap path most patterns take."""
+    lead = leading_literal(pattern)
+    return spans_lines(pattern), pattern.startswith("^"), normalise(lead) if lead else None
 
 
 def strip_prefix(line: str) -> str:
@@ -154,6 +156,54 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         cursor += len(key) + 1
     blob = "\n".join(keys)
 
+    def groups_with(needle: str):
+        pos = blob.find(needle)
+        while pos >= 0:
+            group = bisect_right(offsets, pos) - 1
+            yield group
+            pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
+
+    grouped: Dict[Tuple[str, ...], Tuple[List[int], int]] = {}
+    holding: Dict[Tuple[str, ...], set] = {}
+
+    def groups_of(options: Tuple[str, ...]) -> Tuple[List[int], int]:
+        """The distinct lines holding one of the (normalised) literals, and how many lines of the log that is."""
+        found = grouped.get(options)
+        if found is None:
+            ids = sorted({group for option in options for group in groups_with(option)})
+            found = grouped[options] = (ids, sum(len(groups[keys[g]]) for g in ids))
+        return found
+
+    def lines_with(options: Tuple[str, ...]) -> set:
+        """Indices of the lines that contain one of the literals: found once per log with str.find in the distinct
+        lines, so narrowing candidate windows is set algebra, not substring tests."""
+        found = holding.get(options)
+        if found is None:
+            found = holding[options] = set()
+            for group in groups_of(options)[0]:
+                found.update(groups[keys[group]])
+        return found
+
+    raw: List[Any] = []  # [lower-cased text, line start offsets], built the first time a literal with digits is sought
+
+    def raw_lines_with(options: Tuple[str, ...]) -> set:
+        """Indices of the lines that contain one of the literals with their digits as written ("801"), found with
+        str.find in the lower-cased text."""
+        found = holding.get(("raw",) + options)
+        if found is None:
+            if not raw:
+                raw.append("\n".join(lines).lower())
+                raw.append(list(accumulate((len(line) + 1 for line in lines), initial=0)))
+            text, line_starts = raw
+            found = holding[("raw",) + options] = set()
+            for option in options:
+                pos = text.find(option)
+                while pos >= 0:
+                    line = bisect_right(line_starts, pos) - 1
+                    found.add(line)
+                    pos = text.find(option, line_starts[line + 1] if line + 1 < len(line_starts) else len(text))
+        return found
+
     def window(index: int) -> str:
         return "\n".join(clean(i) for i in range(index, min(index + WINDOW_LINES, len(lines))))
 
@@ -164,49 +214,56 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     for signature in signatures:
         matched: Dict[int, int] = {}
         for anchor_list, regex, checks in signature.scan:
-            # Literal sets a match must contain, tested with `in` before the regex runs. Sets with digits are
-            # tested on the lower-cased line as it is (normalise() would turn "801" into "000").
-            needles = [([a.lower() for a in options], any(ch.isdigit() for a in options for ch in a)) for options in checks]
-
-            def plausible(start: int) -> bool:
-                """Can the window of lines from start hold a match? (No needle spans a line break.)"""
-                if not needles:
-                    return True
-                span = range(start, min(start + reach, len(lines)))
-                for options, raw in needles:
-                    texts = [lower(i) for i in span] if raw else [folded_lines[i] for i in span]
-                    if not any(n in t for n in options for t in texts):
-                        return False
-                return True
-
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
-            multi, bare = _line_mode(regex.pattern)
+            multi, bare, lead = _line_mode(regex.pattern)
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
-            if anchor_list is None:  # no literal to look for: every distinct line is a candidate
-                candidates = range(len(keys))
-            else:
-                candidates = set()
-                for anchor in anchor_list:
-                    needle = normalise(anchor)
-                    pos = blob.find(needle)
-                    while pos >= 0:
-                        group = bisect_right(offsets, pos) - 1
-                        candidates.add(group)
-                        pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
-            for group in sorted(candidates):
-                for index in groups[keys[group]]:
-                    if index in matched:
-                        continue
-                    # The message may have started a line or two earlier (the anchor sits in its wrapped part).
-                    for start in range(index, max(index - reach, -1), -1):
-                        if start != index and start in matched:
-                            break
-                        match = regex.search(text_of(start)) if plausible(start) else None
-                        if match and (not multi or match.start() <= len(clean(start))):
-                            matched[start] = match.start()
-                            break
+            # Literal sets a match must contain, each of which must occur in the lines a match can span. Sets with
+            # digits are tested on the lower-cased lines as they are (normalise() would turn "801" into "000").
+            # Every literal set a match needs, normalised; the sets with digits also as written ("(801)").
+            required = [(tuple(normalise(a) for a in options), False) for options in checks]
+            required += [(tuple(a.lower() for a in options), True) for options in checks
+                         if any(ch.isdigit() for a in options for ch in a)]
+            if anchor_list is not None:
+                required.append((tuple(normalise(a) for a in anchor_list), False))
+            # Where a match can start: within `reach` lines before a line holding each required literal. The
+            # rarest literal in this log gives the candidates (a set, in C); the others then filter those few with
+            # substring tests, or with set algebra while the candidates are still many.
+            required.sort(key=lambda need: (need[1], groups_of(need[0])[1]))
+            # A wrapped match still starts on the line holding its first literal: no shifting for that one.
+            starts = lines_with((lead,)) if multi and lead else None
+            for options, as_written in required:
+                if as_written:
+                    found = raw_lines_with(options)
+                elif starts is not None and len(starts) * reach * 4 < groups_of(options)[1]:
+                    starts = {i for i in starts
+                              if any(o in folded_lines[j] for j in range(i, min(i + reach, len(lines))) for o in options)}
+                    if not starts:
+                        break
+                    continue
+                else:
+                    found = lines_with(options)
+                if reach == 1:
+                    starts = found if starts is None else starts & found
+                elif starts is not None and len(starts) < len(found):
+                    starts = {i for i in starts if any(j in found for j in range(i, i + reach))}
+                else:
+                    reachable = {i - d for i in found for d in range(reach) if i - d >= 0}
+                    starts = reachable if starts is None else starts & reachable
+                if not starts:
+                    break
+            if starts is None:
+                starts = range(len(lines))
+            covered = -1  # the last line of the previous match: one match per message
+            for start in sorted(starts):
+                if start <= covered or start in matched:
+                    continue
+                text = text_of(start)
+                match = regex.search(text)
+                if match and (not multi or match.start() <= len(clean(start))):
+                    matched[start] = match.start()
+                    covered = start + text.count("\n", 0, match.end())
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                         break
         if matched:
