@@ -90,7 +90,7 @@ def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, capsys, content, messa
 
 def test_missing_file_and_missing_argument_exit_2(capsys):
     assert main(["diagnose", "/nonexistent/error.log"]) == 2
-    assert "cannot read /nonexistent/error.log" in capsys.readouterr().err
+    assert "/nonexistent/error.log does not exist" in capsys.readouterr().err
     assert main(["diagnose"]) == 2
     assert "no log given" in capsys.readouterr().err
 

@@ -113,6 +113,10 @@ def test_the_ninth_blind_corpus_has_many_cases_where_the_stack_is_fine():
     assert sum(case["cause"] == "not_a_stack_problem" for case in cases) >= 8
 
 
+# blind-13 (thirteenth blind round, issue 16, 60 threads: NGC/container driver requirements, cuMemAllocAsync, PTX,
+# FlashAttention sm checks, undefined symbols, P2P, DataLoader shm, disk full, Hugging Face/conda/pip/git network,
+# Blackwell): 0.333 / 0.333 before, 0.833 / 0.833 after sources.toml + round13.toml (bench/RESULTS.md).
+FLOORS["blind-13"] = (0.80, 0.80)
 # blind-12 (twelfth blind round, 27 new threads: PyTorch binaries/builds, libtorch, jaxlib/plugin installs, TF pip vs
 # conda, Windows/conda): 0.556 top-1 before round12.toml, 0.778 after; the floor sits a little under.
 FLOORS["blind-12"] = (0.74, 0.74)

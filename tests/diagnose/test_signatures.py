@@ -49,7 +49,7 @@ def test_every_pattern_has_a_literal_anchor_so_big_logs_stay_fast():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_message_the_engine_can_emit_exists(lang):
     messages = catalog(lang)
-    needed = {"diagnose.sig." + s.id for s in BASE.signatures}
+    needed = {s.explain for s in BASE.signatures}
     needed |= {"diagnose.code.%s.%s" % (code, part) for code in BASE.codes for part in ("title", "fix")}
     missing = sorted(m for m in needed if m not in messages)
     assert missing == []

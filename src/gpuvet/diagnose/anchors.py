@@ -81,7 +81,7 @@ def _candidates(items) -> List[List[str]]:
         elif op is _c.BRANCH:
             alternatives = [_sequence(branch) for branch in av[1]]
             if all(alternatives):
-                candidates.append([s for alt in alternatives for s in alt or ()])  # all() above: never None
+                candidates.append([s for alt in alternatives if alt for s in alt])
         elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) and av[0] >= 1:
             sub = _sequence(av[2])
             if sub:
@@ -96,7 +96,7 @@ def anchors(pattern: str) -> Optional[List[str]]:
         parsed = _p.parse(pattern)
     except Exception:  # the compile step reports bad patterns; here we just give up the shortcut
         return None
-    return _sequence(list(parsed.data))  # the items SubPattern's __getitem__ iterates over
+    return _sequence(list(parsed))
 
 
 def necessary_sets(pattern: str) -> List[List[str]]:
@@ -108,4 +108,65 @@ def necessary_sets(pattern: str) -> List[List[str]]:
         return []
     # Raw length here, digits included: these are tested against the candidate line itself (lower-cased, digits
     # kept), so "801" is a fine check even though it is no anchor.
-    return [c for c in _candidates(list(parsed.data)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]
+    return [c for c in _candidates(list(parsed)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]
+
+
+def _newline_capable(items, dotall: bool) -> bool:
+    for op, av in items:
+        if op is _c.LITERAL and av == 10:
+            return True
+        if op is _c.NOT_LITERAL and av != 10:
+            return True
+        if op is _c.ANY and dotall:
+            return True
+        if op is _c.IN:
+            negated = any(o is _c.NEGATE for o, _ in av)
+            hits_newline = any((o is _c.LITERAL and a == 10)
+                               or (o is _c.RANGE and a[0] <= 10 <= a[1])
+                               or (o is _c.CATEGORY and a in (_c.CATEGORY_SPACE, _c.CATEGORY_NOT_WORD,
+                                                             _c.CATEGORY_NOT_DIGIT, _c.CATEGORY_LINEBREAK))
+                               for o, a in av if o is not _c.NEGATE)
+            if hits_newline != negated:
+                return True
+        elif op is _c.SUBPATTERN:
+            if _newline_capable(av[-1], dotall):
+                return True
+        elif op is _c.BRANCH:
+            if any(_newline_capable(branch, dotall) for branch in av[1]):
+                return True
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) + ((_c.POSSESSIVE_REPEAT,) if hasattr(_c, "POSSESSIVE_REPEAT") else ()):
+            if _newline_capable(av[2], dotall):
+                return True
+        elif op is _c.ASSERT or op is _c.ASSERT_NOT:
+            continue
+    return False
+
+
+def spans_lines(pattern: str) -> bool:
+    """Can a match of the pattern contain a line break (a wrapped message)? When not, the engine tries it on the line
+    alone, without the window of following lines and without looking back for an earlier start."""
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:
+        return True
+    state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
+    return _newline_capable(list(parsed), bool(getattr(state, "flags", 0) & _c.SRE_FLAG_DOTALL))
+
+
+def leading_literal(pattern: str) -> Optional[str]:
+    """The literal every match of the pattern starts with (lower case, at least SHORT_ANCHOR long), or None. A match
+    that may wrap still starts on the line that holds it, which pins where a wrapped message can begin."""
+    try:
+        parsed = _p.parse(pattern)
+    except Exception:
+        return None
+    run: List[str] = []
+    for op, av in parsed:
+        if op is _c.AT and not run:
+            continue
+        if op is _c.LITERAL and av != 10:
+            run.append(chr(av).lower())
+            continue
+        break
+    text = "".join(run)
+    return text if len(text.strip()) >= SHORT_ANCHOR else None

@@ -87,7 +87,46 @@ def _nvml_mismatch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]
     return []
 
 
+def api_version(value: Any) -> Optional[str]:
+    """CUDA's integer driver API version as the runtime reports it ("found version 11040") -> "11.4"; None else."""
+    text = str(value or "").strip()
+    if not re.fullmatch(r"\d{4,6}", text):
+        return None
+    number = int(text)
+    return "%d.%d" % (number // 1000, (number % 1000) // 10)
+
+
+def _driver_from_log(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    """What the log says the program needed or found, against the machine in the snapshot: an image's CUDA
+    requirement, an NGC image's driver release, or the driver API version the failing process saw."""
+    driver, cuda_max = view.driver_version, view.driver_cuda_max
+    need_cuda, need_driver = params.get("need_cuda"), params.get("need_driver")
+    have = _version(cuda_max) if cuda_max else None
+    if need_cuda and have is not None and _version(need_cuda) is not None:
+        verdict = CONFIRMS if have < _version(need_cuda) else RULES_OUT
+        key = "diagnose.check.image_cuda_above_driver" if verdict == CONFIRMS else "diagnose.check.image_cuda_within_driver"
+        return [Check(verdict, msg(key, driver=driver or "?", cuda_max=cuda_max, need=need_cuda,
+                                   source=_where(view, "driver.cuda_max")))]
+    if need_driver and driver and _version(need_driver) is not None and _version(driver) is not None:
+        verdict = CONFIRMS if _version(driver) < _version(need_driver) else RULES_OUT
+        key = "diagnose.check.image_driver_above_host" if verdict == CONFIRMS else "diagnose.check.image_driver_within_host"
+        return [Check(verdict, msg(key, driver=driver, need=need_driver, source=_where(view, "driver.version")))]
+    found = api_version(params.get("found_driver"))
+    if found and have is not None:
+        if have > _version(found):
+            # The machine's driver is newer than what the process saw: it did not load this driver's libcuda.
+            return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver or "?",
+                                         cuda_max=cuda_max, found=found, raw=params.get("found_driver"),
+                                         source=_where(view, "driver.cuda_max")))]
+        return [Check(CONFIRMS, msg("diagnose.check.log_driver_is_machine", driver=driver or "?", cuda_max=cuda_max,
+                                    found=found, source=_where(view, "driver.cuda_max")))]
+    return []
+
+
 def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    from_log = _driver_from_log(view, params)
+    if from_log:
+        return from_log
     framework, cuda = framework_cuda(view)
     driver, cuda_max = view.driver_version, view.driver_cuda_max
     need = _version(cuda) if cuda else None

@@ -13,10 +13,14 @@ confirms (raises) or rules out (lowers) each cause.
 from __future__ import annotations
 
 import dataclasses
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple, Union
+from functools import lru_cache
+from itertools import accumulate
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
+from gpuvet.diagnose.anchors import leading_literal, spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
 from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
 from gpuvet.models import Fix, Message, msg
@@ -30,6 +34,7 @@ MAX_DIAGNOSES = 5
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
 USER_CODE = "not_a_stack_problem"
+HARVESTED = "sources.toml"  # the vocabulary harvested from the sources that print the messages
 # Codes ranked below this in codes.toml are links of the chain (driver ... framework build, Python, packages); from
 # it on come run-time conditions (a collective timeout, an OOM) that a bug in the user's code can itself cause.
 CHAIN_END_RANK = 60
@@ -64,9 +69,47 @@ class _Hit:
     count: int = 0
     positions: List[int] = field(default_factory=list)
     columns: Dict[int, int] = field(default_factory=dict)  # line index -> where the match starts in it
+    lines: frozenset = frozenset()  # every line index it matched (positions keeps only the evidence)
 
 
 _DIGITS = str.maketrans("123456789", "000000000")
+WINDOW_LINES = 3  # a message may wrap twice (a terminal, an issue form, a log shipper) and still match
+
+# Colour codes (a terminal log pasted as it is) are removed from the whole text before anything else: inside a line
+# they would split the words the anchors and patterns look for. Only when the text has an escape at all.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+# What loggers put before a message, at the start of each line, so that a message wrapped onto a second prefixed line
+# still reads as one: torch elastic's "[rank0]:", c10's "[W1015 12:00:00.123 1234 File.cpp:12]", glog's
+# "I0101 12:00:00.123456  1234 file.cc:12]", NCCL's "host:pid:tid [dev]", Ray/vLLM's "(VllmWorker rank=0 pid=12)",
+# vLLM's "INFO 01-01 12:00:00 [file.py:12]", logging's "2024-01-01 12:00:00,123 ERROR" / "[2024-01-01 12:00:00]".
+# Stripped only from the lines a pattern is tried on (the anchors are found in the raw text, the prefix does not hide
+# them), so a 50 MB log pays nothing for it.
+_PREFIX = re.compile(
+    r"(?:\s*(?:"
+    r"\[rank\d+\]:"
+    r"|\[[IWEF]\d{4} [\d:.]+ \d+ [\w./-]+:\d+\]"
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w./-]+:\d+\]"
+    r"|\(\w+(?: rank=\d+)? pid=\d+(?:, ip=[\d.]+)?\)"
+    r"|(?:DEBUG|INFO|WARNING|WARN|ERROR) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w./-]+:\d+\]"
+    r"|\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?"
+    r"(?:\s*-?\s*\[?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?\b:?)?"
+    r"|[\w.-]+:\d+:\d+ \[\d+\]"
+    r"))+[ \t]*"
+)
+
+
+@lru_cache(maxsize=None)
+def _line_mode(pattern: str) -> Tuple[bool, bool, Optional[str]]:
+    """(can the pattern match across a line break, does it need the logger's prefix gone, the literal a match starts
+    with): a pattern that can do neither is tried on the raw line alone, the cheap path most patterns take."""
+    lead = leading_literal(pattern)
+    return spans_lines(pattern), pattern.startswith("^"), normalise(lead) if lead else None
+
+
+def strip_prefix(line: str) -> str:
+    """The line without the logger's prefix (see _PREFIX); the line itself when it has none."""
+    match = _PREFIX.match(line)
+    return line[match.end():] if match and match.end() else line
 
 
 def normalise(text: str) -> str:
@@ -84,6 +127,14 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     groups: Dict[str, List[int]] = {}
     folded_lines = normalise("\n".join(lines)).split("\n")
     lowered: Dict[int, str] = {}
+
+    cleaned: Dict[int, str] = {}
+
+    def clean(index: int) -> str:
+        text = cleaned.get(index)
+        if text is None:
+            text = cleaned[index] = strip_prefix(lines[index])
+        return text
 
     def lower(index: int) -> str:
         text = lowered.get(index)
@@ -105,58 +156,121 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         cursor += len(key) + 1
     blob = "\n".join(keys)
 
+    def groups_with(needle: str):
+        pos = blob.find(needle)
+        while pos >= 0:
+            group = bisect_right(offsets, pos) - 1
+            yield group
+            pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
+
+    grouped: Dict[Tuple[str, ...], Tuple[List[int], int]] = {}
+    holding: Dict[Tuple[str, ...], set] = {}
+
+    def groups_of(options: Tuple[str, ...]) -> Tuple[List[int], int]:
+        """The distinct lines holding one of the (normalised) literals, and how many lines of the log that is."""
+        found = grouped.get(options)
+        if found is None:
+            ids = sorted({group for option in options for group in groups_with(option)})
+            found = grouped[options] = (ids, sum(len(groups[keys[g]]) for g in ids))
+        return found
+
+    def lines_with(options: Tuple[str, ...]) -> set:
+        """Indices of the lines that contain one of the literals: found once per log with str.find in the distinct
+        lines, so narrowing candidate windows is set algebra, not substring tests."""
+        found = holding.get(options)
+        if found is None:
+            found = holding[options] = set()
+            for group in groups_of(options)[0]:
+                found.update(groups[keys[group]])
+        return found
+
+    raw: List[Any] = []  # [lower-cased text, line start offsets], built the first time a literal with digits is sought
+
+    def raw_lines_with(options: Tuple[str, ...]) -> set:
+        """Indices of the lines that contain one of the literals with their digits as written ("801"), found with
+        str.find in the lower-cased text."""
+        found = holding.get(("raw",) + options)
+        if found is None:
+            if not raw:
+                raw.append("\n".join(lines).lower())
+                raw.append(list(accumulate((len(line) + 1 for line in lines), initial=0)))
+            text, line_starts = raw
+            found = holding[("raw",) + options] = set()
+            for option in options:
+                pos = text.find(option)
+                while pos >= 0:
+                    line = bisect_right(line_starts, pos) - 1
+                    found.add(line)
+                    pos = text.find(option, line_starts[line + 1] if line + 1 < len(line_starts) else len(text))
+        return found
+
     def window(index: int) -> str:
-        return lines[index] + ("\n" + lines[index + 1] if index + 1 < len(lines) else "")
+        return "\n".join(clean(i) for i in range(index, min(index + WINDOW_LINES, len(lines))))
+
+    def single(index: int) -> str:
+        return lines[index]
 
     hits = []
     for signature in signatures:
         matched: Dict[int, int] = {}
         for anchor_list, regex, checks in signature.scan:
-            # Literal sets a match must contain, tested with `in` before the regex runs. Sets with digits are
-            # tested on the lower-cased line as it is (normalise() would turn "801" into "000").
-            needles = [([a.lower() for a in options], any(ch.isdigit() for a in options for ch in a)) for options in checks]
-
-            def plausible(start: int) -> bool:
-                """Can the window of lines start, start+1 hold a match? (No needle spans a line break.)"""
-                if not needles:
-                    return True
-                span = range(start, min(start + 2, len(lines)))
-                for options, raw in needles:
-                    texts = [lower(i) for i in span] if raw else [folded_lines[i] for i in span]
-                    if not any(n in t for n in options for t in texts):
-                        return False
-                return True
-
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
-            if anchor_list is None:  # no literal to look for: every distinct line is a candidate
-                candidates: Union[range, Set[int]] = range(len(keys))
-            else:
-                candidates = set()
-                for anchor in anchor_list:
-                    needle = normalise(anchor)
-                    pos = blob.find(needle)
-                    while pos >= 0:
-                        group = bisect_right(offsets, pos) - 1
-                        candidates.add(group)
-                        pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
-            for group in sorted(candidates):
-                for index in groups[keys[group]]:
-                    if index in matched:
-                        continue
-                    match = regex.search(window(index)) if plausible(index) else None
-                    if match and match.start() <= len(lines[index]):
-                        matched[index] = match.start()
-                    elif index > 0 and index - 1 not in matched:  # the message may have started a line earlier
-                        match = regex.search(window(index - 1)) if plausible(index - 1) else None
-                        if match and match.start() <= len(lines[index - 1]):
-                            matched[index - 1] = match.start()
+            multi, bare, lead = _line_mode(regex.pattern)
+            text_of = window if multi else (clean if bare else single)
+            reach = WINDOW_LINES if multi else 1
+            # Literal sets a match must contain, each of which must occur in the lines a match can span. Sets with
+            # digits are tested on the lower-cased lines as they are (normalise() would turn "801" into "000").
+            # Every literal set a match needs, normalised; the sets with digits also as written ("(801)").
+            required = [(tuple(normalise(a) for a in options), False) for options in checks]
+            required += [(tuple(a.lower() for a in options), True) for options in checks
+                         if any(ch.isdigit() for a in options for ch in a)]
+            if anchor_list is not None:
+                required.append((tuple(normalise(a) for a in anchor_list), False))
+            # Where a match can start: within `reach` lines before a line holding each required literal. The
+            # rarest literal in this log gives the candidates (a set, in C); the others then filter those few with
+            # substring tests, or with set algebra while the candidates are still many.
+            required.sort(key=lambda need: (need[1], groups_of(need[0])[1]))
+            # A wrapped match still starts on the line holding its first literal: no shifting for that one.
+            starts = lines_with((lead,)) if multi and lead else None
+            for options, as_written in required:
+                if as_written:
+                    found = raw_lines_with(options)
+                elif starts is not None and len(starts) * reach * 4 < groups_of(options)[1]:
+                    starts = {i for i in starts
+                              if any(o in folded_lines[j] for j in range(i, min(i + reach, len(lines))) for o in options)}
+                    if not starts:
+                        break
+                    continue
+                else:
+                    found = lines_with(options)
+                if reach == 1:
+                    starts = found if starts is None else starts & found
+                elif starts is not None and len(starts) < len(found):
+                    starts = {i for i in starts if any(j in found for j in range(i, i + reach))}
+                else:
+                    reachable = {i - d for i in found for d in range(reach) if i - d >= 0}
+                    starts = reachable if starts is None else starts & reachable
+                if not starts:
+                    break
+            if starts is None:
+                starts = set(range(len(lines)))
+            covered = -1  # the last line of the previous match: one match per message
+            for start in sorted(starts):
+                if start <= covered or start in matched:
+                    continue
+                text = text_of(start)
+                match = regex.search(text)
+                if match and (not multi or match.start() <= len(clean(start))):
+                    matched[start] = match.start()
+                    covered = start + text.count("\n", 0, match.end())
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                         break
         if matched:
             ordered = sorted(matched)
             keep = ordered[:1] + ordered[1:][-(EVIDENCE_PER_SIGNATURE - 1):]
-            hits.append(_Hit(signature, count=len(ordered), positions=keep, columns={i: matched[i] for i in keep}))
+            hits.append(_Hit(signature, count=len(ordered), positions=keep, columns={i: matched[i] for i in keep},
+                             lines=frozenset(ordered)))
     return hits
 
 
@@ -167,7 +281,20 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     without such a line pays nothing."""
     kept = [h for h in hits if not h.signature.context or any(r.search(text) for r in h.signature.context)]
     superseded = {other for h in kept for other in h.signature.supersedes}
-    return [h for h in kept if h.signature.id not in superseded]
+    # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
+    dropped: Dict[str, set] = {}
+    for hit in kept:
+        if hit.signature.id in superseded:
+            dropped.setdefault(hit.signature.code, set()).update(hit.lines)
+    kept = [h for h in kept if h.signature.id not in superseded
+            and not (h.signature.file == HARVESTED and h.lines <= dropped.get(h.signature.code, set()))]
+    # One reading per line: the hand-written signatures were tuned on real threads (and carry the context rules), so
+    # where one of them reads a line, a harvested signature reading only such lines does not compete with it.
+    owned: Set[int] = set()
+    for hit in kept:
+        if hit.signature.file != HARVESTED:
+            owned |= hit.lines
+    return [h for h in kept if h.signature.file != HARVESTED or not h.lines <= owned]
 
 
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
@@ -197,6 +324,20 @@ def _noisy_or(weights: List[float]) -> float:
     return 1.0 - remaining
 
 
+def _weights(code_hits: List[_Hit], specific: bool) -> List[float]:
+    """The weights that add up (noisy-or) for one code. The harvested vocabulary (data/sources.toml) restates many
+    hand-written patterns: where one of its signatures reads only lines a hand-written signature of the same code
+    already read, they are one piece of evidence, not two, and it adds nothing."""
+    weights: List[float] = []
+    counted: set = set()
+    for hit in sorted(code_hits, key=lambda h: (h.signature.file == HARVESTED, -h.signature.weight)):
+        if hit.signature.file == HARVESTED and hit.lines <= counted:
+            continue
+        counted |= hit.lines
+        weights.append(hit.signature.weight * (0.5 if hit.signature.generic and specific else 1.0))
+    return weights
+
+
 def _apply_checks(confidence: float, checks: List[Check], strength: float) -> float:
     verdicts = {c.verdict for c in checks}
     if CONFIRMS in verdicts:
@@ -223,6 +364,8 @@ def diagnose_text(
     that produced the log, so its judgments count half and it never adds causes of its own."""
     base = base or load_signatures()
     text = text.replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
     # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
     # numbered as an editor or `grep -n` numbers the file: by newlines.
     lines = text.replace("\r", "\n").split("\n")
@@ -239,7 +382,7 @@ def diagnose_text(
     diagnoses: List[Diagnosis] = []
     for code, code_hits in by_code.items():
         info = base.codes[code]
-        weights = [h.signature.weight * (0.5 if h.signature.generic and specific else 1.0) for h in code_hits]
+        weights = _weights(code_hits, specific)
         confidence = min(_noisy_or(weights), 0.95)
         confidence += CHAIN_BONUS * (100 - info.rank) / 100.0
         params: Dict[str, str] = {}
@@ -253,7 +396,7 @@ def diagnose_text(
         params = _asked_text(params)
         checks = judge(code, view, params)
         confidence = _apply_checks(confidence, checks, strength)
-        explanations = [msg("diagnose.sig." + h.signature.id, **params)
+        explanations = [msg(h.signature.explain, **dict(params, origin=h.signature.origin))
                         for h in sorted(code_hits, key=lambda h: -h.signature.weight)][:2]
         if code == "insufficient_vram" and ("asked" in params or "free" in params):
             explanations.append(msg("diagnose.oom.amounts", asked=params.get("asked", "?"),

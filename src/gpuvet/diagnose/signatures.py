@@ -42,6 +42,10 @@ class Signature:
     file: str
     context: Tuple[Pattern[str], ...] = ()  # at least one must occur somewhere in the log, or the signature is void
     supersedes: Tuple[str, ...] = ()  # signature ids whose matches this one replaces when it fires
+    # The catalog sentence that explains a match: diagnose.sig.<id> unless the record names a shared one (the
+    # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
+    explain: str = ""
+    origin: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,8 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         file=file,
         context=tuple(_compile(c, where) for c in context),
         supersedes=tuple(supersedes),
+        explain=str(record.get("explain") or "diagnose.sig." + record["id"]),
+        origin=str(record.get("origin", "")),
     )
 
 
