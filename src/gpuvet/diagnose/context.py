@@ -123,10 +123,41 @@ def _driver_from_log(view: SnapshotView, params: Mapping[str, Any]) -> List[Chec
     return []
 
 
+def _checked(view: SnapshotView) -> List[Any]:
+    """``gpuvet check`` of every installed framework on this snapshot: diagnose judges the machine with the same
+    model and knowledge base as check, so the two never disagree (tests/architecture/test_check_and_diagnose_agree)."""
+    cache = view.__dict__.setdefault("_diagnose_checked", [])
+    if not cache:
+        try:
+            from gpuvet.checks import run_checks
+
+            cache.append(run_checks(view.document).targets)
+        except Exception:  # a check problem must not take the diagnosis down; the log alone still answers
+            cache.append(())
+    return list(cache[0])
+
+
+def _check_says(view: SnapshotView, code: str) -> Optional[List[Check]]:
+    """CONFIRMS when check fails an installed build with ``code``; RULES_OUT when it judged installed builds and none
+    fails so; None when there is no installed build to judge."""
+    targets = [t for t in _checked(view) if t.resolved]
+    if not targets:
+        return None
+    for target in targets:
+        failing = next((f for f in target.findings if f.code == code and f.severity.value == "fail"), None)
+        if failing is not None:
+            return [Check(CONFIRMS, msg("diagnose.check.by_check", build=target.resolved, finding=failing.title))]
+    return [Check(RULES_OUT, msg("diagnose.check.by_check_passes", builds=", ".join(t.resolved for t in targets),
+                                 code=code))]
+
+
 def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     from_log = _driver_from_log(view, params)
     if from_log:
         return from_log
+    judged = _check_says(view, "driver_too_old")
+    if judged is not None:
+        return judged
     framework, cuda = framework_cuda(view)
     driver, cuda_max = view.driver_version, view.driver_cuda_max
     need = _version(cuda) if cuda else None
@@ -255,6 +286,8 @@ def _cpu_only(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     torch = view.frameworks.get("torch")
     if not torch:
         return []
+    if "cuda" not in torch:
+        return []  # the report did not say which CUDA the build has (accelerate env): not a CPU build
     if torch.get("cuda"):
         return [Check(RULES_OUT, msg("diagnose.check.torch_has_cuda", version=torch.get("version", "?"),
                                      cuda=torch["cuda"]))]
