@@ -102,7 +102,7 @@ NAMED = [
     ("network_unreachable", "ssh: connect to host github.com port 22: Connection timed out"),
     # pip's own package index stays index_unreachable
     ("index_unreachable", "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after "
-                          "connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='pypi.org', port=443): "
+                          "connection broken by 'ReadTimeoutError(\"HTTPSConnectionPool(host='PyPI', port=443): "
                           "Read timed out. (read timeout=15)\")': /simple/flask/"),
     ("driver_too_old", "docker: Error response from daemon: failed to create task for container: failed to create shim "
                        "task: OCI runtime create failed: runc create failed: unable to start container process: error "

@@ -11,7 +11,7 @@ DATES = {"2.11": "2026-03-18", "2.12": "2026-05-13", "2.13": "2026-07-08", "2.14
          "2.1": "2023-10", "2.2": "2024-01", "2.3": "2024-04", "2.4": "2024-07", "2.5": "2024-10", "2.6": "2025-01",
          "2.7": "2025-04", "2.8": "2025-07", "2.9": "2025-10", "2.10": "2026-01"}
 MATRIX_SRC = "PyTorch RELEASE.md 'Release Compatibility Matrix' (translated mirror, search-index file 66643764700) https://github.com/pytorch/pytorch/blob/main/RELEASE.md"
-PYPI = "https://pypi.org/project/torch/{v}/ (wheel metadata via pip install --dry-run --report; torch/version.py and arch flags in libtorch_python.so; cuobjdump --list-elf/--list-ptx)"
+PYPI = "PyPI: torch{v}/ (wheel metadata via pip install --dry-run --report; torch/version.py and arch flags in libtorch_python.so; cuobjdump --list-elf/--list-ptx)"
 MATRIX_TI = "https://github.com/pytorch/test-infra/blob/61a77570/tools/scripts/generate_binary_build_matrix.py (release matrix history)"
 PREV = "https://github.com/pytorch/pytorch.github.io/blob/04862e37/_get_started/previous-versions.md"
 
@@ -97,7 +97,7 @@ for r in reversed(d["releases"]):
     cuda = b.get("torch.version.cuda") or cu_to_cuda(default)
     sass = b["arch_flags_string"].split()
     var = {"name": default, "cuda": cuda, "cudnn": pin(pins, "cudnn"), "nccl": pin(pins, "nccl"), "sass": sass, "ptx": [],
-           "index_url": "https://pypi.org/simple",
+           "index_url": "PyPI (pip's default index)",
            "install": "pip install torch==%s" % v}
     s = p.get("sass_ptx_from_cuobjdump")
     if isinstance(s, dict) and s.get("sass_cubins_by_arch (arch(count))"):

@@ -4,7 +4,7 @@ d = load('jax.yaml')
 SRC_DOC = 'https://docs.jax.dev/en/latest/installation.html (jax-ml/jax docs/installation.md @cec06d11 and its git history)'
 SRC_CL = 'https://github.com/jax-ml/jax/blob/main/CHANGELOG.md (@cec06d11)'
 def src_pypi(v, plugin):
-    return 'https://pypi.org/project/jax/%s/ and https://pypi.org/project/%s/%s/ (Requires-Python, extras, with-cuda pins; pip --dry-run --report 2026-11-29)' % (v, plugin, v)
+    return 'PyPI: jax%s/ and https://PyPI/project/%s/%s/ (Requires-Python, extras, with-cuda pins; pip --dry-run --report 2026-11-29)' % (v, plugin, v)
 out = []; W = out.append
 W('''# JAX on NVIDIA GPUs: jax + jaxlib + the CUDA plugin (jax-cuda12-plugin / jax-cuda13-plugin, pulled by the
 # jax[cuda12] / jax[cuda13] extras). Releases 0.4.23 -> 0.12.0.1 as sampled from PyPI (not every patch release:

@@ -35,7 +35,7 @@ W('''# vLLM: one PyPI wheel per release (cp38-abi3 manylinux), which pins one ex
 name = "vllm"
 display = "vLLM"
 distributions = ["vllm"]
-source = "https://docs.vllm.ai/en/latest/getting_started/installation/gpu/ ; https://pypi.org/project/vllm/"
+source = "https://docs.vllm.ai/en/latest/getting_started/installation/gpu/ ; PyPI: vllm"
 verify = "python -c \\"import vllm; print(vllm.__version__)\\""
 ''')
 for r in sorted(v['releases'], key=lambda r: vkey(r['version']), reverse=True):
@@ -59,7 +59,7 @@ for r in sorted(v['releases'], key=lambda r: vkey(r['version']), reverse=True):
     if vkey('0.18.0') <= V < vkey('0.20.0'): notes.append('lowest compute capability not scanned for this release')
     if V <= vkey('0.6.1'): notes.append('+cu118 wheels were published on GitHub releases')
     W(kv('notes', '; '.join(notes)))
-    srcs = ['https://pypi.org/project/vllm/%s/ (Requires-Python, Requires-Dist; pip --dry-run --report 2026-11-29)' % ver]
+    srcs = ['PyPI: vllm%s/ (Requires-Python, Requires-Dist; pip --dry-run --report 2026-11-29)' % ver]
     if scanned: srcs.append('cuobjdump 13.5 --list-elf on the %s wheel kernels (libcudart.so.%s)' % (ver, scanned['links_libcudart_major'][0]))
     if V <= vkey('0.5.5'): srcs.append('https://docs.vllm.ai/en/v0.5.0/_sources/getting_started/installation.rst (compute capability 7.0+)')
     elif V <= vkey('0.6.3'): srcs.append('https://docs.vllm.ai/en/v0.6.1.post2/_sources/getting_started/installation.rst (compute capability 7.0+)')
@@ -68,7 +68,7 @@ for r in sorted(v['releases'], key=lambda r: vkey(r['version']), reverse=True):
     W(kv('source', ' ; '.join(srcs)))
     W('  [[release.variant]]'); W('  ' + kv('name', cu(cuda))); W('  ' + kv('cuda', cuda)); W('  cuda_from = "torch"')
     W('  ' + kv('install', 'pip install vllm==%s' % ver))
-    W('  ' + kv('source', 'https://pypi.org/project/vllm/%s/ (torch%s) ; https://pypi.org/project/torch/%s/ (PyPI default build: CUDA %s, read from torch/version.py in the wheel)' % (ver, tp, tv, cuda)))
+    W('  ' + kv('source', 'PyPI: vllm%s/ (torch%s) ; PyPI: torch%s/ (PyPI default build: CUDA %s, read from torch/version.py in the wheel)' % (ver, tp, tv, cuda)))
     W('')
 open(FD + 'vllm.toml', 'w').write('\n'.join(out))
 
@@ -89,7 +89,7 @@ W('''# xFormers: every wheel up to 0.0.34 pins one exact torch (==); 0.0.35 is a
 name = "xformers"
 display = "xFormers"
 distributions = ["xformers"]
-source = "https://pypi.org/project/xformers/ ; https://github.com/facebookresearch/xformers"
+source = "PyPI: xformers ; https://github.com/facebookresearch/xformers"
 verify = "python -m xformers.info"
 ''')
 for r in sorted(x['releases'], key=lambda r: vkey(r['version']), reverse=True):
@@ -98,10 +98,10 @@ for r in sorted(x['releases'], key=lambda r: vkey(r['version']), reverse=True):
     W('[[release]]'); W(kv('version', ver)); W(kv('python', r['requires_python']))
     W('default_variant = "pypi"'); W(kv('requires', {'torch': t})); W('companions = {}')
     W(kv('notes', 'installing xformers==%s makes pip install torch%s' % (ver, t) if t.startswith('==') else 'no exact torch pin from 0.0.35 (torch%s)' % t))
-    W(kv('source', 'https://pypi.org/project/xformers/%s/ (Requires-Dist torch%s; wheel %s; pip --dry-run --report 2026-11-29)' % (ver, t, r['wheel'])))
+    W(kv('source', 'PyPI: xformers%s/ (Requires-Dist torch%s; wheel %s; pip --dry-run --report 2026-11-29)' % (ver, t, r['wheel'])))
     W('  [[release.variant]]'); W('  name = "pypi"'); W('  cuda_from = "torch"')
     W('  ' + kv('install', 'pip install xformers==%s' % ver))
-    W('  ' + kv('source', 'https://pypi.org/project/xformers/%s/' % ver))
+    W('  ' + kv('source', 'PyPI: xformers%s/' % ver))
     W('')
 open(FD + 'xformers.toml', 'w').write('\n'.join(out))
 
@@ -121,7 +121,7 @@ W('''# SGLang: sampled releases 0.4.0 -> 0.5.23 from PyPI metadata (/work/shared
 name = "sglang"
 display = "SGLang"
 distributions = ["sglang"]
-source = "https://pypi.org/project/sglang/ ; https://github.com/sgl-project/sglang"
+source = "PyPI: sglang ; https://github.com/sgl-project/sglang"
 ''')
 for r in sorted(s['releases'], key=lambda r: vkey(r['version']), reverse=True):
     ver = r['version']; V = vkey(ver)
@@ -144,11 +144,11 @@ for r in sorted(s['releases'], key=lambda r: vkey(r['version']), reverse=True):
     else: notes.append('torch is not pinned in this release')
     if V >= vkey('0.5.12'): notes.append('ships cp312 manylinux_2_34 wheels')
     W(kv('notes', '; '.join(notes)))
-    W(kv('source', 'https://pypi.org/project/sglang/%s/ (Requires-Python, Requires-Dist; pip --dry-run --report 2026-11-29)' % ver))
+    W(kv('source', 'PyPI: sglang%s/ (Requires-Python, Requires-Dist; pip --dry-run --report 2026-11-29)' % ver))
     W('  [[release.variant]]'); W('  ' + kv('name', cu(cuda) if cuda else 'pypi'))
     if cuda: W('  ' + kv('cuda', cuda)); W('  cuda_from = "torch"')
     W('  ' + kv('install', 'pip install "sglang%s==%s"' % (extra, ver)))
-    W('  ' + kv('source', 'https://pypi.org/project/sglang/%s/' % ver + (' ; https://pypi.org/project/torch/%s/ (PyPI default build: CUDA %s)' % (tp[2:], cuda) if cuda else '')))
+    W('  ' + kv('source', 'PyPI: sglang%s/' % ver + (' ; PyPI: torch%s/ (PyPI default build: CUDA %s)' % (tp[2:], cuda) if cuda else '')))
     W('')
 open(FD + 'sglang.toml', 'w').write('\n'.join(out))
 
@@ -174,7 +174,7 @@ W('''# bitsandbytes: one py3-none wheel per release bundling libbitsandbytes_cud
 name = "bitsandbytes"
 display = "bitsandbytes"
 distributions = ["bitsandbytes"]
-source = "%s ; https://pypi.org/project/bitsandbytes/"
+source = "%s ; PyPI: bitsandbytes"
 verify = "python -m bitsandbytes"
 ''' % SRC_DOC)
 for r in sorted(b['releases'], key=lambda r: vkey(r['version']), reverse=True):
@@ -193,11 +193,11 @@ for r in sorted(b['releases'], key=lambda r: vkey(r['version']), reverse=True):
     if libs:
         W(kv('cuda_libs', [l[:-1] + '.' + l[-1] for l in libs]))
     W(kv('notes', 'a torch whose CUDA version has no bundled library fails to load the CUDA backend; set BNB_CUDA_VERSION or upgrade bitsandbytes'))
-    srcs = ['https://pypi.org/project/bitsandbytes/%s/ (Requires-Dist; wheel %s)' % (ver, r['wheel'])]
+    srcs = ['PyPI: bitsandbytes%s/ (Requires-Dist; wheel %s)' % (ver, r['wheel'])]
     if V >= vkey('0.46.0'): srcs.append(SRC_DOC + ' (compute capability table and build targets)')
     W(kv('source', ' ; '.join(srcs)))
     W('  [[release.variant]]'); W('  name = "cuda"'); W('  cuda_from = "torch"')
     W('  ' + kv('install', 'pip install bitsandbytes==%s' % ver))
-    W('  ' + kv('source', 'https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/cextension.py (library chosen from torch.version.cuda) ; https://pypi.org/project/bitsandbytes/%s/' % ver))
+    W('  ' + kv('source', 'https://github.com/bitsandbytes-foundation/bitsandbytes/blob/main/bitsandbytes/cextension.py (library chosen from torch.version.cuda) ; PyPI: bitsandbytes%s/' % ver))
     W('')
 open(FD + 'bitsandbytes.toml', 'w').write('\n'.join(out))

@@ -5,7 +5,7 @@ table = {}
 for r in d['tested_build_configurations_linux_gpu']['rows']:
     table['.'.join(r['version'].split('.')[:2])] = r
 SRC_TABLE = 'https://www.tensorflow.org/install/source#gpu (tensorflow/docs site/en/install/source.md @7c365021, tested build configurations, Linux GPU)'
-SRC_PYPI = 'https://pypi.org/project/tensorflow/{v}/ (Requires-Python, Requires-Dist and Linux x86_64 wheels, read with pip --dry-run --report 2026-11-29)'
+SRC_PYPI = 'PyPI: tensorflow{v}/ (Requires-Python, Requires-Dist and Linux x86_64 wheels, read with pip --dry-run --report 2026-11-29)'
 SRC_BAZELRC = 'https://github.com/tensorflow/tensorflow/blob/master/.bazelrc (HERMETIC_CUDA_COMPUTE_CAPABILITIES / cuda12_version "sm_60,sm_70,sm_80,sm_89,compute_90", "the same as the official TensorFlow builds"; confirmed for v2.18.0 by orfeotoolbox otbtf build config, unchanged at later heads for CUDA 12.5.1 builds)'
 out = []
 W = out.append
@@ -95,7 +95,7 @@ for r in rels:
         W('  ' + kv('system_cuda', False))
         W('  ' + kv('install', "pip install 'tensorflow[and-cuda]==%s'" % v))
         W('  ' + kv('pins', pins))
-        W('  ' + kv('source', 'https://pypi.org/project/tensorflow/%s/ (Requires-Dist extra == "and-cuda") ; %s' % (v, SRC_TABLE) + (' ; ' + SRC_BAZELRC if mm in ('2.18','2.19','2.20','2.21') else '')))
+        W('  ' + kv('source', 'PyPI: tensorflow%s/ (Requires-Dist extra == "and-cuda") ; %s' % (v, SRC_TABLE) + (' ; ' + SRC_BAZELRC if mm in ('2.18','2.19','2.20','2.21') else '')))
     else:
         W('  ' + kv('system_cuda', True))
         W('  ' + kv('install', 'pip install tensorflow==%s  # needs CUDA %s and cuDNN %s installed on the system' % (v, t['cuda'], t['cudnn'])))

@@ -1,7 +1,7 @@
 """The CUDA fatbin container: which SASS (cubin) and PTX entries it carries, read from the entry headers alone.
 
 Layout (NVIDIA's old ``fatbinary.h`` and ZLUDA's reverse engineering; offsets re-checked against binaries built
-with nvcc 13.0 on this machine, see tests/binary and shared/reference/nvidia/detection.md §7):
+with nvcc 13.0 and checked against cuobjdump, see tests/binary):
 
 container header, 16 bytes:  u32 magic 0xBA55ED50 | u16 version (1) | u16 header size (16) | u64 size of entries
 entry header (64, 80, 96, 112 or 120 bytes; little-endian):

@@ -15,7 +15,7 @@ COLLECTIVES = ("all_reduce", "all_gather", "broadcast")
 # PCIe per-lane raw rate (GT/s) and line-code efficiency, per direction. Gen1/2 use 8b/10b, Gen3-5 128b/130b.
 # Gen6 (PAM4, FLIT mode) is left out on purpose: its effective rate depends on FLIT overheads we have not sourced.
 _PCIE_LANE = {1: (2.5, 8 / 10), 2: (5.0, 8 / 10), 3: (8.0, 128 / 130), 4: (16.0, 128 / 130), 5: (32.0, 128 / 130)}
-PCIE_SOURCE = "PCI-SIG base specifications (lane rate x encoding); shared/reference/VALIDATION.md §4.3 (Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s)"
+PCIE_SOURCE = "PCI-SIG base specifications (lane rate x encoding: Gen3 x16 15.75, Gen4 31.5, Gen5 63 GB/s); https://pcisig.com/specifications"
 
 
 def busbw_factor(collective: str, ranks: int) -> float:
