@@ -28,7 +28,7 @@ DIRECTORY_KIND = {
 NOT_OUTPUT = {"nvidia-smi-topo-m/rtx-2080-super-1gpu_drv591.86_windows.txt"}  # "ERROR: Option -m is missing its value"
 
 # Highest CUDA each driver branch supports, as nvidia-smi prints it (NVIDIA CUDA Toolkit release notes, table 3;
-# /work/shared/reference/nvidia/cuda_driver.yaml). Branches before R410 print no CUDA Version at all.
+# kb/data/cuda_driver.toml). Branches before R410 print no CUDA Version at all.
 BRANCH_CUDA = {
     "410": "10.0", "418": "10.1", "436": "10.1", "440": "10.2", "450": "11.0", "455": "11.1", "460": "11.2",
     "470": "11.4", "510": "11.6", "515": "11.7", "525": "12.0", "535": "12.2", "536": "12.2", "550": "12.4",
