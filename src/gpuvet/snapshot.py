@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime, timezone
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet import __version__
 from gpuvet.errors import InputError
@@ -98,6 +98,33 @@ def load_snapshot(text: str, name: str = "snapshot") -> Dict[str, Any]:
     return validate_snapshot(document, name)
 
 
+# The fields of one GPU record the checks read, and the JSON types each may hold (None: the tool did not say).
+_NUMBER = (int, float)
+GPU_FIELDS: Dict[str, Tuple[type, ...]] = {
+    "name": (str,), "index": (int,), "uuid": (str,), "serial": (str,), "architecture": (str,),
+    "compute_capability": (str,), "memory_total_mib": _NUMBER, "memory_used_mib": _NUMBER, "minor_number": (int,),
+    "ecc": (dict,), "pcie": (dict,), "clocks": (dict,), "mig_mode": (str,), "mig_devices": (list,),
+    "virtualization_mode": (str,), "persistence_mode": (bool,), "power_limit_w": _NUMBER,
+    "power_default_limit_w": _NUMBER, "power_draw_w": _NUMBER, "temperature_c": _NUMBER,
+    "throttle_reasons": (list,), "processes": (list,), "pci_bus_id": (str,), "vbios": (str,),
+}
+
+
+def _check_gpus(document: Mapping[str, Any], name: str) -> None:
+    """Each GPU record's fields have the types the checks rely on: the first bad field is named, once, here."""
+    fact = document.get("gpus")
+    if not isinstance(fact, dict) or fact.get("status") != FOUND or not isinstance(fact.get("value"), list):
+        return
+    for position, gpu in enumerate(fact["value"]):
+        for field, kinds in GPU_FIELDS.items():
+            value = gpu.get(field)
+            if value is None or isinstance(value, kinds) and not (kinds != (bool,) and isinstance(value, bool)):
+                continue
+            wanted = " or ".join(k.__name__ for k in kinds)
+            raise InputError(f"{name}: gpus[{position}].{field} should be {wanted}, not {type(value).__name__}",
+                             hint="pass a file written by `gpuvet probe --format json`, unedited")
+
+
 def validate_snapshot(document: Any, name: str = "snapshot") -> Dict[str, Any]:
     if not looks_like_snapshot(document):
         raise InputError(
@@ -118,6 +145,7 @@ def validate_snapshot(document: Any, name: str = "snapshot") -> Dict[str, Any]:
             _check_fact(value.get(key), f"{section}.{key}", name)
     for key in TOP_LEVEL_FACTS:
         _check_fact(document.get(key), key, name)
+    _check_gpus(document, name)
     return document
 
 

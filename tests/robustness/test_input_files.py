@@ -46,3 +46,18 @@ def test_control_characters_in_a_path_cannot_forge_a_line(tmp_path):
     assert done.returncode == 2
     assert [line for line in done.stderr.splitlines() if line.startswith("error:")] == [done.stderr.splitlines()[0]]
     assert "\x1b" not in done.stderr and "\\x1b" in done.stderr
+
+
+@pytest.mark.parametrize("field, value", [("name", 5), ("compute_capability", ["8", "0"]), ("ecc", "no"),
+                                          ("memory_total_mib", "huge"), ("mig_devices", {"a": 1})])
+def test_a_snapshot_with_a_wrongly_typed_gpu_field_is_named_on_the_way_in(field, value, tmp_path):
+    import json
+
+    from snapshots import gpu, snapshot
+
+    document = snapshot(driver="535.104.05", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")])
+    document["gpus"]["value"][0][field] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    done = _run(["check", "--snapshot", str(path), "torch==2.4.1"])
+    assert done.returncode == 2 and f"gpus[0].{field} should be" in done.stderr and "internal error" not in done.stderr
