@@ -230,6 +230,30 @@ def torch_version_gpu(value: str) -> Tuple[Optional[str], Optional[bool]]:
     return match.group("version"), gpu
 
 
+def blocks_starting(lines: List[str], starts: str, last: Optional[str] = None, stop_blank: int = 3) -> List[str]:
+    """Every block that begins on a line starting with ``starts`` and runs (see :func:`block_between`) until a line
+    starting with ``last`` (included), a code fence or ``stop_blank`` blank lines in a row. One pass."""
+    found = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip().startswith(starts):
+            i += 1
+            continue
+        ended = [False]
+
+        def keep(stripped: str) -> bool:
+            if ended[0]:
+                return False
+            if last is not None and stripped.startswith(last):
+                ended[0] = True
+            return True
+
+        end = block_between(lines, i, keep, stop_blank=stop_blank)
+        found.append("\n".join(lines[i:end]))
+        i = end
+    return found
+
+
 def block_between(lines: List[str], start: int, keep: Any, stop_blank: int = 2) -> int:
     """The index after the block that begins at ``start``: lines while ``keep(stripped)`` holds, at most
     ``stop_blank - 1`` blank lines in a row, never past a code fence. One pass."""

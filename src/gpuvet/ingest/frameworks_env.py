@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from gpuvet.ingest import smi_table
 from gpuvet.ingest.common import (
     block_between,
+    blocks_starting,
     input_error,
     key_value,
     na,
@@ -325,17 +326,8 @@ def _with_smi(snapshot: Dict[str, Any], lines: List[str], source: str) -> Dict[s
 
 
 def jax_blocks(lines: List[str]) -> List[str]:
-    found = []
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("jax:"):
-            i += 1
-            continue
-        # its lines, then (often) "$ nvidia-smi" and the table after two blank lines: up to a fence or 3 blank lines
-        end = block_between(lines, i, lambda s: True, stop_blank=3)
-        found.append("\n".join(lines[i:end]))
-        i = end
-    return [block for block in found if looks_like_jax(block)]
+    # its lines, then (often) "$ nvidia-smi" and the table after two blank lines: up to a fence or 3 blank lines
+    return [block for block in blocks_starting(lines, "jax:", stop_blank=3) if looks_like_jax(block)]
 
 
 # --- TensorFlow build info -----------------------------------------------------------------------------------------

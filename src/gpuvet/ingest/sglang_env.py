@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Tuple
 
 from gpuvet.ingest import nvcc
 from gpuvet.ingest.common import (
-    block_between,
+    blocks_starting,
     input_error,
     key_value,
     na,
@@ -105,24 +105,4 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
 def blocks(lines: List[str]) -> List[str]:
     """From its "Python:" line to "ulimit soft:" (its last line), a code fence or two blank lines in a row."""
-    found = []
-    i = 0
-    while i < len(lines):
-        if not lines[i].strip().startswith("Python: "):
-            i += 1
-            continue
-        ended = [False]
-
-        def keep(stripped: str) -> bool:
-            if ended[0]:
-                return False
-            if stripped.startswith("ulimit soft:"):
-                ended[0] = True
-            return True
-
-        end = block_between(lines, i, keep, stop_blank=3)
-        block = "\n".join(lines[i:end])
-        if looks_like(block):
-            found.append(block)
-        i = end
-    return found
+    return [block for block in blocks_starting(lines, "Python: ", last="ulimit soft:", stop_blank=3) if looks_like(block)]
