@@ -117,6 +117,27 @@ def normalise(text: str) -> str:
     return text.lower().translate(_DIGITS)
 
 
+_PREPARED: Dict[int, Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]] = {}
+
+
+def _prepared(regex: Any, anchor_list: Any, checks: Any) -> Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]:
+    """Per pattern, once per process: its line mode and the literal sets a match must contain (normalised; the sets
+    with digits also as written, since normalise() turns "801" into "000"). Computing them per log was most of the
+    time of diagnosing a short log."""
+    key = id(regex)
+    found = _PREPARED.get(key)
+    if found is None or found[0] is not regex:
+        multi, bare, lead = _line_mode(regex.pattern)
+        required = [(tuple(normalise(a) for a in options), False) for options in checks]
+        required += [(tuple(a.lower() for a in options), True) for options in checks
+                     if any(ch.isdigit() for a in options for ch in a)]
+        if anchor_list is not None:
+            required.append((tuple(normalise(a) for a in anchor_list), False))
+        found = _PREPARED[key] = (regex, (multi, bare, lead), None, tuple(required))
+    multi, bare, lead = found[1]
+    return multi, bare, lead, found[3]
+
+
 def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     """Which lines (0-based indices) each signature matches.
 
@@ -216,17 +237,10 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         for anchor_list, regex, checks in signature.scan:
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
-            multi, bare, lead = _line_mode(regex.pattern)
+            multi, bare, lead, needed = _prepared(regex, anchor_list, checks)
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
-            # Literal sets a match must contain, each of which must occur in the lines a match can span. Sets with
-            # digits are tested on the lower-cased lines as they are (normalise() would turn "801" into "000").
-            # Every literal set a match needs, normalised; the sets with digits also as written ("(801)").
-            required = [(tuple(normalise(a) for a in options), False) for options in checks]
-            required += [(tuple(a.lower() for a in options), True) for options in checks
-                         if any(ch.isdigit() for a in options for ch in a)]
-            if anchor_list is not None:
-                required.append((tuple(normalise(a) for a in anchor_list), False))
+            required = list(needed)
             # Where a match can start: within `reach` lines before a line holding each required literal. The
             # rarest literal in this log gives the candidates (a set, in C); the others then filter those few with
             # substring tests, or with set algebra while the candidates are still many.
