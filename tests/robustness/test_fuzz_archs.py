@@ -43,9 +43,10 @@ def _cuda_library() -> bytes:
     library = folder / "libscale.so"
     if not library.exists():
         folder.mkdir(exist_ok=True)
-        (folder / "scale.cu").write_text(KERNEL)
         partial = "libscale.so.%d.tmp" % os.getpid()  # parallel test workers never write the same file
-        subprocess.run([nvcc, *NVCC_ARGS, "-o", partial, "scale.cu"], cwd=folder, check=True,
+        source = "scale.%d.cu" % os.getpid()
+        (folder / source).write_text(KERNEL)
+        subprocess.run([nvcc, *NVCC_ARGS, "-o", partial, source], cwd=folder, check=True,
                        capture_output=True, timeout=300)
         os.replace(folder / partial, library)
     return library.read_bytes()
