@@ -14,7 +14,8 @@ from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
 from gpuvet.i18n import render
 from gpuvet.models import FINDING_CODES, msg
 from gpuvet.tomlfile import load_toml
-from tests.diagnose.sources_render import PLACEHOLDER, render as render_message
+from tests.diagnose.sources_render import PLACEHOLDER
+from tests.diagnose.sources_render import render as render_message
 from tests.snapshots import snapshot
 
 RECORDS = load_toml(DATA_DIR / "sources.toml")["signature"]

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from gpuvet.diagnose.anchors import leading_literal, spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
@@ -253,10 +253,9 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                     starts = reachable if starts is None else starts & reachable
                 if not starts:
                     break
-            if starts is None:
-                starts = range(len(lines))
+            candidates: Iterable[int] = range(len(lines)) if starts is None else sorted(starts)
             covered = -1  # the last line of the previous match: one match per message
-            for start in sorted(starts):
+            for start in candidates:
                 if start <= covered or start in matched:
                     continue
                 text = text_of(start)
@@ -290,7 +289,7 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
             and not (h.signature.file == HARVESTED and h.lines <= dropped.get(h.signature.code, set()))]
     # One reading per line: the hand-written signatures were tuned on real threads (and carry the context rules), so
     # where one of them reads a line, a harvested signature reading only such lines does not compete with it.
-    owned = set()
+    owned: set = set()
     for hit in kept:
         if hit.signature.file != HARVESTED:
             owned |= hit.lines
