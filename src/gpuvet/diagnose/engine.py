@@ -18,7 +18,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.diagnose.anchors import leading_literal, spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
@@ -267,10 +267,9 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                     starts = reachable if starts is None else starts & reachable
                 if not starts:
                     break
-            if starts is None:
-                starts = set(range(len(lines)))
+            candidates: Iterable[int] = range(len(lines)) if starts is None else sorted(starts)
             covered = -1  # the last line of the previous match: one match per message
-            for start in sorted(starts):
+            for start in candidates:
                 if start <= covered or start in matched:
                     continue
                 text = text_of(start)
