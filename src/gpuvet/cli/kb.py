@@ -174,7 +174,7 @@ def _shipped_index():
 def _update(args, output, fmt: str) -> int:
     import time
 
-    from gpuvet.kb import overlay, versions
+    from gpuvet.kb import overlay
     from gpuvet.sources import harvest
 
     folder = _overlay_dir(args)
