@@ -35,6 +35,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.library_cc_floor": ("gpu_unsupported_by_cuda", "cudnn", FAIL),
     "checks.platform_mismatch": ("platform_unsupported", "framework", FAIL),
     "checks.ptx_jit": ("ptx_jit", "framework", INFO),
+    "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),

@@ -45,6 +45,7 @@ FINDING_CODES = (
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
     "ptx_jit",  # the GPU is reached through PTX the driver JIT-compiles at first launch
+    "kb_overlay_disagrees",  # the user's overlay (gpuvet kb harvest) read this build's archs differently
     "gpu_features",  # what a GPU cannot do (bf16, FlashAttention 2 ...), said once for the machine
     "install_note",  # what a plain install would give instead of the build gpuvet chose
     "shared_driver",  # several targets share the one host driver

@@ -181,8 +181,17 @@ def sandbox(tmp_path, monkeypatch):
     for name in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL", "GPUVET_KB_OVERLAY", "http_proxy",
                  "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
+    _fresh_kb()
     yield tmp_path
+    _fresh_kb()
+
+
+def _fresh_kb():
+    """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
+    import gpuvet.kb
+
     loader._harvested_of.cache_clear()
+    gpuvet.kb.load.cache_clear()
 
 
 def _files(folder):
@@ -243,7 +252,7 @@ def test_overlay_never_overrides_the_shipped_build(sandbox, monkeypatch, capsys)
     folder = sandbox / "ov"
     harvest.write_release(folder, [wrong])
     monkeypatch.setenv("GPUVET_KB_OVERLAY", str(folder))
-    loader._harvested_of.cache_clear()
+    _fresh_kb()
     builds = loader._harvested_of(shipped["framework"])[(shipped["version"], "x86_64")]
     assert [b["sass"] for b in builds] == [shipped["sass"]]
     assert "user overlay" in builds[0]["source"] and builds[0]["overlay_disagrees"]
@@ -251,6 +260,13 @@ def test_overlay_never_overrides_the_shipped_build(sandbox, monkeypatch, capsys)
     out = capsys.readouterr().out
     assert "disagrees" in out and "shipped sass" in out
     assert overlay.default_dir() == folder
+    # and a check of that build says so in a note of its own (info: the verdict is the shipped list's)
+    smi = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi" / "a10-1gpu_drv550.90.12.txt"
+    target = f"torch=={shipped['version']}"
+    main(["check", target, "--from", str(smi), "--no-network", "-f", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    notes = [f for t in doc["targets"] for f in t["findings"] if f["code"] == "kb_overlay_disagrees"]
+    assert notes and notes[0]["severity"] == "info" and str(folder) in json.dumps(notes[0])
 
 
 def _one_line_error(capsys, argv, within):

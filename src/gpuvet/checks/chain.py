@@ -518,6 +518,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             break
         if judgement.status == compat.RUNS and judgement.reason == "ptx":
             findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc))
+    for note in variant.extra.get("overlay_disagrees", ()):  # the user's overlay read these archs differently
+        findings.append(make("checks.overlay_disagrees", build=candidate.label, note=note, sources=sources_of(variant)))
     actual = msg("link.not_installed_build", build=f"{candidate.release.version} ({variant.name})")
     if installed:
         actual = msg("link.installed", version=installed.get("version"))

@@ -229,6 +229,7 @@ def _with_harvest(framework: str, release: Release) -> Release:
             sass, ptx, partial, source = _harvested_archs(matching)
             extra["sass_cubins_partial"] = list(partial)
             extra["arch_source"] = source
+            extra["overlay_disagrees"] = [b["overlay_disagrees"] for b in matching if b.get("overlay_disagrees")]
             built_with = next((str(b["cuda"]) for b in matching if b.get("cuda")), None)
             if built_with and not variant.cuda:
                 extra["ptx_cuda"] = built_with  # the wheel's own CUDA wrote its PTX; it runs on torch's runtime
