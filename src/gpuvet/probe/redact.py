@@ -166,6 +166,7 @@ _HOST_HINTS = re.compile(
     r"|\b(?:host|node|hostname)\s+)"
     r"(?P<host>[A-Za-z][\w\-]*(?:\.[A-Za-z0-9][\w\-]*)*)"
 )
+MAX_DEPTH = 100  # nesting a document may have; deeper parts are replaced, never recursed into
 _IDENTITY_KEYS = frozenset(["serial", "uuid", "board_id", "hostname", "host"])
 _IP_SECTIONS = frozenset(["env", "pip", "origin"])
 _NOT_HOSTS = frozenset(["localhost", "local", "none", "null", "unknown", "the", "and", "for", "with", "memory",
@@ -254,7 +255,9 @@ class Redaction(object):
             for item in node:
                 self._learn_identity(item, depth + 1)
 
-    def _walk(self, node, versioned, key=None):
+    def _walk(self, node, versioned, key=None, depth=0):
+        if depth > MAX_DEPTH and isinstance(node, (dict, list, tuple)):
+            return REDACTED  # no gpuvet document nests this deep; what does is not echoed unread
         if isinstance(node, dict):
             cleaned = {}
             for name, value in node.items():
@@ -269,10 +272,10 @@ class Redaction(object):
                         child = name != "snapshot" or versioned
                     else:
                         child = versioned
-                    cleaned[name] = self._walk(value, child, name)
+                    cleaned[name] = self._walk(value, child, name, depth + 1)
             return cleaned
         if isinstance(node, (list, tuple)):
-            return [self._walk(item, versioned, key) for item in node]
+            return [self._walk(item, versioned, key, depth + 1) for item in node]
         if isinstance(node, str):
             # IP addresses are looked for only where they can occur (env values such as MASTER_ADDR, index URLs,
             # log lines): in the version sections a dotted quad is a version (cuDNN 9.1.0.70) and must survive.
