@@ -86,12 +86,25 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "fleet.pcie_narrow": ("interconnect_slow", "gpu", WARN),
     "fleet.gpu_count": ("health_problem", "gpu", WARN),
     "fleet.driver_cuda_lower": ("driver_too_old", "driver", WARN),
+    # a family of kinds: every health signal (gpuvet.checks.health) is "smoke.health.<signal>"; the call passes its
+    # code and severity (ECC is a failure, persistence mode a note)
+    "smoke.health.": ("health_problem", "gpu", WARN),
 }
+
+
+def _kind(key: str) -> Tuple[str, str, Severity]:
+    """The kind's row: the key's own, else the row of the family (a key ending in ".") it belongs to."""
+    if key in KINDS:
+        return KINDS[key]
+    families = [k for k in KINDS if k.endswith(".") and key.startswith(k)]
+    if not families:
+        raise KeyError(f"no finding kind {key!r}: add it to gpuvet.findings.KINDS")
+    return KINDS[max(families, key=len)]
 
 # Codes that say something went wrong; an info-level finding never carries one (it would read as a failure).
 FAILURE_CODES = frozenset(
     code for code, _, severity in KINDS.values() if severity is not INFO
-) - {"unknown_version", "arch_list_unknown"}
+) - {"unknown_version", "arch_list_unknown"} | {"interconnect_slow", "virtualization_limit"}
 
 
 def make(
@@ -114,8 +127,10 @@ def make(
     string replaces it; None or False means no fix. ``severity``, ``layer`` and ``code`` override the kind's row
     only where one kind really serves two cases (a pin that fails when installed and warns when planned).
     """
-    kind_code, kind_layer, kind_severity = KINDS[key]
+    kind_code, kind_layer, kind_severity = _kind(key)
     commands = tuple(commands)
+    # The sentences may name what is expected and what the machine has: they are facts too.
+    facts = dict({"expected": expected, "actual": actual}, **facts)
     summary: Optional[Message] = None
     if isinstance(fix, Message):
         summary = fix

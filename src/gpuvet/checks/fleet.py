@@ -12,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.findings import make
+from gpuvet.models import Finding
 from gpuvet.probe.facts import is_found
 from gpuvet.snapshot import SnapshotView
 
@@ -206,14 +207,8 @@ def consistency_findings(diff: FleetDiff) -> List[FleetFinding]:
         majority = nccl.values[0]
         outliers = tuple(host for g in nccl.values[1:] if g.value is not None for host in g.hosts)
         findings.append(FleetFinding(
-            Finding(
-                code="nccl_mismatch", severity=Severity.FAIL, layer="nccl",
-                title=msg("fleet.nccl_mismatch.title"),
-                detail=msg("fleet.nccl_mismatch.detail", values=_describe(nccl)),
-                expected=majority.value, actual=_describe(nccl),
-                fix=Fix(msg("fleet.nccl_mismatch.fix", version=majority.value)),
-                sources=NCCL_SOURCES,
-            ),
+            make("fleet.nccl_mismatch", values=_describe(nccl), version=majority.value, expected=majority.value,
+                 actual=_describe(nccl), sources=NCCL_SOURCES),
             outliers,
         ))
     cuda = by_field.get("cuda_max")
@@ -224,15 +219,8 @@ def consistency_findings(diff: FleetDiff) -> List[FleetFinding]:
             lower = [g for g in known if _version_key(g.value or "") < _version_key(highest.value or "")]
             for group in lower:
                 findings.append(FleetFinding(
-                    Finding(
-                        code="driver_too_old", severity=Severity.WARN, layer="driver",
-                        title=msg("fleet.driver_cuda_lower.title"),
-                        detail=msg("fleet.driver_cuda_lower.detail", hosts=", ".join(group.hosts),
-                                   actual=group.value, expected=highest.value, others=", ".join(highest.hosts)),
-                        expected=highest.value, actual=group.value,
-                        fix=Fix(msg("fleet.driver_cuda_lower.fix", expected=highest.value)),
-                        sources=DRIVER_SOURCES,
-                    ),
+                    make("fleet.driver_cuda_lower", hosts=", ".join(group.hosts), others=", ".join(highest.hosts),
+                         expected=highest.value, actual=group.value, sources=DRIVER_SOURCES),
                     group.hosts,
                 ))
     return findings
@@ -268,14 +256,8 @@ def pcie_width_findings(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]]
             continue
         cards, usual = ", ".join(narrow), max(expected)
         findings.append(FleetFinding(
-            Finding(
-                code="interconnect_slow", severity=Severity.WARN, layer="gpu",
-                title=msg("fleet.pcie_narrow.title"),
-                detail=msg("fleet.pcie_narrow.detail", host=host, cards=cards, expected=usual),
-                expected=f"x{usual}", actual=cards,
-                fix=Fix(msg("fleet.pcie_narrow.fix", expected=usual)),
-                sources=PCIE_SOURCES,
-            ),
+            make("fleet.pcie_narrow", host=host, cards=cards, usual=usual, sources=PCIE_SOURCES,
+                 expected=f"x{usual}", actual=cards),
             (host,),
         ))
     return findings
@@ -300,15 +282,8 @@ def gpu_count_findings(diff: FleetDiff) -> List[FleetFinding]:
     for group in others:
         fewer = _version_key(group.value or "") < _version_key(majority.value or "")  # _field_outliers: no None values
         findings.append(FleetFinding(
-            Finding(
-                code="health_problem", severity=Severity.WARN, layer="gpu",
-                title=msg("fleet.gpu_count.title"),
-                detail=msg("fleet.gpu_count.fewer" if fewer else "fleet.gpu_count.more", hosts=", ".join(group.hosts),
-                           actual=group.value, expected=majority.value),
-                expected=majority.value, actual=group.value,
-                fix=Fix(msg("fleet.gpu_count.fix")),
-                sources=GPU_COUNT_SOURCES,
-            ),
+            make("fleet.gpu_count", detail_variant="fewer" if fewer else "more", hosts=", ".join(group.hosts),
+                 expected=majority.value, actual=group.value, sources=GPU_COUNT_SOURCES),
             group.hosts,
         ))
     return findings
@@ -321,15 +296,8 @@ def mig_findings(diff: FleetDiff) -> List[FleetFinding]:
     majority, others = split
     return [
         FleetFinding(
-            Finding(
-                code="virtualization_limit", severity=Severity.WARN, layer="gpu",
-                title=msg("fleet.mig_differs.title"),
-                detail=msg("fleet.mig_differs.detail", hosts=", ".join(group.hosts), actual=group.value,
-                           expected=majority.value),
-                expected=majority.value, actual=group.value,
-                fix=Fix(msg("fleet.mig_differs.fix", expected=majority.value)),
-                sources=MIG_SOURCES,
-            ),
+            make("fleet.mig_differs", hosts=", ".join(group.hosts), expected=majority.value, actual=group.value,
+                 sources=MIG_SOURCES),
             group.hosts,
         )
         for group in others

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
+from gpuvet.findings import make
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
-from gpuvet.models import Finding, Fix, Severity, msg
+from gpuvet.models import Finding, Severity
 from gpuvet.snapshot import SnapshotView
 
 _LAYER = "gpu"
@@ -28,15 +29,11 @@ _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note",
 
 def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Optional[str] = None,
              actual: Optional[str] = None, fix_commands: tuple = (), **params: Any) -> Finding:
-    fix = Fix(msg("smoke.health.%s.fix" % key, gpu=gpu, **params), tuple(fix_commands))
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
-    return Finding(
-        code=code, severity=severity, layer=_LAYER,
-        title=msg("smoke.health.%s.title" % key, gpu=gpu, **params),
-        detail=msg("smoke.health.%s.detail" % key, gpu=gpu, **params),
-        expected=expected, actual=actual, fix=fix, sources=tuple(s.strip() for s in source.split(";") if s.strip()),
-    )
+    return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,
+                actual=actual, fix="smoke.health.%s.fix" % key, commands=tuple(fix_commands),
+                sources=tuple(s.strip() for s in source.split(";") if s.strip()), **params)
 
 
 def _int(value: Any) -> Optional[int]:
