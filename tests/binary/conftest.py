@@ -47,6 +47,13 @@ BUILDS = {
         ["sm_75", "sm_90a", "sm_100f", "sm_120"],
         ["compute_90"],
     ),
+    # PTX only: nvcc writes an empty fatbin container ahead of the real one (it was reported "unreadable")
+    "libptxonly.so": (
+        KERNEL,
+        SHARED + gencode("compute_90", "compute_90"),
+        [],
+        ["compute_90"],
+    ),
     # every image compressed, SASS included
     "libcompressed.so": (
         KERNEL,

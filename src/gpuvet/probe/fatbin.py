@@ -136,7 +136,11 @@ def _walk_container(read_at, offset, region_end):
             "fatbin header at offset %d has version %d, header size %d (expected 1, 16)" % (offset, version, header_size)
         )
     container_end = offset + header_size + fat_size
-    if fat_size == 0 or container_end > region_end:
+    if fat_size == 0:
+        # An empty container: nvcc writes one ahead of the real one when a build carries PTX only. It holds
+        # nothing; the walk goes on after its header.
+        return [], offset + header_size
+    if container_end > region_end:
         raise FatbinError(
             "fatbin at offset %d claims %d bytes of entries but its section has %d left"
             % (offset, fat_size, max(0, region_end - offset - header_size))
