@@ -67,3 +67,16 @@ def test_nothing_readable_is_exit_2_with_the_reasons_printed(cuda_builds, tmp_pa
     (item,) = json.loads(captured.out)["files"]
     assert item["error"].startswith("unreadable: ")
     assert captured.err.count("\n") == 1 and "error:" in captured.err
+
+
+def test_the_exit_code_does_not_depend_on_naming_the_file_or_its_folder(cuda_builds, tmp_path, capsys):
+    folder = tmp_path / "pkg"
+    folder.mkdir()
+    broken = folder / "libbroken.so"
+    broken.write_bytes(cuda_builds["libmulti.so"].read_bytes()[:3000])  # an ELF cut short
+    shutil.copy("/bin/true", folder / "true")  # an ELF without CUDA code does not count
+    assert main(["archs", str(broken)]) == 2
+    assert main(["archs", str(folder)]) == 2
+    shutil.copy(cuda_builds["libptxonly.so"], folder / "libptxonly.so")
+    assert main(["archs", str(folder), "--format", "json"]) == 0  # one readable CUDA binary: the rest is reported
+    capsys.readouterr()

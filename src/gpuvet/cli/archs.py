@@ -61,10 +61,11 @@ def collect(paths):
             result = scan_file(candidate)
             if result.unsupported and not explicit:
                 continue
-            examined += 1
-            if result.error:
-                unreadable += 1
+            # The exit code depends on what was read, not on how the file was named: a folder whose only CUDA
+            # binary cannot be read exits 2 like that file named alone (files without CUDA code do not count).
             if result.entries or result.error:
+                examined += 1
+                unreadable += bool(result.error)
                 files.append(result.as_dict())
     return files, examined, unreadable
 
