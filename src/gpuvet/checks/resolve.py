@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
-from gpuvet.models import Finding, Severity, Verdict
+from gpuvet.models import Finding, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
@@ -168,7 +168,13 @@ def _post_release(framework: Any, pinned: str, local: Optional[str]) -> Tuple[An
 def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
     framework = kb.framework(target.name)
     if framework is None:
-        return Resolution(None, (_unknown("checks.unknown.framework.title", "checks.unknown.framework.detail", target, name=target.name, kb=kb.version),))
+        import difflib
+
+        names = [f.name for f in kb.frameworks()] + [d for f in kb.frameworks() for d in f.distributions]
+        close = difflib.get_close_matches(target.name, names, n=1, cutoff=0.6)
+        suggestion = msg("checks.unknown.did_you_mean", name=close[0]) if close else ""
+        return Resolution(None, (_unknown("checks.unknown.framework.title", "checks.unknown.framework.detail", target,
+                                          name=target.name, kb=kb.version, suggestion=suggestion),))
     installed = installed_build(view, framework)
     installed_version = _version(installed.get("version")) if installed else None
     variant_ok = variant_extras(framework, target.extras)

@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 from gpuvet import __version__
 from gpuvet.cli.output import Output
@@ -151,7 +151,83 @@ def build_parser() -> argparse.ArgumentParser:
     from gpuvet.cli.net import add_parser as add_net_parser  # its options live with the command
 
     add_net_parser(sub)
+    _describe(sub)
     return parser
+
+
+EXIT_CODES = ("exit codes: 0 no failure (warnings allowed), 1 a failure found, 2 usage or input error, "
+              "3 undecided (the knowledge base cannot judge), 4 internal error (rerun with --debug)")
+
+# subcommand -> (what it does, examples): shown by `gpuvet COMMAND --help` with the exit codes.
+HELP = {
+    "probe": ("Probe this machine into a snapshot (standard library only, Python 3.6+; nothing is installed).",
+              ["gpuvet probe", "gpuvet probe -o node01.json   # JSON from the file name"]),
+    "check": ("Check the chain driver -> CUDA -> cuDNN/NCCL -> framework build -> Python for each TARGET, on this "
+              "machine or on what a provider pasted. No TARGET: every installed framework.",
+              ["gpuvet check", "gpuvet check torch==2.4.1 --from nvidia-smi.txt --from pip-freeze.txt",
+               "gpuvet check vllm==0.6.3 --snapshot node01.json -f html -o report.html"]),
+    "recommend": ("The newest builds of FRAMEWORK that fit this machine, then the smallest change that buys a newer "
+                  "one; with --gpu/--driver/--python, for a machine you are about to rent.",
+                  ["gpuvet recommend torch", "gpuvet recommend vllm --gpu H100 --driver 535.104.05 --python 3.11"]),
+    "plan": ("Memory a workload needs, the GPU models that hold it (and can run the build), the software and the "
+             "questions to ask the provider.",
+             ["gpuvet plan --framework torch==2.4.1 --model-size 13B --task lora --gpus 2"]),
+    "diagnose": ("The likely cause of a pasted error log, judged against this machine or a pasted one, with the "
+                 "evidence lines and the fix.",
+                 ["gpuvet diagnose train.log", "kubectl logs pod/x | gpuvet diagnose - --from nvidia-smi.txt"]),
+    "smoke": ("Real runs in child processes: matmul per dtype, copy bandwidth, training, inference; collectives "
+              "through torchrun with --distributed.",
+              ["gpuvet smoke --quick", "gpuvet smoke --distributed --quick"]),
+    "fleet": ("Probe many hosts over SSH (or one task per node of a Slurm allocation) without installing anything, "
+              "and show the hosts that differ.",
+              ["gpuvet fleet node01 node02 --check torch==2.4.1", "gpuvet fleet --hosts hosts.txt --out-dir snaps/"]),
+    "diff": ("Group saved snapshots by every fact that differs; exit 1 when they differ (like diff).",
+             ["gpuvet diff snaps/*.json"]),
+    "archs": ("The SASS and PTX archs compiled into CUDA binaries (no cuobjdump needed).",
+              ["gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')"]),
+    "kb": ("The knowledge base: list, show NAME, sources; harvest, update and status of your own overlay.",
+           ["gpuvet kb show torch", "gpuvet kb harvest vllm==0.6.4"]),
+    "net": ("Network from either end: latency, jitter and loss to HOSTs, or this server's indexes, channels, hubs "
+            "and registries with the mirror fixes that answered.",
+            ["gpuvet net 203.0.113.7", "gpuvet net"]),
+}
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and examples as written; an option's default shown where it has one its help does not say."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and "default" not in text and action.default not in (None, False, [], "")
+                and action.default is not argparse.SUPPRESS):
+            text += " (default: %(default)s)"
+        return text
+
+
+# Options that had no help line: one here, so `--help` explains every option.
+OPTION_HELP = {
+    "--framework": "the framework (a pip requirement: torch==2.4.1, vllm, jax[cuda12] ...)",
+    "--task": "train (full fine-tune), lora, qlora or infer",
+    "--gpus": "how many GPUs (default: the fewest that hold it)",
+    "--precision": "weights and compute dtype",
+    "--seq-len": "tokens per sequence (default: per task)",
+    "--batch-size": "sequences per step (default: per task)",
+    "--timeout": "seconds each run may take before it is killed and reported",
+    "--via": "how to reach the hosts",
+    "--check": "also check this target on every host (repeatable)",
+    "--parallel": "hosts probed at once",
+}
+
+
+def _describe(sub: Any) -> None:
+    for name, command in sub.choices.items():
+        for action in command._actions:
+            if action.help is None and action.option_strings:
+                action.help = OPTION_HELP.get(action.option_strings[0], "")
+        what, examples = HELP.get(name, ("", []))
+        command.description = what
+        command.epilog = "examples:\n" + "\n".join("  " + e for e in examples) + "\n\n" + EXIT_CODES
+        command.formatter_class = _HelpFormatter
 
 
 def _load_handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
