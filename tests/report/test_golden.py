@@ -64,3 +64,21 @@ def test_renderer_output_matches_its_golden_file(command, fmt, lang, monkeypatch
         path.write_text(got, encoding="utf-8")
     assert path.exists(), f"no golden file {path.name}: run with GPUVET_UPDATE_GOLDEN=1 once and review it"
     assert got == path.read_text(encoding="utf-8"), f"{path.name} changed: review, then refresh (see module doc)"
+
+
+def test_the_check_renderer_takes_the_typed_report_and_json_is_one_of_its_formats():
+    import json
+
+    from gpuvet.checks import run_checks
+    from gpuvet.ingest import read_input
+    from gpuvet.report.check import FORMATS, RenderOptions, render_check
+    from gpuvet.report.findings import check_to_dict
+    from gpuvet.snapshot import merge_all
+
+    snapshot = merge_all([read_input(str(EXAMPLES / "provider-nvidia-smi.txt")),
+                          read_input(str(EXAMPLES / "provider-pip-freeze.txt"))])
+    report = run_checks(snapshot, ["torch==2.1.2+cu121"])
+    rendered = {fmt: render_check(report, RenderOptions(format=fmt, lang="en")) for fmt in FORMATS}
+    assert json.loads(rendered["json"]) == json.loads(json.dumps(check_to_dict(report, "en")))
+    assert "torch==2.1.2" in rendered["text"] and rendered["html"].lstrip().startswith("<!DOCTYPE html>")
+    assert rendered["markdown"].lstrip().startswith("#")

@@ -22,8 +22,7 @@ def is_live_probe(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
-    from gpuvet.cli.formats import render_document
-    from gpuvet.report.findings import check_to_dict
+    from gpuvet.cli.formats import render_check_report
     from gpuvet.sources.inputs import gather_snapshot
 
     snapshot = gather_snapshot(args)
@@ -32,6 +31,5 @@ def run(args: argparse.Namespace, output) -> int:
 
         snapshot = with_network(snapshot)
     report = run_checks(snapshot, args.targets)
-    document = check_to_dict(report, args.lang)
-    output.write(render_document("check", document, args, output))
-    return int(exit_code_for(document["verdict"]))
+    output.write(render_check_report(report, args, output))
+    return int(exit_code_for(report.verdict.value))

@@ -41,6 +41,23 @@ def render_document(command: str, document: Mapping[str, Any], args: argparse.Na
     return redact(_render(command, document, args, output), state=state, free=False)
 
 
+def render_check_report(report: Any, args: argparse.Namespace, output: Any) -> str:
+    """A check report, through the typed renderer (gpuvet.report.check) and the same redaction passes as
+    render_document: the contract document before any renderer reads it, the rendered text after."""
+    from gpuvet.probe.redact import Redaction, redact
+    from gpuvet.report.check import RenderOptions, render_check
+
+    state = getattr(output, "redaction", None)
+    if state is None:
+        state = Redaction()
+    if getattr(args, "redact_host", False):
+        state.host = True
+    options = RenderOptions(format=getattr(args, "format", "text") or "text", lang=getattr(args, "lang", None) or "en",
+                            color=use_color(output.is_terminal), width=terminal_width())
+    rendered = render_check(report, options, prepare=lambda document: redact(dict(document), state=state))
+    return redact(rendered, state=state, free=False)
+
+
 def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
     fmt = getattr(args, "format", "text") or "text"
     if fmt == "json":

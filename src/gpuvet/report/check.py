@@ -1,0 +1,48 @@
+"""Render a check: the typed :class:`~gpuvet.models.CheckReport` and the options in, text out.
+
+JSON is one renderer among the four: the contract document of DESIGN.md §4 (``check_to_dict``), which the text,
+Markdown and HTML renderers read too, so every format says the same thing. ``prepare`` is the command's hook for
+what must happen to that document before any renderer sees it (the one redaction pass, ``gpuvet.probe.redact``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional
+
+from gpuvet.models import CheckReport
+from gpuvet.report.envelope import dumps
+from gpuvet.report.findings import check_to_dict
+
+FORMATS = ("text", "json", "markdown", "html")
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    format: str = "text"
+    lang: str = "en"
+    color: bool = False
+    width: int = 100
+
+
+def render_check(report: CheckReport, options: RenderOptions,
+                 prepare: Optional[Callable[[Dict[str, Any]], Dict[str, Any]]] = None) -> str:
+    """``report`` in ``options.format``: one of FORMATS (ValueError for another)."""
+    if options.format not in FORMATS:
+        raise ValueError(f"no check renderer for format {options.format!r}")
+    document = check_to_dict(report, options.lang)
+    if prepare is not None:
+        document = prepare(document)
+    if options.format == "json":
+        return dumps(document)
+    if options.format == "text":
+        from gpuvet.report.check_text import render_check_text
+
+        return render_check_text(document, options.lang, color=options.color, width=options.width)
+    if options.format == "markdown":
+        from gpuvet.report import markdown
+
+        return markdown.render("check", document, options.lang)
+    from gpuvet.report import html
+
+    return html.render("check", document, options.lang)
