@@ -31,3 +31,30 @@ def test_sources_lists_record_ids_and_urls():
     ids = {rid for rid, _ in pairs}
     assert "torch:release[2.1.2].variant[cu121]" in ids
     assert ("cuda_driver:family[12]", "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html") in pairs
+
+
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SHIPPED = Path(loader.DATA_DIR).parent.parent  # src/gpuvet
+# A source is public: never this project's shared folder, a local path, an index's internal identifier, or a package
+# registry's host name (PyPI is named "PyPI", its URLs come from pip's configuration at run time).
+FORBIDDEN = re.compile(r"shared/reference|search-index|code-index|/work/|/root/|pypi\.org|pythonhosted", re.I)
+
+
+def _offences(text):
+    return [m.group(0) for m in FORBIDDEN.finditer(text)]
+
+
+def test_no_shipped_data_cites_a_private_place():
+    found = []
+    for path in sorted(SHIPPED.rglob("*.toml")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _offences(line):
+                found.append(f"{path.relative_to(SHIPPED)}:{number}: {_offences(line)}")
+    assert found == []
+
+
+def test_the_private_citation_check_catches_each_shape():
+    for planted in ("shared/reference/x.yaml", "search-index file 123", "code-index ids 9", "/work/x", "pypi.org/simple"):
+        assert _offences(f'source = "{planted}"'), planted
