@@ -39,7 +39,16 @@ from pathlib import Path  # noqa: E402
 SHIPPED = Path(loader.DATA_DIR).parent.parent  # src/gpuvet
 # A source is public: never this project's shared folder, a local path, an index's internal identifier, or a package
 # registry's host name (PyPI is named "PyPI", its URLs come from pip's configuration at run time).
-FORBIDDEN = re.compile(r"shared/reference|search-index|code-index|/work/|/root/|pypi\.org|pythonhosted", re.I)
+FORBIDDEN = re.compile(
+    r"shared/(reference|fixtures)|shared reference|VALIDATION(\.md| row)|search-index|code-index|/work/|/root/"
+    r"|pypi\.org|pythonhosted"
+    # a reference list's row id (S01, S25) instead of the document it stands for
+    r"|\bS\d{2}\b"
+    # "owner/repo release/2.4:path": an index's file identifier, not a link anyone can open
+    r"|\b[\w-]+/[\w.-]+ release/[\w.]+:"
+    r"|fork snapshot",
+    re.I,
+)
 
 
 def _offences(text):
@@ -48,7 +57,7 @@ def _offences(text):
 
 def test_no_shipped_data_cites_a_private_place():
     found = []
-    for path in sorted(SHIPPED.rglob("*.toml")):
+    for path in sorted([*SHIPPED.rglob("*.toml"), *SHIPPED.rglob("*.py")]):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if _offences(line):
                 found.append(f"{path.relative_to(SHIPPED)}:{number}: {_offences(line)}")
@@ -56,5 +65,10 @@ def test_no_shipped_data_cites_a_private_place():
 
 
 def test_the_private_citation_check_catches_each_shape():
-    for planted in ("shared/reference/x.yaml", "search-index file 123", "code-index ids 9", "/work/x", "pypi.org/simple"):
+    planted_shapes = (
+        "shared/reference/x.yaml", "gpuvet shared reference: frameworks/x.yaml", "VALIDATION row 11",
+        "search-index file 123", "code-index ids 9", "/work/x", "pypi.org/simple", "table (S01)",
+        "pytorch/builder release/2.4:manywheel/build_cuda.sh", "x/y/blob/1/z.sh (fork snapshot)",
+    )
+    for planted in planted_shapes:
         assert _offences(f'source = "{planted}"'), planted

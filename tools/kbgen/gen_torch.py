@@ -138,7 +138,7 @@ for r in reversed(d["releases"]):
         if unv: var["unverified"] = unv
         srcs = [PREV if Version(v) < Version("2.1") else MATRIX_TI]
         if name in alt_arch: srcs.append(m.get("arch_source", "").split(" (")[0])
-        elif "sass" in var: srcs.append("https://github.com/nWEIdia/pytorch/blob/786e6569/.ci/manywheel/build_cuda.sh (fork snapshot)")
+        elif "sass" in var: srcs.append("https://github.com/pytorch/pytorch/blob/main/.ci/manywheel/build_cuda.sh (TORCH_CUDA_ARCH_LIST per CUDA version, read from a copy of this file newer than the release, so the arch lists stay unverified)")
         if cudnn: srcs.append(MATRIX_SRC)
         var["source"] = "; ".join(s for s in srcs if s)
         out.append(table("[[release.variant]]", var, "  "))

@@ -35,7 +35,7 @@ def clean_text(text: str) -> str:
         text = text[1:]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
-    # A blank run longer than any real tool prints (the widest in tests/fixtures and shared/fixtures is 89) is cut
+    # A blank run longer than any real tool prints (the widest in the captured fixtures is 89) is cut
     # to two spaces: the line regexes of the parsers (`(?P<name>.+?)\s+...`) retry across a run from each of its
     # positions, quadratic in its length; one 40k-blank line in a pasted nvidia-smi table took 18 s (found by
     # tests/robustness fuzzing, kept as tests/fuzz_corpus/ingest-blank-run-process-row.txt). Real input is unchanged.
