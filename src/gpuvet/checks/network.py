@@ -8,19 +8,21 @@ from __future__ import annotations
 from typing import Any, List, Mapping, Tuple
 
 from gpuvet.findings import make
+from gpuvet.kb.mirrors import Endpoint, mirrors
 from gpuvet.models import Finding, Message
 from gpuvet.snapshot import SnapshotView
 
 PIP_CONFIG_DOCS = "https://pip.pypa.io/en/stable/topics/configuration/"
-# Public mirrors that answer from mainland China, with the help page that gives the command.
-MIRRORS: Tuple[Tuple[str, str], ...] = (
-    ("https://pypi.tuna.tsinghua.edu.cn/simple", "https://mirrors.tuna.tsinghua.edu.cn/help/pypi/"),
-    ("https://mirrors.aliyun.com/pypi/simple/", "https://developer.aliyun.com/mirror/pypi"),
-)
+
+
+def _pypi_mirrors() -> Tuple[Endpoint, ...]:
+    # The public PyPI mirrors that answer from mainland China live in kb/data/mirrors.toml (shared with `gpuvet net`),
+    # each with the help page that gives the command.
+    return mirrors().mirrors_of("pypi")
 
 
 def _fix_commands(url: str) -> Tuple[str, ...]:
-    return tuple("pip config set global.index-url %s" % mirror for mirror, _ in MIRRORS if mirror.rstrip("/") != url.rstrip("/"))
+    return tuple("pip config set global.index-url %s" % m.url for m in _pypi_mirrors() if m.url.rstrip("/") != url.rstrip("/"))
 
 
 def network_findings(view: SnapshotView) -> List[Finding]:
@@ -37,5 +39,5 @@ def network_findings(view: SnapshotView) -> List[Finding]:
         url = str(entry.get("url") or "?")
         findings.append(make("mirror.unreachable", url=url, reason=message, timeout="%g" % (network.get("timeout_s") or 3),
                              actual=url, commands=_fix_commands(url),
-                             sources=(PIP_CONFIG_DOCS,) + tuple(page for _, page in MIRRORS)))
+                             sources=(PIP_CONFIG_DOCS,) + tuple(m.source for m in _pypi_mirrors())))
     return findings
