@@ -303,6 +303,15 @@ def test_missing_path_with_newline_and_ansi_is_one_escaped_error_line(tmp_path):
     assert "\\n" in stderr and "\\x1b" in stderr
 
 
+def test_every_error_line_escapes_c1_controls_too(tmp_path):
+    # U+009B is a one-character CSI on many terminals: the top-level error line must escape it like ESC.
+    completed, _ = gpuvet(["check", "--from", str(tmp_path / "a\u009b31mb\nerror: forged")], clean_env())
+    assert completed.returncode == 2
+    stderr = completed.stderr.decode()
+    assert "\u009b" not in stderr and "\\x9b31mb\\nerror: forged" in stderr
+    assert len([line for line in stderr.splitlines() if line.startswith("error:")]) == 1
+
+
 @pytest.mark.parametrize("how", ["folder", "fifo"])
 def test_listed_path_with_newline_and_ansi_is_escaped(tmp_path, how):
     folder = tmp_path / "libs"

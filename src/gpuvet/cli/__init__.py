@@ -13,7 +13,7 @@ import sys
 from typing import Any, Callable, List, Optional, Sequence
 
 from gpuvet import __version__
-from gpuvet.cli.output import Output
+from gpuvet.cli.output import Output, printable
 from gpuvet.errors import ExitCode, GpuvetError
 
 FORMATS_REPORT = ("text", "json", "markdown", "html")
@@ -251,13 +251,6 @@ def _format_from_output_name(args: argparse.Namespace, argv: Sequence[str], pars
         args.format = wanted
 
 
-def one_line(text: str) -> str:
-    """A message as exactly one line: newlines, escape sequences and other control characters echoed from a file
-    name or a paste are shown escaped, so a crafted name cannot forge a second ``error:`` line or colour the terminal."""
-    return "".join(ch if ch == "\t" or ord(ch) >= 32 and ch != "\x7f" else ch.encode("unicode_escape").decode("ascii")
-                   for ch in str(text))
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -281,9 +274,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         handler = _load_handler(HANDLERS[args.command])
         return int(handler(args, output))
     except GpuvetError as exc:
-        print(f"error: {one_line(exc.message)}", file=sys.stderr)
+        print(f"error: {printable(exc.message)}", file=sys.stderr)
         if exc.hint:
-            print(f"hint: {one_line(exc.hint)}", file=sys.stderr)
+            print(f"hint: {printable(exc.hint)}", file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
@@ -295,7 +288,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             import traceback
 
             traceback.print_exc()
-        detail = one_line(str(exc))[:200]
+        detail = printable(str(exc))[:200]
         print(f"error: internal error: {type(exc).__name__}{': ' + detail if detail else ''}", file=sys.stderr)
         print("hint: rerun with --debug for the traceback, and report it with the command line", file=sys.stderr)
         return int(ExitCode.INTERNAL)

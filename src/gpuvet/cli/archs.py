@@ -14,6 +14,7 @@ Standard library only at import time.
 
 import os
 
+from gpuvet.cli.output import printable
 from gpuvet.errors import ExitCode, InputError
 from gpuvet.probe.binaries import scan_file
 
@@ -82,34 +83,6 @@ def _walk(folder):
 
     return walk_files(folder, max_depth=WALK_MAX_DEPTH, max_entries=WALK_MAX_ENTRIES,
                       keep_dir=lambda parent, name: name not in _SKIP_DIRS)
-
-
-def printable(text):
-    """``text`` safe to echo on one line: control characters (a newline that would forge a second ``error:`` line,
-    ANSI escapes that would recolour or clear the terminal) are shown as escapes (\\n, \\x1b)."""
-    text = str(text)
-    if all(" " <= c != "\x7f" and not ("\x80" <= c <= "\x9f" or "\ud800" <= c <= "\udfff") for c in text) \
-            and "\\" not in text:
-        return text
-    out = []
-    for c in text:
-        if c == "\\":
-            out.append("\\\\")
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\t":
-            out.append("\\t")
-        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
-            out.append("\\x%02x" % ord(c))
-        elif "\udc80" <= c <= "\udcff":  # a byte of a file name that is not UTF-8 (surrogateescape)
-            out.append("\\x%02x" % (ord(c) - 0xdc00))
-        elif "\ud800" <= c <= "\udfff":
-            out.append("\\u%04x" % ord(c))
-        else:
-            out.append(c)
-    return "".join(out)
 
 
 def render_text(results, paths, lang):
