@@ -10,9 +10,9 @@ from gpuvet.errors import UsageError
 from gpuvet.report.console import terminal_width, use_color
 from gpuvet.report.envelope import dumps
 
-# (command, format) -> "module:function"; each function takes (document, lang, color, width) and returns str.
+# command -> "module:function" for --format text; each takes (document, lang, color, width) and returns str.
+# (check is not here: it renders from its typed report, through render_check_report below.)
 TEXT_RENDERERS: Dict[str, str] = {
-    "check": "gpuvet.report.check_text:render_check_text",
     "recommend": "gpuvet.report.recommend:render_recommend_text",
     "plan": "gpuvet.report.plan:render_plan_text",
 }
@@ -30,13 +30,9 @@ def render_document(command: str, document: Mapping[str, Any], args: argparse.Na
     """The rendered document, through the one redaction pass before rendering (every string, by structure) and
     after (the rendered text: nothing a renderer adds or re-joins escapes). ``output.redaction`` carries what the
     document pass learnt (host names, serials) to the text pass and to Output.write."""
-    from gpuvet.probe.redact import Redaction, redact
+    from gpuvet.probe.redact import redact
 
-    state = getattr(output, "redaction", None)
-    if state is None:
-        state = Redaction()
-    if getattr(args, "redact_host", False):
-        state.host = True
+    state = _redaction(args, output)
     document = redact(dict(document), state=state)
     return redact(_render(command, document, args, output), state=state, free=False)
 
@@ -44,18 +40,27 @@ def render_document(command: str, document: Mapping[str, Any], args: argparse.Na
 def render_check_report(report: Any, args: argparse.Namespace, output: Any) -> str:
     """A check report, through the typed renderer (gpuvet.report.check) and the same redaction passes as
     render_document: the contract document before any renderer reads it, the rendered text after."""
-    from gpuvet.probe.redact import Redaction, redact
+    from gpuvet.probe.redact import redact
     from gpuvet.report.check import RenderOptions, render_check
+
+    state = _redaction(args, output)
+    options = RenderOptions(format=getattr(args, "format", "text") or "text", lang=getattr(args, "lang", None) or "en",
+                            color=use_color(output.is_terminal), width=terminal_width())
+    rendered = render_check(report, options, prepare=lambda document: redact(dict(document), state=state))
+    return redact(rendered, state=state, free=False)
+
+
+def _redaction(args: argparse.Namespace, output: Any):
+    """The command's redaction state: the one Output carries (so its write pass knows what the document pass
+    learnt), switched to hide the host name when --redact-host was given."""
+    from gpuvet.probe.redact import Redaction
 
     state = getattr(output, "redaction", None)
     if state is None:
         state = Redaction()
     if getattr(args, "redact_host", False):
         state.host = True
-    options = RenderOptions(format=getattr(args, "format", "text") or "text", lang=getattr(args, "lang", None) or "en",
-                            color=use_color(output.is_terminal), width=terminal_width())
-    rendered = render_check(report, options, prepare=lambda document: redact(dict(document), state=state))
-    return redact(rendered, state=state, free=False)
+    return state
 
 
 def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
