@@ -5,6 +5,7 @@ so a test can assert the exact lists. nvcc is slow on the shared 2-core machine:
 temporary folder, once per session.
 """
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -127,12 +128,29 @@ def find_cuobjdump():
 
 
 @pytest.fixture(scope="session")
-def cuda_builds(tmp_path_factory):
-    """{name: Path} of every build in BUILDS, plus a standalone fatbin and a library that embeds it in .rodata."""
+def cuda_builds(tmp_path_factory, worker_id):
+    """{name: Path} of every build in BUILDS, plus a standalone fatbin and a library that embeds it in .rodata.
+
+    Under pytest-xdist the workers share one build: the first to take the lock compiles into the run's common
+    temporary folder, the others wait and read it (nvcc takes ~13 s here, which each worker used to pay)."""
     nvcc = nvcc_path()
     if nvcc is None:
         pytest.skip("nvcc is not installed")
-    folder = tmp_path_factory.mktemp("cuda-builds")
+    if worker_id == "master":
+        return _build_all(nvcc, tmp_path_factory.mktemp("cuda-builds"))
+    shared = tmp_path_factory.getbasetemp().parent / "cuda-builds"
+    shared.mkdir(exist_ok=True)
+    with open(str(shared) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / ".complete"
+        if done.exists():
+            return {name: shared / name for name in list(BUILDS) + ["k.fatbin", "libembedded.so"]}
+        built = _build_all(nvcc, shared)
+        done.write_text("")
+        return built
+
+
+def _build_all(nvcc, folder):
     (folder / "kernel.cu").write_text(KERNEL)
     (folder / "main.cu").write_text(MAIN)
     built = {}

@@ -48,16 +48,16 @@ def _cudart_dir():
 
 
 @pytest.fixture(scope="module")
-def embedded_with_cudart(cuda_builds):
-    """The bin2c-embedded fatbin of conftest again, this time in a library linked against the real libcudart."""
+def embedded_with_cudart(cuda_builds, tmp_path_factory):
+    """The bin2c-embedded fatbin of conftest again, this time in a library linked against the real libcudart (built
+    in a folder of its own: the conftest builds are shared between test workers)."""
     cudart = _cudart_dir()
     if cudart is None:
         pytest.skip("libcudart.so of the CUDA toolkit not found")
-    folder = cuda_builds["libembedded.so"].parent
-    target = folder / "libembedded_cudart.so"
-    if not target.exists():
-        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", str(target), "blob.c", "-L" + cudart,
-                        "-Wl,--no-as-needed", "-lcudart"], cwd=str(folder), check=True)
+    source = cuda_builds["libembedded.so"].parent / "blob.c"
+    target = tmp_path_factory.mktemp("cudart") / "libembedded_cudart.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", str(target), str(source), "-L" + cudart,
+                    "-Wl,--no-as-needed", "-lcudart"], check=True)
     return target
 
 

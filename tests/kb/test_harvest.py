@@ -298,7 +298,7 @@ def test_broken_wheels_are_one_line_errors(index, sandbox, capsys, requirement, 
 
 def test_a_stalled_index_is_a_one_line_error_within_the_timeout(index, sandbox, capsys):
     err = _one_line_error(capsys, ["kb", "harvest", "stallpkg==1.0", "--index-url", index.url, "--overlay",
-                                   str(sandbox / "overlay"), "--timeout", "5"], within=30)
+                                   str(sandbox / "overlay"), "--timeout", "1"], within=15)
     assert "index" in err
 
 

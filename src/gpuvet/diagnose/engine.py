@@ -231,6 +231,21 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     def single(index: int) -> str:
         return lines[index]
 
+    present: Dict[Tuple[Tuple[str, ...], bool], bool] = {}
+
+    def absent(need: Tuple[Tuple[str, ...], bool]) -> bool:
+        """Whether no line holds any of the literals: a pattern with such a need cannot match anywhere. Most of
+        the ~1,400 patterns fail this on a short message, so it is asked (once per literal set) before any sorting."""
+        found = present.get(need)
+        if found is None:
+            options, as_written = need
+            if as_written and not raw:
+                raw.append("\n".join(lines).lower())
+                raw.append(list(accumulate((len(line) + 1 for line in lines), initial=0)))
+            haystack = raw[0] if as_written else blob
+            found = present[need] = any(option in haystack for option in options)
+        return not found
+
     hits = []
     for signature in signatures:
         matched: Dict[int, int] = {}
@@ -238,6 +253,8 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
             multi, bare, lead, needed = _prepared(regex, anchor_list, checks)
+            if any(map(absent, needed)):
+                continue
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
             required = list(needed)
