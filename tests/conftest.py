@@ -12,6 +12,9 @@ import pytest
 # The user's knowledge-base overlay (gpuvet kb harvest) must not change what the tests see; tests/kb/test_harvest.py
 # points it at a folder of its own.
 os.environ["GPUVET_KB_OVERLAY"] = ""
+# Live snapshots carry today's date: without this, every report would warn kb_stale 90 days after the shipped data
+# was gathered and the suite would change verdicts by the calendar. tests/checks/test_kb_age.py sets its own.
+os.environ["GPUVET_KB_STALE_DAYS"] = "100000"
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "tests" / "fixtures"

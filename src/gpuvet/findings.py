@@ -36,6 +36,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.platform_mismatch": ("platform_unsupported", "framework", FAIL),
     "checks.ptx_jit": ("ptx_jit", "framework", INFO),
     "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
+    "checks.kb_stale": ("kb_stale", "framework", WARN),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),

@@ -157,6 +157,10 @@ def index(cuda_so):
         "nometa": [_wheel("nometa", "1.0", {"nometa/__init__.py": b""}, metadata=False) + ("ok",)],
         "truncpkg": [_wheel("truncpkg", "1.0", {"truncpkg/_C.so": so}) + ("truncate",)],
         "stallpkg": [_wheel("stallpkg", "1.0", {"stallpkg/__init__.py": b""}) + ("stall",)],
+        # a release of a covered framework that the shipped data lacks (vLLM starts at 0.5.5 there): its wheel
+        # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
+        "vllm": [_wheel("vllm", "0.4.2", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
+                        pins=["torch==2.3.0", "xformers==0.0.26.post1"]) + ("ok",)],
     })
     served.good = good
     yield served
@@ -353,3 +357,38 @@ def test_credentials_never_reach_the_record():
 
     assert harvest.redact_url("https://alice:s3cret@127.0.0.1:9/simple") == "https://****@127.0.0.1:9/simple"
     assert harvest.redact_url("https://token@127.0.0.1:9/simple/x/") == "https://****@127.0.0.1:9/simple/x/"
+
+
+def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, capsys):
+    """The path a user takes: check says the release is unknown and names the harvest command; after running it,
+    check judges the release from what its wheel says (torch pin -> CUDA 12.1, the kernels read from _C.abi3.so)."""
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
+    a10 = fixtures / "a10-1gpu_drv550.90.12.txt"      # compute capability 8.6: sm_80 SASS runs there
+    t4 = fixtures / "tesla-t4-1gpu_drv535.86.10.txt"  # 7.5: neither SASS nor the compute_90 PTX can run
+    argv = ["check", "vllm==0.4.2", "--no-network", "-f", "json"]
+    assert main(argv + ["--from", str(a10)]) == 3
+    (finding,) = [f for t in json.loads(capsys.readouterr().out)["targets"] for f in t["findings"]]
+    assert finding["code"] == "unknown_version"
+    assert finding["fix"]["commands"] == ["gpuvet kb harvest vllm==0.4.2"]
+
+    assert main(["kb", "harvest", "vllm==0.4.2", "--index-url", index.url]) == 0
+    capsys.readouterr()
+    _fresh_kb()
+    assert main(["kb", "status", "-f", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["overlay"]["builds"]
+    assert row["status"] == "adds" and row["usable"]
+
+    assert main(argv + ["--from", str(a10)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (target,) = doc["targets"]
+    assert target["verdict"] == "pass" and target["resolved"] == "vllm==0.4.2 (cu121)"  # torch 2.3.0's PyPI build
+    assert not [f for f in target["findings"] if f["code"] == "unknown_version"]
+    overlay = sandbox / "home" / "data" / "gpuvet" / "kb"
+    assert doc["kb"]["overlay"] == {"path": str(overlay), "files": 1}  # the report names the overlay it used
+    assert main(argv[:-2] + ["--from", str(a10)]) == 0
+    assert str(overlay) in capsys.readouterr().out.splitlines()[0]
+
+    assert main(argv + ["--from", str(t4)]) == 1
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    assert target["verdict"] == "fail"
+    assert "arch_not_in_build" in [f["code"] for f in target["findings"]]

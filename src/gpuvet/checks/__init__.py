@@ -13,7 +13,7 @@ from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
 from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.disks import disk_findings
 from gpuvet.checks.features import target_feature_findings
-from gpuvet.checks.machine import machine_findings
+from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
 from gpuvet.checks.stack import (
@@ -135,10 +135,11 @@ def run_checks(
         snapshot=snapshot,
         targets=results,
         machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)
-                      + disk_findings(view, parsed if targets else ())),
+                      + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)),
         together=tuple(together_findings(view, parsed, results, kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,
+        kb_overlay=getattr(kb, "overlay", None),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Mapping
 
 from gpuvet.findings import make
 from gpuvet.models import Finding, Message, msg
@@ -46,6 +46,23 @@ def container_findings(view: SnapshotView) -> List[Finding]:
                  sources=("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",))
         ]
     return []
+
+
+def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
+    """``kb_stale`` when the shipped data was gathered more than ``stale_after_days`` before the machine was read
+    (the snapshot's own date keeps the checks pure: no clock is read here)."""
+    import datetime
+
+    try:
+        read_on = datetime.date.fromisoformat(str(snapshot.get("created") or "")[:10])
+        updated = datetime.date.fromisoformat(str(kb.updated))
+    except ValueError:
+        return []
+    age = (read_on - updated).days
+    if age <= kb.stale_after_days:
+        return []
+    return [make("checks.kb_stale", updated=kb.updated, days=age, limit=kb.stale_after_days,
+                 commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]
 
 
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:

@@ -30,10 +30,17 @@ class Resolution:
     note: Optional[Finding] = None  # e.g. "plain pip install gives another variant"
 
 
-def _unknown(title_id: str, detail_id: str, target: Target, source: Tuple[str, ...] = (), **params: Any) -> Finding:
+def _unknown(title_id: str, detail_id: str, target: Target, source: Tuple[str, ...] = (), commands: Tuple[str, ...] = (),
+             **params: Any) -> Finding:
     key = title_id.rsplit(".", 1)[0]  # checks.unknown.<what>: the kind of unknown (framework, release, variant)
     assert detail_id == key + ".detail", detail_id
-    return make(key, target=target.text, sources=source, **params)
+    return make(key, target=target.text, sources=source, commands=commands, **params)
+
+
+def _harvest_command(target: Target, version: str) -> Tuple[str, ...]:
+    """The command that teaches gpuvet a published release from its own wheel (``gpuvet kb harvest``): the fix of
+    a release the shipped data lacks, whether too new, too old or a hole."""
+    return (f"gpuvet kb harvest {target.name}=={version}",)
 
 
 def _version(text: Optional[str]) -> Optional[Version]:
@@ -56,10 +63,13 @@ def _why_unknown(framework: Any, version: str, kb: Any, target: Target) -> Findi
     if wanted is not None and (wanted.is_prerelease or wanted.is_devrelease):
         return _unknown("checks.unknown.prerelease.title", "checks.unknown.prerelease.detail", target, **params)
     if wanted is not None and known and wanted > Version(known[0]):
-        return _unknown("checks.unknown.newer.title", "checks.unknown.newer.detail", target, **params)
+        return _unknown("checks.unknown.newer.title", "checks.unknown.newer.detail", target,
+                       commands=_harvest_command(target, version), **params)
     if wanted is not None and known and wanted < Version(known[-1]):
-        return _unknown("checks.unknown.older.title", "checks.unknown.older.detail", target, **params)
-    return _unknown("checks.unknown.release.title", "checks.unknown.release.detail", target, **params)
+        return _unknown("checks.unknown.older.title", "checks.unknown.older.detail", target,
+                       commands=_harvest_command(target, version), **params)
+    return _unknown("checks.unknown.release.title", "checks.unknown.release.detail", target,
+                       commands=_harvest_command(target, version), **params)
 
 
 def _unknown_extras(framework: Any, release: Any, target: Target) -> Finding:

@@ -40,7 +40,7 @@ def _records(path) -> List[Dict[str, Any]]:
 def _list(kb, files, fmt: str, lang: str) -> str:
     rows = [{"name": name, "path": _relative(path), "records": len(_records(path))} for name, path in files.items()]
     if fmt == "json":
-        return dumps(envelope(kb={"version": kb.version, "updated": kb.updated}, files=rows))
+        return dumps(envelope(kb=kb.describe(), files=rows))
     lines = [text(lang, "kb.list_header", version=kb.version, updated=kb.updated)]
     lines += [text(lang, "kb.list_row", **row) for row in rows]
     return "\n".join(lines)
@@ -67,7 +67,7 @@ def _sources(kb, fmt: str, lang: str) -> str:
     for record_id, source in kb.sources():
         cited.setdefault(source, []).append(record_id)
     if fmt == "json":
-        return dumps(envelope(kb={"version": kb.version, "updated": kb.updated},
+        return dumps(envelope(kb=kb.describe(),
                               sources=[{"source": s, "records": ids} for s, ids in cited.items()]))
     lines = [text(lang, "kb.sources_header", count=len(cited))]
     for source, ids in cited.items():
@@ -259,12 +259,11 @@ def _status(args, output, fmt: str) -> int:
     builds, problems = overlay.read(folder)
     rows = overlay.compare(shipped, builds)
     for row in rows:
-        row["usable"] = _has_release(row["framework"], str(row["version"])) and bool(
-            row.get("sass") or row.get("ptx") or row.get("platform") == "aarch64")
+        row["usable"] = _usable(row)
     exists = folder.is_dir()
     if fmt == "json":
         output.write(dumps(envelope(
-            kb={"version": kb.version, "updated": kb.updated, "shipped_builds": sum(len(v) for v in shipped.values())},
+            kb=dict(kb.describe(), shipped_builds=sum(len(v) for v in shipped.values())),
             overlay={"path": str(folder), "exists": exists, "builds": rows, "problems": problems})))
         return int(ExitCode.OK)
     lines = [f"Knowledge base {kb.version} (updated {kb.updated}): {sum(len(v) for v in shipped.values())} builds read "
@@ -281,7 +280,7 @@ def _status(args, output, fmt: str) -> int:
             what += (f"; shipped sass {' '.join(row['shipped_sass']) or '-'}, ptx {' '.join(row['shipped_ptx']) or '-'}"
                      f" ({row.get('shipped_wheel')})")
         elif row["status"] == "adds" and not row["usable"]:
-            what += "; not used by check yet (no release record in the knowledge base, or no CUDA code read)"
+            what += "; not used by check (no framework gpuvet covers, no CUDA code read, or its CUDA cannot be told)"
         lines.append(what)
         lines.append(f"            wheel {row.get('wheel')} sha256 {str(row.get('sha256'))[:16]}... from "
                      f"{row.get('index_url')} on {row.get('read_on')}")
@@ -298,3 +297,15 @@ def _has_release(framework: str, version: str) -> bool:
     if path is None:
         return False
     return any(str(r.get("version")) == version for r in loader.raw(path).get("release", ()))
+
+
+def _usable(row) -> bool:
+    """Whether check uses this overlay build: it adds arch lists to a shipped release, or it makes a release the
+    shipped data lacks (when the wheel tells its CUDA: see gpuvet.kb.loader._overlay_releases)."""
+    if row["status"] != "adds":
+        return False
+    if _has_release(row["framework"], str(row["version"])):
+        return bool(row.get("sass") or row.get("ptx") or row.get("platform") == "aarch64")
+    return (loader.find_framework_path(row["framework"]) is not None and row.get("platform", "x86_64") == "x86_64"
+            and bool(row.get("sass") or row.get("ptx"))
+            and loader.overlay_variant(row["framework"], str(row["version"]), row) is not None)

@@ -26,6 +26,6 @@ def run(args: argparse.Namespace, output) -> int:
 
     kb = kb_module.load()
     plan = localize(make_plan(args, kb), args.lang)
-    document = envelope(kb={"version": kb.version, "updated": kb.updated}, plan=plan)
+    document = envelope(kb=kb.describe(), plan=plan)
     output.write(render_document("plan", document, args, output))
     return int(ExitCode.OK if any(row["fits"] for row in plan["gpus"]) else ExitCode.FAILURE)

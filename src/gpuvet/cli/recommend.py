@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, output) -> int:
     snapshot = apply_assumptions(snapshot, args, kb)
     recommendations, undecided = recommend_counted(SnapshotView(snapshot), framework, kb)
     document = envelope(
-        kb={"version": kb.version, "updated": kb.updated},
+        kb=kb.describe(),
         snapshot=snapshot,
         framework=framework.name,
         recommendations=[r.to_dict() for r in recommendations],

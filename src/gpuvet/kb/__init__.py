@@ -49,6 +49,37 @@ class KnowledgeBase:
     def updated(self) -> str:
         return str(_file("meta")["kb"]["updated"])
 
+    def describe(self) -> Dict[str, object]:
+        """The ``kb`` object of every JSON report: version, date and, when there is one, the user's overlay."""
+        described: Dict[str, object] = {"version": self.version, "updated": self.updated}
+        if self.overlay:
+            described["overlay"] = dict(self.overlay)
+        return described
+
+    @property
+    def stale_after_days(self) -> int:
+        """Days after which reports warn that the shipped data is old: meta.toml's 90, or GPUVET_KB_STALE_DAYS
+        (an image pinned to one gpuvet on purpose, or a test suite that must pass on any date, sets it higher)."""
+        import os
+
+        configured = os.environ.get("GPUVET_KB_STALE_DAYS", "").strip()
+        if configured.isdigit():
+            return int(configured)
+        return int(_file("meta")["kb"].get("stale_after_days", 90))
+
+    @property
+    def overlay(self) -> Optional[Dict[str, object]]:
+        """The user's overlay this knowledge base reads (``gpuvet kb harvest``): its folder and how many builds it
+        holds; None when there is none (no folder, or it holds nothing). Every report names it."""
+        cache = self.__dict__
+        if "_overlay" not in cache:
+            from gpuvet.kb import overlay
+
+            folder = overlay.default_dir()
+            files = overlay.build_files(folder) if folder is not None else []
+            cache["_overlay"] = {"path": str(folder), "files": len(files)} if files else None
+        return cache["_overlay"]
+
     # ------------------------------------------------------------------------------------------ driver/CUDA
     def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> Optional[DriverFloor]:
         # Memoised: each answer scans every toolkit row, and the chain asks per candidate build (~25 per snapshot

@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
-from gpuvet.kb.records import Framework, Release, Variant
+from gpuvet.kb.records import Framework, Release, Variant, variant_key
 from gpuvet.tomlfile import load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -157,6 +157,7 @@ def framework_from(path: Path) -> Framework:
     _require(head, ("name", "distributions"), where)
     releases = [_release(item, f"{path.stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     releases = [_with_harvest(str(head["name"]), release) for release in releases]
+    releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases})
     releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
@@ -183,6 +184,81 @@ def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any
     keyed = {(framework, version, platform): builds for (version, platform), builds in index.items()}
     overlay.merge_into(keyed)
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
+
+
+def _overlay_releases(framework: str, known: set) -> List[Release]:
+    """Releases the shipped data lacks, made from the user's own readings of their wheels (``gpuvet kb harvest``).
+
+    Only what the wheel itself says goes in: Requires-Python, the CUDA of its version module or of its pinned
+    runtime (for a package that pins torch and ships no runtime of its own, the CUDA of that torch's PyPI build as
+    the knowledge base knows it), the exact cuDNN / NCCL pins, the torch pin, and the SASS / PTX read from its
+    binaries. A wheel whose CUDA cannot be told that way gives no release: unknown stays unknown."""
+    by_version: Dict[str, List[Mapping[str, Any]]] = {}
+    for (version, platform), builds in _harvested_of(framework).items():
+        parsed = versions.parse(version)
+        if platform != "x86_64" or parsed is None or parsed in known:
+            continue
+        usable = [b for b in builds if b.get("overlay_file")]
+        if usable:
+            by_version[version] = usable
+    out = []
+    for version, builds in by_version.items():
+        variants: Dict[str, Variant] = {}
+        requires: Dict[str, str] = {}
+        for build in builds:
+            variant = overlay_variant(framework, version, build)
+            if variant is not None:
+                variants.setdefault(variant.name, variant)
+            if build.get("requires_torch"):
+                requires["torch"] = "==" + str(build["requires_torch"])
+        if not variants:
+            continue
+        first = builds[0]
+        where = f"the user overlay ({first['overlay_file']})"
+        out.append(Release(
+            version=version,
+            released=None,
+            python=str(first.get("requires_python") or ""),
+            default_variant=next(iter(variants)),
+            variants=variants,
+            companions={},
+            glibc_min=None,
+            source="; ".join(dict.fromkeys(str(b["source"]) for b in builds)) + f"; learned into {where}",
+            extra={"requires": requires, "overlay_file": first["overlay_file"],
+                   "notes": f"learned from its wheel by gpuvet kb harvest ({where}); not in the shipped data"},
+        ))
+    return out
+
+
+def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> Optional[Variant]:
+    cuda = build.get("cuda")
+    cuda_from = build.get("cuda_from")
+    extra: Dict[str, Any] = {}
+    if not cuda and build.get("requires_torch") and framework != "torch":
+        torch_path = find_framework_path("torch")
+        pinned = framework_from(torch_path).release(str(build["requires_torch"])) if torch_path else None
+        plain = pinned.default if pinned is not None else None
+        if plain is not None:
+            cuda, cuda_from = plain.cuda, f"torch {pinned.version} (its PyPI default build, as the knowledge base knows it)"  # type: ignore[union-attr]
+            extra["cuda_from"] = "torch"
+    if not cuda:
+        if build.get("sass") or build.get("ptx"):
+            return None  # CUDA code of an unknown CUDA: never passed as a CPU build
+        name = "cpu"
+    else:
+        parsed = versions.cuda_major_minor(str(cuda))
+        if parsed is None:
+            return None
+        cuda = "%d.%d" % parsed
+        name = variant_key(str(cuda))
+    full_sass, ptx, partial, source = _harvested_archs([build])
+    extra.update({"sass_cubins_partial": list(partial), "arch_source": source, "cuda_read_from": cuda_from})
+    distribution = str(build.get("distribution") or framework)
+    return Variant(
+        name=name, cuda=str(cuda) if cuda else None, cudnn=build.get("cudnn"), nccl=build.get("nccl"),
+        sass=full_sass, ptx=ptx, index_url=None, install=f"pip install {distribution}=={version}",
+        source=str(build["source"]), extra=extra,
+    )
 
 
 def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:

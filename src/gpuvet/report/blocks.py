@@ -156,7 +156,10 @@ def _kb_line(document: Mapping[str, Any], lang: str) -> str:
     kb = document.get("kb") or {}
     if not kb.get("version"):
         return ""
-    return text(lang, "reports.kb", version=_s(kb.get("version")), updated=_s(kb.get("updated")))
+    line = text(lang, "reports.kb", version=_s(kb.get("version")), updated=_s(kb.get("updated")))
+    if kb.get("overlay"):
+        line += text(lang, "report.kb_overlay", path=_s(kb["overlay"].get("path")), files=_s(kb["overlay"].get("files")))
+    return line
 
 
 def _footer(document: Mapping[str, Any], lang: str) -> str:

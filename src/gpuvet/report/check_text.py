@@ -54,7 +54,10 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
 
     out: List[str] = []
     kb = document.get("kb") or {}
-    out.append(f"[bold]gpuvet check[/]  ·  {text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))}")
+    header = text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))
+    if kb.get("overlay"):
+        header += text(lang, "report.kb_overlay", path=kb["overlay"].get("path"), files=kb["overlay"].get("files"))
+    out.append(f"[bold]gpuvet check[/]  ·  {esc(header)}")
     for line in machine_lines(document.get("snapshot") or {}, lang):
         out.append(f"  {esc(line)}")
     machine = document.get("machine") or []

@@ -61,7 +61,8 @@ def check_to_dict(report: CheckReport, lang: str, snapshot: Optional[Mapping[str
     from gpuvet.report.envelope import envelope
 
     return envelope(
-        kb={"version": report.kb_version, "updated": report.kb_updated},
+        kb=dict({"version": report.kb_version, "updated": report.kb_updated},
+                **({"overlay": dict(report.kb_overlay)} if report.kb_overlay else {})),
         snapshot=dict(snapshot if snapshot is not None else report.snapshot),
         verdict=report.verdict.value,
         machine=[finding_to_dict(f, lang) for f in _ordered(report.machine)],
