@@ -392,3 +392,36 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     (target,) = json.loads(capsys.readouterr().out)["targets"]
     assert target["verdict"] == "fail"
     assert "arch_not_in_build" in [f["code"] for f in target["findings"]]
+
+
+def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducibly(index, sandbox, capsys):
+    """tools/import_overlay.py: a harvested vLLM release becomes a shipped [[release]] (from its METADATA pins,
+    CUDA of the pinned torch) and a shipped [[build]] (its archs), with the index named publicly; a rerun changes
+    nothing, byte for byte."""
+    import sys
+
+    overlay = sandbox / "overlay"
+    assert main(["kb", "harvest", "vllm==0.4.2", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    capsys.readouterr()
+    data = sandbox / "data"
+    shutil.copytree(loader.DATA_DIR, data)
+    tool = Path(__file__).resolve().parents[2] / "tools" / "import_overlay.py"
+    argv = [sys.executable, str(tool), str(overlay), "--index-name", "TestIndex", "--releases", "vllm", "--data", str(data)]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "vllm: 1 builds added" in first.stdout and "1 releases added (0.4.2)" in first.stdout
+    written = {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")}
+
+    vllm = loader.framework_from(data / "frameworks" / "vllm.toml")
+    release = vllm.release("0.4.2")
+    assert release is not None and release.default_variant == "cu121" and release.python == ">=3.9"
+    assert dict(release.extra["requires"]) == {"torch": "==2.3.0", "xformers": "==0.0.26.post1"}
+    assert release.source.startswith("TestIndex: vllm 0.4.2") and index.url not in written["vllm.toml"].decode()
+    builds = loader.raw(data / "harvested" / "vllm.toml")["build"]
+    (ours,) = [b for b in builds if b["version"] == "0.4.2"]
+    assert ours["sass"] == ["sm_80", "sm_90"] and ours["ptx"] == ["compute_90"]
+    assert ours["source"].startswith("TestIndex: vllm 0.4.2, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.4.2"))
+
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "0 releases added" in again.stdout
+    assert {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")} == written

@@ -27,6 +27,18 @@ from gpuvet.snapshot import SnapshotView
 EXTENSION_ECOSYSTEMS = frozenset({"torch"})
 
 
+def _arch_commands(candidate: "Candidate") -> Tuple[str, ...]:
+    """How to learn a build's archs: read its published wheel (gpuvet kb harvest, from the variant's own index
+    when it has one), or read an installed torch in place."""
+    harvest = f"gpuvet kb harvest {candidate.framework.distributions[0]}=={candidate.release.version}"
+    if candidate.variant.index_url:
+        harvest += f" --index-url {candidate.variant.index_url}"
+    commands = [harvest]
+    if candidate.framework.name == "torch":
+        commands.append("gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')")
+    return tuple(commands)
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One installable build: a framework release in one variant."""
@@ -513,8 +525,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 verdict = Verdict.UNKNOWN
             findings.append(make("checks.arch_list_unknown", build=candidate.label, gpu=label, cc=gpu.cc,
                                  expected=f"the archs of {candidate.label}", actual="not recorded",
-                                 commands=("gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')",)
-                                 if candidate.framework.name == "torch" else (), sources=sources_of(variant)))
+                                 commands=_arch_commands(candidate), sources=sources_of(variant)))
             break
         if judgement.status == compat.RUNS and judgement.reason == "ptx":
             findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc))

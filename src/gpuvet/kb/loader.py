@@ -209,8 +209,12 @@ def _overlay_releases(framework: str, known: set) -> List[Release]:
             variant = overlay_variant(framework, version, build)
             if variant is not None:
                 variants.setdefault(variant.name, variant)
+            for pinned in build.get("requires", ()):  # torch and xformers pins, as the shipped records keep them
+                name, _, version_pinned = str(pinned).partition("==")
+                if name.lower() in ("torch", "xformers") and version_pinned:
+                    requires.setdefault(name.lower(), "==" + version_pinned)
             if build.get("requires_torch"):
-                requires["torch"] = "==" + str(build["requires_torch"])
+                requires.setdefault("torch", "==" + str(build["requires_torch"]))
         if not variants:
             continue
         first = builds[0]
