@@ -1,15 +1,15 @@
 """Fold builds read by ``gpuvet kb harvest`` (an overlay folder) into the shipped knowledge base.
 
-    python tools/import_overlay.py OVERLAY_DIR --index-name PyPI [--releases vllm] [--data DIR]
+    python tools/import_overlay.py OVERLAY_DIR --index-name PyPI [--releases vllm] [--releases sglang] [--data DIR]
 
 1. Every ``[[build]]`` of ``OVERLAY_DIR/harvested/*.toml`` is added to ``src/gpuvet/kb/data/harvested/<framework>.toml``
    (a build already there, same wheel, is kept as it is). The overlay's own source line names the index URLs pip
    was configured with, which may be a private mirror or a local folder; the shipped line names the index by the
    public name the maintainer gives (``--index-name``), after checking the wheel's sha256 is what was read.
-2. With ``--releases vllm``: a release the framework file lacks gets a ``[[release]]`` record made from its wheel's
-   METADATA alone (Requires-Python, the torch and xformers pins); its CUDA is that of the pinned torch's PyPI default
-   build as the shipped torch file states it. A release whose torch pin the torch file does not know is listed and
-   left out. vLLM is the framework whose releases are fully described by that metadata (one wheel per release).
+2. With ``--releases vllm`` / ``--releases sglang``: a release the framework file lacks gets a ``[[release]]`` record
+   made from its wheel's METADATA alone (Requires-Python, the exact pins of PROFILES); its CUDA is that of the pinned
+   torch's PyPI default build as the shipped torch file states it. A release without an exact torch pin, or whose
+   torch the torch file does not know, is listed and left out: its CUDA cannot be told.
 
 The output is sorted and stable: a rerun on the same overlay changes nothing.
 """
@@ -66,53 +66,94 @@ def import_builds(overlay: Path, index_name: str) -> dict:
 
 
 def _torch_default(version: str):
-    torch = loader.framework_from(DATA / "frameworks" / "torch.toml")
-    release = torch.release(version)
-    return release.default if release is not None else None
-
-
-def _pin(requires: list, name: str):
-    for requirement in requires:
-        match = re.match(r"^%s==([^;,\s]+)$" % re.escape(name), requirement.strip())
-        if match:
-            return match.group(1)
+    """(CUDA, source) of torch VERSION's PyPI default build as the shipped torch file writes it (the raw record: its
+    source as written, without the arch lists the loader adds), or None when the file does not have the release."""
+    wanted = versions.parse(version)
+    for release in loader.raw(DATA / "frameworks" / "torch.toml").get("release", ()):
+        if versions.parse(str(release["version"])) == wanted:
+            for variant in release.get("variant", ()):
+                if variant.get("name") == release.get("default_variant") and variant.get("cuda"):
+                    return str(variant["cuda"]), str(variant["source"])
     return None
 
 
+# Frameworks whose release is fully described by its wheel's METADATA: it pins one torch, whose PyPI default build
+# fixes the CUDA of the stack. pins: the Requires-Dist pins a record keeps; extras: the extras a pin may sit in (the
+# install then names it); own_kernels: False for a pure-Python wheel whose kernels are its pins' (SGLang).
+PROFILES = {
+    "vllm": {"pins": ("torch", "xformers"), "extras": (), "own_kernels": True},
+    "sglang": {"pins": ("torch", "flashinfer-python", "sgl-kernel", "sglang-kernel"), "extras": ("srt",),
+               "own_kernels": False},
+}
+
+
+def _pins(requires: list, names: tuple, extras: tuple) -> tuple:
+    """({normalised name: version}, the extra the torch pin sits in or None), from harvest's `requires` lines."""
+    pins: dict = {}
+    torch_extra = None
+    for line in requires:
+        requirement, _, marker = line.partition(";")
+        extra = re.search(r'extra\s*==\s*"([^"]+)"', marker)
+        if extra and extra.group(1) not in extras:
+            continue  # a pin of another extra (sglang[blackwell]) is not what a plain install gets
+        name, _, version = requirement.strip().partition("==")
+        name = re.sub(r"[-_.]+", "-", name).lower()
+        if name in names and version and name not in pins:
+            pins[name] = version
+            if name == "torch" and extra:
+                torch_extra = extra.group(1)
+    return pins, torch_extra
+
+
 def release_block(build: dict, index_name: str) -> str:
-    """The [[release]] record of one vLLM release, from its wheel's METADATA (see the module docstring)."""
-    version, torch_pin = build["version"], build.get("requires_torch")
-    plain = _torch_default(torch_pin) if torch_pin else None
-    if plain is None or not plain.cuda:
-        raise LookupError(f"vllm {version}: pins torch=={torch_pin}, which the shipped torch file does not describe")
-    requires = {"torch": f"=={torch_pin}"}
-    xformers = _pin(build.get("requires", []), "xformers")
-    if xformers:
-        requires["xformers"] = f"=={xformers}"
-    name = variant_key(plain.cuda)
+    """The [[release]] record of one release, from its wheel's METADATA (see the module docstring)."""
+    framework, version = build["framework"], build["version"]
+    profile = PROFILES[framework]
+    pins, extra = _pins(build.get("requires", []), profile["pins"], profile["extras"])
+    torch_pin = pins.get("torch")
+    if not torch_pin:
+        raise LookupError(f"{framework} {version}: no exact torch pin in its METADATA, so its CUDA cannot be told")
+    plain = _torch_default(torch_pin)
+    if plain is None:
+        raise LookupError(f"{framework} {version}: pins torch=={torch_pin}, which the shipped torch file does not describe")
+    cuda, torch_source = plain
+    requires = {name: f"=={pins[name]}" for name in profile["pins"] if name in pins}
+    name = variant_key(cuda)
+    spec = f"{framework}[{extra}]=={version}" if extra else f"{framework}=={version}"
     read = f"wheel {build['wheel']} METADATA, read with gpuvet kb harvest on {build['read_on']}"
-    torch_source = plain.source.split(" ; ")[0]
-    lines = [
-        "[[release]]",
-        f"version = {json.dumps(version)}",
-    ]
+    if framework == "vllm":
+        note = f"installing vllm replaces torch with torch=={torch_pin} from {index_name} (CUDA {cuda} build)"
+    else:
+        note = f"installing {spec} makes pip install torch=={torch_pin}"
+    lines = ["[[release]]", f"version = {json.dumps(version)}"]
     if build.get("requires_python"):
         lines.append(f"python = {json.dumps(build['requires_python'])}")
     lines += [
         f"default_variant = {json.dumps(name)}",
-        "requires = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in requires.items()) + " }",
+        "requires = { " + ", ".join(f"{_key(k)} = {json.dumps(v)}" for k, v in requires.items()) + " }",
         "companions = {}",
-        'os = ["linux"]',
-        f"notes = {json.dumps(f'installing vllm replaces torch with torch=={torch_pin} from {index_name} (CUDA {plain.cuda} build)')}",
-        f"source = {json.dumps(f'{index_name}: vllm {version} (Requires-Python, Requires-Dist; {read})')}",
+    ]
+    if framework == "vllm":
+        lines.append('os = ["linux"]')
+    lines += [
+        f"notes = {json.dumps(note)}",
+        f"source = {json.dumps(f'{index_name}: {framework} {version} (Requires-Python, Requires-Dist; {read})')}",
         "  [[release.variant]]",
         f"  name = {json.dumps(name)}",
-        f"  cuda = {json.dumps(plain.cuda)}",
+    ]
+    if not profile["own_kernels"]:
+        lines.append("  own_kernels = false")
+    lines += [
+        f"  cuda = {json.dumps(cuda)}",
         '  cuda_from = "torch"',
-        f"  install = {json.dumps(f'pip install vllm=={version}')}",
-        f"  source = {json.dumps(f'{index_name}: vllm {version} (torch=={torch_pin}) ; {torch_source}')}",
+        f"  install = {json.dumps(f'pip install {json.dumps(spec)}' if extra else f'pip install {spec}')}",
+        f"  source = {json.dumps(f'{index_name}: {framework} {version} (torch=={torch_pin}) ; {torch_source}')}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _key(name: str) -> str:
+    return name if re.match(r"^[A-Za-z0-9_]+$", name) else json.dumps(name)
 
 
 def import_releases(overlay: Path, framework: str, index_name: str) -> tuple:
@@ -144,7 +185,7 @@ def main(argv: list) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("overlay", type=Path)
     parser.add_argument("--index-name", required=True, help="the public name of the index the wheels came from")
-    parser.add_argument("--releases", action="append", default=[], choices=["vllm"])
+    parser.add_argument("--releases", action="append", default=[], choices=sorted(PROFILES))
     parser.add_argument("--data", type=Path, default=None, help="the knowledge-base data folder to write")
     args = parser.parse_args(argv)
     global DATA

@@ -242,9 +242,10 @@ def test_torchvision_made_for_another_torch_is_a_conflict():
 
 
 def test_a_post_release_is_judged_as_its_base_release():
-    # vLLM 0.6.3.post1 is 0.6.3 rebuilt; Paddle's own index names CUDA builds 2.6.1.post117 (CUDA 11.7).
+    # A post release the knowledge base lacks is its base release rebuilt; one it has (vLLM 0.6.3.post1, read from
+    # its own wheel) is judged as itself. Paddle's own index names CUDA builds 2.6.1.post117 (CUDA 11.7).
     machine = snapshot(driver="535.104.05", gpus=[H100], python="3.10.12")
-    assert one(machine, "vllm==0.6.3.post1").resolved == "vllm==0.6.3 (cu121)"
+    assert one(machine, "vllm==0.6.3.post1").resolved == "vllm==0.6.3.post1 (cu121)"
     paddle = one(machine, "paddlepaddle-gpu==2.6.1.post117")
     assert paddle.resolved == "paddlepaddle==2.6.1 (cu117)"
     assert one(machine, "vllm==0.6.3.post9").resolved == "vllm==0.6.3 (cu121)"

@@ -157,9 +157,9 @@ def index(cuda_so):
         "nometa": [_wheel("nometa", "1.0", {"nometa/__init__.py": b""}, metadata=False) + ("ok",)],
         "truncpkg": [_wheel("truncpkg", "1.0", {"truncpkg/_C.so": so}) + ("truncate",)],
         "stallpkg": [_wheel("stallpkg", "1.0", {"stallpkg/__init__.py": b""}) + ("stall",)],
-        # a release of a covered framework that the shipped data lacks (vLLM starts at 0.5.5 there): its wheel
+        # a release of a covered framework that the shipped data lacks (vLLM starts at 0.4.0 there): its wheel
         # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
-        "vllm": [_wheel("vllm", "0.4.2", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
+        "vllm": [_wheel("vllm", "0.3.3", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
                         pins=["torch==2.3.0", "xformers==0.0.26.post1"]) + ("ok",)],
     })
     served.good = good
@@ -365,13 +365,13 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
     a10 = fixtures / "a10-1gpu_drv550.90.12.txt"      # compute capability 8.6: sm_80 SASS runs there
     t4 = fixtures / "tesla-t4-1gpu_drv535.86.10.txt"  # 7.5: neither SASS nor the compute_90 PTX can run
-    argv = ["check", "vllm==0.4.2", "--no-network", "-f", "json"]
+    argv = ["check", "vllm==0.3.3", "--no-network", "-f", "json"]
     assert main(argv + ["--from", str(a10)]) == 3
     (finding,) = [f for t in json.loads(capsys.readouterr().out)["targets"] for f in t["findings"]]
     assert finding["code"] == "unknown_version"
-    assert finding["fix"]["commands"] == ["gpuvet kb harvest vllm==0.4.2"]
+    assert finding["fix"]["commands"] == ["gpuvet kb harvest vllm==0.3.3"]
 
-    assert main(["kb", "harvest", "vllm==0.4.2", "--index-url", index.url]) == 0
+    assert main(["kb", "harvest", "vllm==0.3.3", "--index-url", index.url]) == 0
     capsys.readouterr()
     _fresh_kb()
     assert main(["kb", "status", "-f", "json"]) == 0
@@ -381,7 +381,7 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     assert main(argv + ["--from", str(a10)]) == 0
     doc = json.loads(capsys.readouterr().out)
     (target,) = doc["targets"]
-    assert target["verdict"] == "pass" and target["resolved"] == "vllm==0.4.2 (cu121)"  # torch 2.3.0's PyPI build
+    assert target["verdict"] == "pass" and target["resolved"] == "vllm==0.3.3 (cu121)"  # torch 2.3.0's PyPI build
     assert not [f for f in target["findings"] if f["code"] == "unknown_version"]
     overlay = sandbox / "home" / "data" / "gpuvet" / "kb"
     assert doc["kb"]["overlay"] == {"path": str(overlay), "files": 1}  # the report names the overlay it used
@@ -401,7 +401,7 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     import sys
 
     overlay = sandbox / "overlay"
-    assert main(["kb", "harvest", "vllm==0.4.2", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    assert main(["kb", "harvest", "vllm==0.3.3", "--index-url", index.url, "--overlay", str(overlay)]) == 0
     capsys.readouterr()
     data = sandbox / "data"
     shutil.copytree(loader.DATA_DIR, data)
@@ -409,18 +409,18 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     argv = [sys.executable, str(tool), str(overlay), "--index-name", "TestIndex", "--releases", "vllm", "--data", str(data)]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert "vllm: 1 builds added" in first.stdout and "1 releases added (0.4.2)" in first.stdout
+    assert "vllm: 1 builds added" in first.stdout and "1 releases added (0.3.3)" in first.stdout
     written = {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")}
 
     vllm = loader.framework_from(data / "frameworks" / "vllm.toml")
-    release = vllm.release("0.4.2")
+    release = vllm.release("0.3.3")
     assert release is not None and release.default_variant == "cu121" and release.python == ">=3.9"
     assert dict(release.extra["requires"]) == {"torch": "==2.3.0", "xformers": "==0.0.26.post1"}
-    assert release.source.startswith("TestIndex: vllm 0.4.2") and index.url not in written["vllm.toml"].decode()
+    assert release.source.startswith("TestIndex: vllm 0.3.3") and index.url not in written["vllm.toml"].decode()
     builds = loader.raw(data / "harvested" / "vllm.toml")["build"]
-    (ours,) = [b for b in builds if b["version"] == "0.4.2"]
+    (ours,) = [b for b in builds if b["version"] == "0.3.3"]
     assert ours["sass"] == ["sm_80", "sm_90"] and ours["ptx"] == ["compute_90"]
-    assert ours["source"].startswith("TestIndex: vllm 0.4.2, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.4.2"))
+    assert ours["source"].startswith("TestIndex: vllm 0.3.3, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.3.3"))
 
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout

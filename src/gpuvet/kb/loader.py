@@ -210,7 +210,7 @@ def _overlay_releases(framework: str, known: set) -> List[Release]:
             if variant is not None:
                 variants.setdefault(variant.name, variant)
             for pinned in build.get("requires", ()):  # torch and xformers pins, as the shipped records keep them
-                name, _, version_pinned = str(pinned).partition("==")
+                name, _, version_pinned = str(pinned).split(";")[0].partition("==")
                 if name.lower() in ("torch", "xformers") and version_pinned:
                     requires.setdefault(name.lower(), "==" + version_pinned)
             if build.get("requires_torch"):

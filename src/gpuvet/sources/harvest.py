@@ -59,7 +59,7 @@ PARTIAL_SHARE = 0.25  # an arch with fewer cubins than this share of the best-co
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
-_PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
+_PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
 _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
                   "tensorflow/python/platform/build_info.py")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
@@ -246,8 +246,11 @@ def _metadata(zf: zipfile.ZipFile, wheel: str, platform: str) -> Dict[str, Any]:
             continue  # a pin of another platform's build
         match = _PIN.match(req)
         if match:
-            requires.append(req.split(";")[0].strip().replace(" ", ""))
-            pins.setdefault(match.group(1).lower(), match.group(2))
+            pinned = req.split(";")[0].strip().replace(" ", "").replace("(", "").replace(")", "")  # "torch (==2.3.1)": old METADATA
+            extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", req.partition(";")[2])
+            # a pin inside an extra (sglang[srt] pinned torch there up to 0.5.2) keeps its extra: the install needs it
+            requires.append(pinned + (f'; extra == "{extra.group(1)}"' if extra else ""))
+            pins.setdefault(match.group(1).lower().replace("_", "-"), match.group(2))
     return {"name": message.get("Name"), "version": message.get("Version"),
             "requires_python": message.get("Requires-Python"), "requires": requires, "pins": pins}
 
