@@ -207,7 +207,8 @@ def test_kinds_contract():
                           # issue 16: the environment reports people paste
                           "vllm-collect-env", "sglang-check-env", "transformers-env", "accelerate-env",
                           "llamafactory-env", "xformers-info", "bitsandbytes", "jax-env", "tensorflow-build-info",
-                          "paddle-run-check", "mindspore-run-check", "proc-nvidia-version"}
+                          "paddle-run-check", "mindspore-run-check", "proc-nvidia-version",
+                          "nvidia-container-cli-info", "ldconfig", "docker-inspect"}
 
 
 def test_nvidia_smi_failure_messages():

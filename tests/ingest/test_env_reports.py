@@ -28,6 +28,7 @@ DIRECTORIES = {
     "tensorflow-build-info": "tensorflow-build-info", "paddle-run-check": "paddle-run-check",
     "mindspore-run-check": "mindspore-run-check", "proc-driver-nvidia-version": "proc-nvidia-version",
     "torch-collect-env": "collect-env",
+    "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -87,6 +88,15 @@ EXPECTED = {
     "proc-driver-nvidia-version/open-kernel-module_575.57.08_b200_with-fabricmanager-nvlink-pkgs.txt": ("575.57.08", None, 0, None, ABSENT, None),
     "proc-driver-nvidia-version/open_565.57.01_ubuntu24.04_gcc13.3.txt": ("565.57.01", None, 0, None, ABSENT, None),
     "proc-driver-nvidia-version/proprietary_550.107.02_arch-linux_with-lscpu-uname-gcc.txt": ("550.107.02", None, 0, None, ABSENT, None),
+    "nvidia-container-cli-info/geforce-920m_drv384.130_cuda9.0_debug-lines.txt": ("384.130", "GeForce 920M", 1, None, ABSENT, None),
+    "nvidia-container-cli-info/gtx1080-maxq_drv390.87_cuda9.1_debug-lines.txt": ("390.87", "GeForce GTX 1080 with Max-Q Design", 1, None, ABSENT, None),
+    "nvidia-container-cli-info/jetson-xavier_nvrm-null_cuda10.2.txt": (None, "Xavier", 1, None, ABSENT, None),
+    "nvidia-container-cli-info/rtx2080ti_drv418.56_cuda10.1_debug-lines.txt": ("418.56", "GeForce RTX 2080 Ti", 1, None, ABSENT, None),
+    "ldconfig/cudnn4_nvidia-cuda-7.5-cudnn4-runtime.txt": (None, None, 0, None, ABSENT, None),
+    "ldconfig/cudnn8-split_nvinfer8_wider-grep_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "ldconfig/cudnn9-split-libraries_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "docker-inspect/cuda10.0-based-image_grep-nvidia.txt": (None, None, 0, None, ABSENT, None),
+    "docker-inspect/nvidia-cuda-10.0_container-inspect_partial.txt": (None, None, 0, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -105,6 +115,20 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "nvidia-container-cli-info/rtx2080ti_drv418.56_cuda10.1_debug-lines.txt": [
+        ("driver.cuda_max", "10.1"), ("gpus.0.compute_capability", "7.5"),
+        ("gpus.0.uuid", "GPU-f07a200a-0b51-e058-fb70-c707941ad92e"), ("gpus.0.pci_bus_id", "00000000:01:00.0")],
+    "nvidia-container-cli-info/jetson-xavier_nvrm-null_cuda10.2.txt": [
+        ("driver.cuda_max", "10.2"), ("gpus.0.compute_capability", "7.2")],
+    "ldconfig/cudnn4_nvidia-cuda-7.5-cudnn4-runtime.txt": [("cudnn.0.version", "4")],
+    "ldconfig/cudnn8-split_nvinfer8_wider-grep_truncated.txt": [
+        ("cudnn.0.version", "8"), ("cudnn.0.path", "/usr/local/cuda/lib64/libcudnn_ops_train.so.8")],
+    "ldconfig/cudnn9-split-libraries_truncated.txt": [("cudnn.0.version", "9")],
+    "docker-inspect/nvidia-cuda-10.0_container-inspect_partial.txt": [
+        ("env.NVIDIA_REQUIRE_CUDA", "cuda>=10.0 brand=tesla,driver>=384,driver<385"),
+        ("cuda_toolkits.0.version", "10.0.130"), ("nccl.0.version", "2.3.7")],
+    "docker-inspect/cuda10.0-based-image_grep-nvidia.txt": [
+        ("env.NVIDIA_REQUIRE_CUDA", "cuda>=10.0 brand=tesla,driver>=384,driver<385 brand=tesla,driver>=410,driver<411")],
     "vllm-collect-env/h100_vllm0.8.4_cu124_drv550.127.txt": [("frameworks.vllm.version", "0.8.4"), ("host.os.id", "ubuntu")],
     "vllm-collect-env/oldformat_aarch64_torch2.1.0_vllm0.6.3dev_all-could-not-collect.txt": [
         ("frameworks.torch.cuda_reported", "Could not collect"), ("frameworks.torch.cuda_unreadable", True),

@@ -12,7 +12,8 @@ KIND = "proc-nvidia-version"
 
 
 def looks_like(text: str) -> bool:
-    return any(line.lstrip().startswith("NVRM version:") for line in text.split("\n"))
+    # the kernel module's banner ("NVRM version: NVIDIA UNIX ..."), not nvidia-container-cli's bare "NVRM version: 535.x"
+    return any(line.lstrip().startswith("NVRM version:") and "NVIDIA" in line for line in text.split("\n"))
 
 
 def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
@@ -34,4 +35,4 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
 
 def blocks(lines: List[str]) -> List[str]:
-    return [line.strip() for line in lines if line.lstrip().startswith("NVRM version:")][:1]
+    return [line.strip() for line in lines if line.lstrip().startswith("NVRM version:") and "NVIDIA" in line][:1]

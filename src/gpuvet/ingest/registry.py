@@ -18,9 +18,12 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from gpuvet.ingest import (
     collect_env,
+    container_cli,
+    docker_inspect,
     ds_report,
     embedded_blocks,
     frameworks_env,
+    ldconfig,
     nvcc,
     packages,
     proc_version,
@@ -78,6 +81,7 @@ def _kind(name: str, detect: Callable[[str], bool], parse: Parser, max_chars: in
 # vLLM's report contains torch's, jax's and SGLang's carry an nvidia-smi table or topology matrix, /proc's paste an nvcc line.
 REGISTRY: Tuple[Kind, ...] = (
     _kind("snapshot", _snapshot, _load_snapshot),
+    _kind("docker-inspect", docker_inspect.looks_like, docker_inspect.parse, 4 * MiB, docker_inspect.blocks, 16),
     _kind("nvidia-smi-xml", lambda text: "<nvidia_smi_log" in text, smi_xml.parse),
     _kind("nvidia-smi-q", smi_query.looks_like, smi_query.parse),
     _kind("vllm-collect-env", collect_env.looks_like_vllm, collect_env.parse_vllm, REPORT,
@@ -102,11 +106,14 @@ REGISTRY: Tuple[Kind, ...] = (
           selfchecks.paddle_blocks, 14),
     _kind("mindspore-run-check", selfchecks.looks_like_mindspore, selfchecks.parse_mindspore, REPORT,
           selfchecks.mindspore_blocks, 14),
+    # before /proc's report: both open with "NVRM version:" (here with the bare version, there the module's banner)
+    _kind("nvidia-container-cli-info", container_cli.looks_like, container_cli.parse, REPORT, container_cli.blocks, 58),
     _kind("proc-nvidia-version", proc_version.looks_like, proc_version.parse, REPORT, proc_version.blocks, 60),
     _kind("nvidia-smi", smi_table.looks_like, smi_table.parse, find=embedded_blocks.smi_tables, embed_order=90),
     _kind("nvidia-smi-topo", smi_topo.looks_like, smi_topo.parse),
     _kind("nvidia-smi-list", smi_list.looks_like, smi_list.parse, find=embedded_blocks.smi_list_lines, embed_order=80),
     _kind("nvcc", nvcc.looks_like, nvcc.parse, 4 * MiB, embedded_blocks.nvcc_lines, 40),
+    _kind("ldconfig", ldconfig.looks_like, ldconfig.parse, REPORT, ldconfig.blocks, 56),
     _kind("conda-list", packages.looks_like_conda, packages.parse_conda),
     _kind("pip-list", packages.looks_like_pip_list, packages.parse_pip_list, find=embedded_blocks.pip_list_blocks,
           embed_order=10),
