@@ -49,6 +49,9 @@ class FleetEnv(object):
         return "root@127.0.0.1:%d" % port
 
 
+SLOW_SMI_SECONDS = "317.25"  # an odd duration, so the test finds exactly this sleep among the machine's processes
+
+
 @pytest.fixture(scope="session")
 def fleet_env(tmp_path_factory):
     sshd = H.find_sshd()
@@ -69,7 +72,11 @@ def fleet_env(tmp_path_factory):
     fake_b = H.fake_gpu_bin(root / "bin-b", "tesla-t4-1gpu_drv515.105.01.xml")
     fake_c = H.fake_gpu_bin(root / "bin-c", "quadro-p2000-1gpu_drv525.125.06.xml", nvcc_fixture="cuda-12.5_V12.5.82.txt",
                             proc_version="open_565.57.01_ubuntu24.04_gcc13.3.txt")
+    # nvidia-smi that never answers (a wedged GPU): the probe blocks on it until its deadline
+    slow = H.fake_gpu_bin(root / "bin-slow", "rtx-3090-1gpu_drv525.147.05.xml")
+    (slow / "nvidia-smi").write_text("#!/bin/sh\nexec /bin/sleep %s\n" % SLOW_SMI_SECONDS)
     roles = {
+        "slowsmi": {"path": "%s:%s" % (slow, base)},
         "a1": {"path": "%s:%s" % (fake_a, base)},
         "a2": {"path": "%s:%s" % (fake_a, base)},
         "b": {"path": "%s:%s" % (fake_b, base)},

@@ -65,7 +65,7 @@ def test_unknown_host_key_refused_by_default_then_accepted_and_recorded(fleet_en
     known = tmp_path / "known_hosts"
     known.write_text("")
     (refused,) = run(fleet_env, ["a1"], known_hosts=str(known))
-    assert refused.status == R.HOST_KEY_MISMATCH and "not in known_hosts" in refused.error
+    assert refused.status == R.HOST_KEY_UNKNOWN and "not in known_hosts" in refused.error
     assert known.read_text() == ""
     (accepted,) = run(fleet_env, ["a1"], known_hosts=str(known), accept_new_host_keys=True)
     assert accepted.status == R.OK
@@ -110,3 +110,52 @@ def test_host_without_python_falls_back_to_tool_text(fleet_env):
     module = result.snapshot["driver"]["kernel_module"]
     assert (module["value"], module["source"]) == ("565.57.01", "proc")
     assert "proc-driver-version" in result.snapshot["origin"]["inputs"]
+
+
+def _sleeping(seconds):
+    """PIDs whose command line is `sleep SECONDS` (read from /proc: no pgrep needed)."""
+    import os
+
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                    argv = handle.read().split(b"\0")
+            except OSError:
+                continue
+            if len(argv) >= 2 and argv[0].endswith(b"sleep") and argv[1] == seconds.encode():
+                found.append(int(pid))
+    return found
+
+
+def test_a_timed_out_host_is_left_with_nothing_running(fleet_env):
+    """The client gives up after --timeout; sshd leaves a command without a terminal running, so the probe carries the
+    same deadline and kills what it started (here an nvidia-smi that never answers) before it exits."""
+    import os
+    import signal
+
+    from .conftest import SLOW_SMI_SECONDS
+
+    spec = parse_host(fleet_env.host("slowsmi"))
+    bundle = build_bundle(fleet_env.bundle_root, argv=("--no-binaries", "--deadline", "4"))
+    try:
+        (result,) = probe_hosts([spec], bundle, options(fleet_env, timeout=4.0))
+        assert result.status == R.TIMEOUT
+        until = time.monotonic() + 15
+        while _sleeping(SLOW_SMI_SECONDS) and time.monotonic() < until:
+            time.sleep(0.2)
+        assert _sleeping(SLOW_SMI_SECONDS) == []
+    finally:
+        for pid in _sleeping(SLOW_SMI_SECONDS):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_the_fleet_command_gives_the_probe_its_deadline():
+    import argparse
+
+    from gpuvet.cli.fleet import bundle_argv
+
+    argv = bundle_argv(argparse.Namespace(timeout=45.0, redact_host=False, no_binaries=True, check_targets=[],
+                                          binaries=False))
+    assert argv[argv.index("--deadline") + 1] == "45"

@@ -204,6 +204,9 @@ def bundle_argv(args: argparse.Namespace) -> tuple:
         argv.append("--no-binaries")
     if getattr(args, "redact_host", False):
         argv.append("--redact-host")
+    if getattr(args, "timeout", None):
+        # the host's own deadline: when the client gives up, the remote probe stops too (sshd would leave it running)
+        argv += ["--deadline", "%g" % args.timeout]
     return tuple(argv)
 
 

@@ -5,6 +5,7 @@ odd file or tool never costs the rest of the snapshot. Standard library only, Py
 """
 
 import os
+import signal
 import sys
 import time
 
@@ -144,12 +145,59 @@ def probe(binaries=True, timeout=None):
     return snapshot
 
 
+EXIT_DEADLINE = 96  # --deadline passed: the probe stopped itself (and what it had started)
+
+
+def arm_deadline(seconds):
+    """Stop the whole probe ``seconds`` from now: kill the process groups it started, then exit at once.
+
+    A fleet client that gives up on a host (its --timeout) closes the SSH channel, but sshd does not stop a command
+    that has no terminal; the probe is told the same deadline and stops itself, so nothing of it keeps running.
+    A daemon thread, because the hang may be anywhere (a command, an NVML call in ctypes)."""
+    import threading
+
+    from gpuvet.probe import runner
+
+    def expire():
+        time.sleep(seconds)
+        for group in list(runner.LIVE_GROUPS):
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except (OSError, AttributeError):  # already gone; no process groups on this OS
+                pass
+        try:
+            sys.stderr.write("gpuvet probe: deadline of %g s passed; stopped\n" % seconds)
+            sys.stderr.flush()
+        finally:
+            os._exit(EXIT_DEADLINE)
+
+    watchdog = threading.Thread(target=expire, name="gpuvet-deadline")
+    watchdog.daemon = True
+    watchdog.start()
+
+
+def _deadline(argv):
+    """The seconds of ``--deadline SECONDS`` in argv, or None."""
+    if "--deadline" in argv:
+        position = argv.index("--deadline")
+        try:
+            seconds = float(argv[position + 1])
+        except (IndexError, ValueError):
+            return None
+        return seconds if 0 < seconds < 86400 else None
+    return None
+
+
 def main(argv=None):
     """Print this machine's snapshot as JSON on stdout (what ``python3 -m gpuvet.probe`` and fleet hosts run)."""
     import json
 
     argv = sys.argv[1:] if argv is None else argv
     from gpuvet.probe.redact import Redaction, redact
+
+    deadline = _deadline(argv)
+    if deadline is not None:
+        arm_deadline(deadline)
 
     snapshot = probe(binaries="--no-binaries" not in argv)
     # The one redaction pass, over the snapshot and then over the JSON text printed from it.

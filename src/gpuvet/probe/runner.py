@@ -48,6 +48,11 @@ def which(name, path=None):
     return None
 
 
+# Process groups of the commands running now: the probe's deadline (collect.arm_deadline) kills them before it exits,
+# so a fleet host the client gave up on is left with nothing of gpuvet running.
+LIVE_GROUPS = set()
+
+
 def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
     """Run ``argv`` (a list, never a shell string) and return a CommandResult; never raises.
 
@@ -67,6 +72,15 @@ def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
         )
     except (OSError, ValueError) as exc:
         return CommandResult(argv, error="cannot run %s: %s" % (argv[0], getattr(exc, "strerror", None) or exc))
+    if posix:
+        LIVE_GROUPS.add(proc.pid)
+    try:
+        return _wait(proc, argv, timeout, input_text, posix)
+    finally:
+        LIVE_GROUPS.discard(proc.pid)
+
+
+def _wait(proc, argv, timeout, input_text, posix):
     try:
         out, err = proc.communicate(
             input=input_text.encode("utf-8") if input_text is not None else None, timeout=timeout

@@ -168,10 +168,10 @@ async def _connect_and_run(spec, action, options, known_hosts, writer, client_ke
         conn = await asyncio.wait_for(asyncssh.connect(spec.host, **connect_args), timeout=options.connect_timeout)
     except asyncssh.HostKeyNotVerifiable as exc:
         if verdict.unknown and not verdict.changed:
-            why = "host key not in known_hosts (pass --accept-new-host-keys to trust and record it)"
-        else:
-            why = "host key differs from the one recorded in known_hosts (possible man-in-the-middle)"
-        return R.HostResult(spec.name, R.HOST_KEY_MISMATCH, error=why if (verdict.unknown or verdict.changed) else str(exc))
+            return R.HostResult(spec.name, R.HOST_KEY_UNKNOWN,
+                                error="host key not in known_hosts (pass --accept-new-host-keys to trust and record it)")
+        why = "host key differs from the one recorded in known_hosts (possible man-in-the-middle)"
+        return R.HostResult(spec.name, R.HOST_KEY_MISMATCH, error=why if verdict.changed else str(exc))
     except asyncssh.PermissionDenied as exc:
         return R.HostResult(spec.name, R.AUTH_FAILED, error=f"authentication failed: {exc.reason or exc}")
     except asyncio.TimeoutError:
