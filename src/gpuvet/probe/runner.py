@@ -50,7 +50,7 @@ def which(name, path=None):
 
 # Process groups of the commands running now: the probe's deadline (collect.arm_deadline) kills them before it exits,
 # so a fleet host the client gave up on is left with nothing of gpuvet running.
-LIVE_GROUPS = set()
+LIVE_GROUPS = set()  # type: set
 
 
 def run(argv, timeout=DEFAULT_TIMEOUT, env=None, input_text=None):
