@@ -20,14 +20,14 @@ def run(args, output) -> int:
         return {"harvest": _harvest, "update": _update, "status": _status}[action](args, output, fmt)
     kb = load()
     files = loader.data_files()
+    names = getattr(args, "name", None)
+    names = list(names) if isinstance(names, list) else ([names] if names else [])
     if action == "show":
-        name = getattr(args, "name", None)
-        name = (name[0] if name else None) if isinstance(name, list) else name
-        if not name:
+        if not names:
             raise InputError(text(lang, "kb.show_needs_name"), hint=text(lang, "kb.unknown_file_hint", names=", ".join(files)))
-        output.write(_show(name, files, fmt, lang))
+        output.write(_show(names[0], files, fmt, lang, versions=names[1:]))
     elif action == "sources":
-        output.write(_sources(kb, fmt, lang))
+        output.write(_sources(kb, fmt, lang, names, files))
     else:
         output.write(_list(kb, files, fmt, lang))
     return int(ExitCode.OK)
@@ -46,26 +46,85 @@ def _list(kb, files, fmt: str, lang: str) -> str:
     return "\n".join(lines)
 
 
-def _show(name: str, files, fmt: str, lang: str) -> str:
+def _file_named(name: str, files, lang: str):
     key = loader.normalize_name(name)
     path = next((p for n, p in files.items() if loader.normalize_name(n) == key), None)
     if path is None:
+        framework = load().framework(name)  # a distribution name (paddlepaddle-gpu) names its framework's file
+        path = next((p for p in loader.framework_paths().values()
+                     if framework is not None and loader.raw(p).get("framework", {}).get("name") == framework.name), None)
+    if path is None:
         raise InputError(text(lang, "kb.unknown_file", name=name), hint=text(lang, "kb.unknown_file_hint", names=", ".join(files)))
+    return path
+
+
+def _show(name: str, files, fmt: str, lang: str, versions: List[str] = ()) -> str:  # type: ignore[assignment]
+    path = _file_named(name, files, lang)
     records = _records(path)
     if fmt == "json":
         return dumps(envelope(file={"name": path.stem, "path": _relative(path)}, document=loader.raw(path)))
+    if path.parent == loader.FRAMEWORK_DIR:
+        return _show_framework(path, lang, versions)
     lines = [text(lang, "kb.show_header", name=path.stem, records=len(records), path=_relative(path))]
     for item in records:
         record = item["record"]
-        scalars = ", ".join(f"{k}={_short(v)}" for k, v in record.items() if k != "source" and not _is_table_list(v))
+        scalars = ", ".join(f"{k}={_shown(v)}" for k, v in record.items() if k != "source" and not _is_table_list(v))
         lines.append(f"  {item['id']}: {scalars}")
+        if record.get("source"):
+            lines.append(f"      {text(lang, 'report.sources')}: {'; '.join(loader.sources_of(record['source']))}")
     return "\n".join(lines)
 
 
-def _sources(kb, fmt: str, lang: str) -> str:
+def _show_framework(path, lang: str, versions: List[str]) -> str:
+    """A framework as a person reads it: one block per release (newest first; VERSION ... picks some), each variant
+    with its CUDA, cuDNN, NCCL, arch lists and install command, and the sources, nothing cut short."""
+    framework = loader.framework_from(path)
+    releases = [r for r in framework.releases if not versions or any(r.version == v for v in versions)]
+    if versions and not releases:
+        raise InputError(text(lang, "kb.unknown_release", name=framework.display, versions=", ".join(versions)),
+                         hint=text(lang, "kb.known_releases", oldest=framework.releases[-1].version,
+                                   newest=framework.newest.version))
+    lines = [text(lang, "kb.framework_header", display=framework.display, name=framework.name,
+                  count=len(framework.releases), oldest=framework.releases[-1].version,
+                  newest=framework.newest.version, path=_relative(path))]
+    for release in releases:
+        head = [release.version]
+        if release.released:
+            head.append(text(lang, "kb.released", date=release.released))
+        if release.python:
+            head.append(f"Python {release.python}")
+        if release.default_variant:
+            head.append(text(lang, "kb.default_build", name=release.default_variant))
+        lines.append("")
+        lines.append("  " + "  ·  ".join(head))
+        width = max((len(name) for name in release.variants), default=0)
+        for name, variant in release.variants.items():
+            parts = [f"CUDA {variant.cuda}" if variant.cuda else text(lang, "kb.no_cuda")]
+            if variant.cudnn:
+                parts.append(f"cuDNN {variant.cudnn}")
+            if variant.nccl:
+                parts.append(f"NCCL {variant.nccl}")
+            if variant.sass or variant.ptx:
+                parts.append(f"SASS {' '.join(variant.sass) or '-'}; PTX {' '.join(variant.ptx) or '-'}")
+            elif variant.cuda:
+                parts.append(text(lang, "kb.archs_unknown"))
+            lines.append(f"    {name.ljust(width)}  " + ", ".join(parts))
+            if variant.install:
+                lines.append(f"    {' ' * width}  $ {variant.install}")
+        requires = release.extra.get("requires")
+        if requires:
+            lines.append("    " + text(lang, "kb.requires") + ": " + ", ".join(f"{k}{v}" for k, v in dict(requires).items()))
+        lines.append(f"    {text(lang, 'report.sources')}: {release.source}")
+    return "\n".join(lines)
+
+
+def _sources(kb, fmt: str, lang: str, names: List[str] = (), files=None) -> str:  # type: ignore[assignment]
+    """Every source the knowledge base cites, with the records citing it; NAME ... keeps those of some files."""
+    stems = {_file_named(name, files, lang).stem for name in names} if names else None
     cited: Dict[str, List[str]] = {}
     for record_id, source in kb.sources():
-        cited.setdefault(source, []).append(record_id)
+        if stems is None or record_id.split(":", 1)[0] in stems:
+            cited.setdefault(source, []).append(record_id)
     if fmt == "json":
         return dumps(envelope(kb=kb.describe(),
                               sources=[{"source": s, "records": ids} for s, ids in cited.items()]))
@@ -80,9 +139,8 @@ def _is_table_list(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
 
 
-def _short(value: Any) -> str:
-    shown = value if isinstance(value, str) else repr(value)
-    return shown if len(shown) <= 80 else shown[:77] + "..."
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value)  # whole: a value cut mid-word misleads
 
 
 def _relative(path) -> str:
