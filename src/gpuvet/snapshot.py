@@ -38,6 +38,7 @@ TOP_LEVEL_FACTS = (
     "xid_events",
     "disks",  # free space where pip's cache, site-packages, conda and the HF cache live (gpuvet.probe.disks)
     "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
+    "gpu_p2p",  # peer-to-peer support per GPU pair (a pasted `nvidia-smi topo -p2p r`)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -68,6 +69,7 @@ VALUE_SHAPES = {
     "binaries": _LIST_OF_OBJECTS,
     "env": _OBJECT,
     "xid_events": _LIST_OF_OBJECTS,
+    "gpu_p2p": _OBJECT,
 }
 
 

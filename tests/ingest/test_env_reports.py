@@ -29,6 +29,7 @@ DIRECTORIES = {
     "mindspore-run-check": "mindspore-run-check", "proc-driver-nvidia-version": "proc-nvidia-version",
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
+    "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -97,6 +98,11 @@ EXPECTED = {
     "ldconfig/cudnn9-split-libraries_truncated.txt": (None, None, 0, None, ABSENT, None),
     "docker-inspect/cuda10.0-based-image_grep-nvidia.txt": (None, None, 0, None, ABSENT, None),
     "docker-inspect/nvidia-cuda-10.0_container-inspect_partial.txt": (None, None, 0, None, ABSENT, None),
+    "nvidia-smi-topo-p2p/h100-8gpu_p2p-r_all-ok.txt": (None, None, 0, None, ABSENT, None),
+    "nvidia-smi-topo-p2p/l4-2gpu_p2p-r_cns_no-legend.txt": (None, None, 0, None, ABSENT, None),
+    "nvidia-smi-topo-p2p/rtx5090-2gpu_p2p-rw_gns_tabs.txt": (None, None, 0, None, ABSENT, None),
+    "nvidia-smi-topo-p2p/2gpu_p2p-rw_ok_tabs.txt": (None, None, 0, None, ABSENT, None),
+    "nvidia-smi-topo-p2p/rtx50-mixed-5gpu_p2p-p_ok_patched-driver_truncated.txt": (None, None, 0, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -115,6 +121,12 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "nvidia-smi-topo-p2p/h100-8gpu_p2p-r_all-ok.txt": [("gpu_p2p.gpu_count", 8), ("gpu_p2p.not_ok", []),
+                                                      ("gpu_p2p.matrix.GPU7.GPU0", "OK")],
+    "nvidia-smi-topo-p2p/l4-2gpu_p2p-r_cns_no-legend.txt": [("gpu_p2p.not_ok.0.status", "CNS"),
+                                                           ("gpu_p2p.not_ok.0.gpus", [0, 1])],
+    "nvidia-smi-topo-p2p/rtx5090-2gpu_p2p-rw_gns_tabs.txt": [("gpu_p2p.not_ok.0.status", "GNS")],
+    "nvidia-smi-topo-p2p/rtx50-mixed-5gpu_p2p-p_ok_patched-driver_truncated.txt": [("gpu_p2p.gpu_count", 5)],
     "nvidia-container-cli-info/rtx2080ti_drv418.56_cuda10.1_debug-lines.txt": [
         ("driver.cuda_max", "10.1"), ("gpus.0.compute_capability", "7.5"),
         ("gpus.0.uuid", "GPU-f07a200a-0b51-e058-fb70-c707941ad92e"), ("gpus.0.pci_bus_id", "00000000:01:00.0")],

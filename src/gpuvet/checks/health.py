@@ -175,6 +175,21 @@ def interconnect_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Fin
                      count=len(gpus))]
 
 
+def p2p_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """One warning naming every GPU pair that cannot reach the other peer to peer (a pasted ``topo -p2p``): NCCL
+    then routes their traffic through host memory. ``U`` (unknown) pairs are not judged."""
+    p2p = view.value("gpu_p2p")
+    if not isinstance(p2p, dict):
+        return []
+    pairs = [p for p in p2p.get("not_ok") or [] if isinstance(p, dict) and p.get("status") not in ("U", None)]
+    if not pairs:
+        return []
+    listed = ", ".join("%d-%d (%s)" % (p["gpus"][0], p["gpus"][1], p["status"]) for p in pairs)  # the legend is in the detail
+    return [_finding("interconnect_slow", Severity.WARN, "p2p_unsupported", "%d GPU pair(s)" % len(pairs),
+                     rules.get("p2p_source", rules["interconnect_source"]), "P2P OK", listed,
+                     ("gpuvet smoke --distributed", "nvidia-smi topo -m"), pairs=listed, count=len(pairs))]
+
+
 def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
     if kb is None or not name:
         return None
@@ -199,4 +214,5 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
     if isinstance(events, list):
         findings += xid_findings(events, rules)
     findings += interconnect_findings(view, rules)
+    findings += p2p_findings(view, rules)
     return findings

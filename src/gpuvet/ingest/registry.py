@@ -31,6 +31,7 @@ from gpuvet.ingest import (
     sglang_env,
     smi_csv,
     smi_list,
+    smi_p2p,
     smi_query,
     smi_table,
     smi_topo,
@@ -110,6 +111,8 @@ REGISTRY: Tuple[Kind, ...] = (
     _kind("nvidia-container-cli-info", container_cli.looks_like, container_cli.parse, REPORT, container_cli.blocks, 58),
     _kind("proc-nvidia-version", proc_version.looks_like, proc_version.parse, REPORT, proc_version.blocks, 60),
     _kind("nvidia-smi", smi_table.looks_like, smi_table.parse, find=embedded_blocks.smi_tables, embed_order=90),
+    # before topo -m's detector, which would take any GPU matrix; P2P cells (OK, CNS, GNS ...) are never link types
+    _kind("nvidia-smi-topo-p2p", smi_p2p.looks_like, smi_p2p.parse, REPORT, smi_p2p.blocks, 85),
     _kind("nvidia-smi-topo", smi_topo.looks_like, smi_topo.parse),
     _kind("nvidia-smi-list", smi_list.looks_like, smi_list.parse, find=embedded_blocks.smi_list_lines, embed_order=80),
     _kind("nvcc", nvcc.looks_like, nvcc.parse, 4 * MiB, embedded_blocks.nvcc_lines, 40),
