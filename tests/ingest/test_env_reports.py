@@ -29,7 +29,7 @@ DIRECTORIES = {
     "mindspore-run-check": "mindspore-run-check", "proc-driver-nvidia-version": "proc-nvidia-version",
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
-    "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p",
+    "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -103,6 +103,9 @@ EXPECTED = {
     "nvidia-smi-topo-p2p/rtx5090-2gpu_p2p-rw_gns_tabs.txt": (None, None, 0, None, ABSENT, None),
     "nvidia-smi-topo-p2p/2gpu_p2p-rw_ok_tabs.txt": (None, None, 0, None, ABSENT, None),
     "nvidia-smi-topo-p2p/rtx50-mixed-5gpu_p2p-p_ok_patched-driver_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": (None, None, 0, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -121,6 +124,14 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": [
+        ("driver.cuda_max", "11.2"), ("host.glibc", "2.27"), ("host.machine", "x86_64"), ("conda.version", "23.1.0"),
+        ("conda.active_env", "base"), ("conda.channels.0", "https://repo.anaconda.com/pkgs/main/linux-64")],
+    "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": [
+        ("driver.cuda_max", "12.3"), ("conda.version", "25.3.0"), ("host.glibc", "2.39")],
+    "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": [
+        ("driver.cuda_max", "12.1"), ("conda.active_env", "seg_next"),
+        ("conda.channels.0", "https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch/linux-64")],
     "nvidia-smi-topo-p2p/h100-8gpu_p2p-r_all-ok.txt": [("gpu_p2p.gpu_count", 8), ("gpu_p2p.not_ok", []),
                                                       ("gpu_p2p.matrix.GPU7.GPU0", "OK")],
     "nvidia-smi-topo-p2p/l4-2gpu_p2p-r_cns_no-legend.txt": [("gpu_p2p.not_ok.0.status", "CNS"),

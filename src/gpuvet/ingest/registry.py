@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from gpuvet.ingest import (
     collect_env,
+    conda_info,
     container_cli,
     docker_inspect,
     ds_report,
@@ -117,6 +118,7 @@ REGISTRY: Tuple[Kind, ...] = (
     _kind("nvidia-smi-list", smi_list.looks_like, smi_list.parse, find=embedded_blocks.smi_list_lines, embed_order=80),
     _kind("nvcc", nvcc.looks_like, nvcc.parse, 4 * MiB, embedded_blocks.nvcc_lines, 40),
     _kind("ldconfig", ldconfig.looks_like, ldconfig.parse, REPORT, ldconfig.blocks, 56),
+    _kind("conda-info", conda_info.looks_like, conda_info.parse, REPORT, conda_info.blocks, 57),
     _kind("conda-list", packages.looks_like_conda, packages.parse_conda),
     _kind("pip-list", packages.looks_like_pip_list, packages.parse_pip_list, find=embedded_blocks.pip_list_blocks,
           embed_order=10),
