@@ -46,6 +46,11 @@ _KNOWN = {"active environment", "active env location", "shell level", "user conf
           "envs directories", "platform", "user-agent", "UID:GID", "netrc file", "offline mode"}
 
 
+def _first(fields: Dict[str, List[str]], name: str) -> Optional[str]:
+    values = fields.get(name)
+    return values[0] if values else None
+
+
 def looks_like(text: str) -> bool:
     return bool(re.search(r"^\s*active environment :", text, re.M)) and bool(re.search(r"^\s*conda version :", text, re.M))
 
@@ -57,9 +62,9 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
     version = (fields.get("conda version") or [""])[0]
     if not re.match(r"^\d+\.\d+", version):
         raise input_error("ingest.garbage", "ingest.hint_kind", kind=KIND, name=name)
-    active = (fields.get("active environment") or [None])[0]
+    active = _first(fields, "active environment")
     conda: Dict[str, Any] = {"version": version, "active_env": None if active in (None, "None") else active,
-                             "prefix": (fields.get("active env location") or [None])[0]}
+                             "prefix": _first(fields, "active env location")}
     channels = [redact_urls(url) for url in fields.get("channel URLs", []) if "://" in url]
     if channels:
         conda["channels"] = channels
