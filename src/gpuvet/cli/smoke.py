@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Dict
+import sys
+from typing import Any, Callable, Dict, Optional
 
 from gpuvet.checks.smoke import kb_gpu_lookup, score_all
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.i18n import text
 from gpuvet.kb.thresholds import load_thresholds
 from gpuvet.report.console import use_color
 from gpuvet.report.envelope import dumps, envelope
@@ -31,17 +33,31 @@ def _validate(args: argparse.Namespace) -> None:
         check_rendezvous(args.nnodes, args.node_rank, args.rdzv_endpoint)  # before torch is imported to count GPUs
 
 
+def progress(lang: str, stream: Any = None) -> Optional[Callable[[str, float], None]]:
+    """A line on stderr as each run starts, on a terminal only (never in JSON, never when piped): runs take minutes."""
+    stream = sys.stderr if stream is None else stream
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+
+    def started(what: str, seconds: float) -> None:
+        stream.write(text(lang, "smoke.progress.start", what=what, seconds="%g" % seconds) + "\n")
+        stream.flush()
+
+    return started
+
+
 def build_payload(args: argparse.Namespace) -> Dict[str, Any]:
     thresholds = load_thresholds()
     lang = args.lang or "en"
+    shown = progress(lang)
     if args.distributed:
         from gpuvet.sources.smoke.distributed import run_distributed
 
-        payload = run_distributed(args, thresholds, lang)
+        payload = run_distributed(args, thresholds, lang, on_start=shown)
     else:
         from gpuvet.sources.smoke.local import run_local
 
-        payload = run_local(args.framework, args.quick, args.timeout, lang)
+        payload = run_local(args.framework, args.quick, args.timeout, lang, on_start=shown)
         raws = payload.pop("raw")
         expect_gpu = payload.pop("gpu_expected")
         payload["results"] = score_all(raws, thresholds, kb_gpu_lookup(), lang, gpu_expected=expect_gpu)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from gpuvet.errors import InputError
 from gpuvet.i18n import text
@@ -186,8 +186,10 @@ def default_nproc() -> "tuple[int, str]":
 
 
 def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
-                    environ: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
-    """Launch, wait (bounded), and turn what came back into results. Returns the smoke payload."""
+                    environ: Optional[Mapping[str, str]] = None,
+                    on_start: Optional[Callable[[str, float], None]] = None) -> Dict[str, Any]:
+    """Launch, wait (bounded), and turn what came back into results. Returns the smoke payload.
+    ``on_start(what, limit_seconds)`` is called just before torchrun starts (the command's progress line)."""
     quick = bool(getattr(args, "quick", False))
     if args.nproc is not None:
         nproc, backend = args.nproc, "auto"
@@ -197,6 +199,8 @@ def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
     op_timeout = max(10.0, timeout * 0.6)  # below the wall-clock limit so NCCL itself reports a stuck collective
     argv = torchrun_argv(nproc, quick, op_timeout, args.nnodes, args.node_rank, args.rdzv_endpoint,
                          backend="gloo" if backend == "gloo" else "auto")
+    if on_start is not None:
+        on_start("torchrun, %d processes" % nproc, timeout)
     outcome = run_child(argv, timeout, env=worker_env(os.environ if environ is None else environ))
     log = parse_nccl_log(outcome.stderr)
     setup = next((r for r in outcome.results if r.get("kind") == "dist_setup"), {})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from gpuvet.i18n import text
 from gpuvet.sources.smoke.child import ChildOutcome, python_module_argv, run_child
@@ -53,8 +53,10 @@ def outcome_problems(framework: str, outcome: ChildOutcome, timeout: float, lang
              "unit": None, "detail": detail}]
 
 
-def run_local(framework: Optional[str], quick: bool, timeout: Optional[float], lang: str = "en") -> Dict[str, Any]:
-    """The raw measurements of every chosen framework (``raw``), unscored: scoring is a check of its own."""
+def run_local(framework: Optional[str], quick: bool, timeout: Optional[float], lang: str = "en",
+              on_start: Optional[Callable[[str, float], None]] = None) -> Dict[str, Any]:
+    """The raw measurements of every chosen framework (``raw``), unscored: scoring is a check of its own.
+    ``on_start(framework, limit_seconds)`` is called before each run (the command shows progress with it)."""
     chosen = [framework] if framework else [fw for fw in FRAMEWORKS if fw == "torch" or installed(fw)]
     limit = float(timeout) if timeout else (120.0 if quick else 900.0)
     expect_gpu = gpu_expected()
@@ -64,6 +66,8 @@ def run_local(framework: Optional[str], quick: bool, timeout: Optional[float], l
             raws.append({"name": "framework", "kind": "skip", "framework": name, "status": "skip", "value": None,
                          "unit": None, "detail": text(lang, "smoke.not_installed", framework=name)})
             continue
+        if on_start is not None:
+            on_start(name, limit)
         outcome = run_child(worker_argv(name, quick), limit)
         raws.extend(outcome.results)
         raws.extend(outcome_problems(name, outcome, limit, lang))
