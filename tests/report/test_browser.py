@@ -71,3 +71,37 @@ def test_smoke_report_with_chart_renders_in_chromium(tmp_path, gpu_smoke_documen
     assert _png_size(shot) == (WIDTH, HEIGHT) and shot.stat().st_size > 30_000
     assert "<svg" in dom and dom.count('class="bar ') == 3
     assert "实测与规格对比" in dom and "matmul_bf16" in dom
+
+
+def _layout_width(tmp_path, html, name):
+    """(document width, window width) of the page in a 600 px window. The page's own CSP forbids scripts, so the
+    copy measured here drops it to let one line of script read the layout."""
+    csp = html.index('<meta http-equiv="Content-Security-Policy"')
+    measured = html[:csp] + html[html.index(">", csp) + 1:]
+    measured = measured.replace("</body>", "<script>document.title = 'W=' + document.documentElement.scrollWidth + "
+                                          "' V=' + window.innerWidth;</script></body>")
+    page = tmp_path / f"{name}.html"
+    page.write_text(measured, encoding="utf-8")
+    dom = _chromium(tmp_path, page, "--dump-dom", "--virtual-time-budget=2000", "--window-size=600,1000")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    title = dom.stdout[dom.stdout.index("<title>") + 7: dom.stdout.index("</title>")]
+    width, viewport = (int(part.split("=")[1]) for part in title.split())
+    return width, viewport
+
+
+def test_reports_reflow_in_a_600px_window(tmp_path, capsys):
+    """Nothing is wider than a 600 px window: the chain wraps, long paths and URLs break, tables scroll inside
+    themselves."""
+    # the development corpus read as one long log: long unbroken tokens in messages and evidence (807 px before)
+    log = Path(__file__).resolve().parents[1] / "diagnose" / "corpus" / "cases.toml"
+    pages = {"check": run_cli(capsys, ["check", *CHECK_ARGS, "--format", "html", "--lang", "en"]),
+             "diagnose": run_cli(capsys, ["diagnose", str(log), "--format", "html"])}
+    for name, html in pages.items():
+        width, viewport = _layout_width(tmp_path, html, name)
+        assert viewport <= 600 and width <= viewport, (name, width, viewport)
+
+
+def test_the_check_page_opens_with_its_one_line_summary(capsys):
+    html = run_cli(capsys, ["check", *CHECK_ARGS, "--format", "html", "--lang", "en"])
+    first = html.split("</header>", 1)[1].split("<h2>")[0]
+    assert "Summary: torch==2.1.2+cu121 warn." in first

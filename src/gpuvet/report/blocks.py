@@ -222,9 +222,23 @@ def _chain_headers(lang: str) -> Tuple[str, ...]:
 # ---------------------------------------------------------------- commands
 
 
+def _check_summary(document: Mapping[str, Any], lang: str) -> str:
+    """The page in one line, read before anything else: each target's verdict, and what the machine itself has."""
+    items = [text(lang, "reports.summary.target", target=_s(t.get("target")), verdict=_word(lang, _verdict(t.get("verdict"))))
+             for t in document.get("targets") or []]
+    machine = [f for f in document.get("machine") or [] if f.get("severity") in ("fail", "warn")]
+    if machine:
+        failing = sum(1 for f in machine if f.get("severity") == "fail")
+        items.append(text(lang, "reports.summary.machine", failures=failing, warnings=len(machine) - failing))
+    return text(lang, "reports.summary", items=text(lang, "reports.summary.separator").join(items)) if items else ""
+
+
 def check_report(document: Mapping[str, Any], lang: str) -> Report:
     verdict = _verdict(document.get("verdict"))
     blocks: List[Any] = [Title(text(lang, "reports.title.check"), verdict, _word(lang, verdict), _kb_line(document, lang))]
+    summary = _check_summary(document, lang)
+    if summary:
+        blocks.append(Para(summary, verdict))
     blocks += _machine(document, lang)
     blocks += _findings(text(lang, "reports.machine_findings"), document.get("machine") or [], lang)
     targets = document.get("targets") or []
