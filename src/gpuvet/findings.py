@@ -37,6 +37,9 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.ptx_jit": ("ptx_jit", "framework", INFO),
     "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
     "checks.kb_stale": ("kb_stale", "framework", WARN),
+    # a container image's NVIDIA_REQUIRE_CUDA against the host driver (what the container runtime checks at start)
+    "checks.image_requirement": ("driver_too_old", "driver", FAIL),
+    "checks.image_requirement_branch": ("forward_compat", "driver", INFO),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),

@@ -65,8 +65,37 @@ def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
                  commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]
 
 
+def container_requirement_findings(view: SnapshotView) -> List[Finding]:
+    """An image's NVIDIA_REQUIRE_CUDA (a pasted ``docker image inspect``) against the host driver, judged the way the
+    NVIDIA container runtime judges it before it starts the container (gpuvet.kb.compat.container_requirement)."""
+    from gpuvet.kb import compat
+
+    env = view.value("env")
+    if not isinstance(env, dict) or not env.get("NVIDIA_REQUIRE_CUDA"):
+        return []
+    if str(env.get("NVIDIA_DISABLE_REQUIRE", "")).lower() in ("1", "true", "yes"):
+        return []
+    driver, cuda = view.driver_version, view.driver_cuda_max
+    if not driver and not cuda:
+        return []  # no host to judge it against: the driver findings already say so
+    gpus = view.gpus
+    brands = [str(g["brand"]) for g in gpus] if gpus and all(g.get("brand") for g in gpus) else []
+    ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
+    expression = str(env["NVIDIA_REQUIRE_CUDA"])
+    verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
+    image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
+    facts: Dict[str, Any] = dict(image=image, requirement=expression, driver=driver or "?", cuda=cuda or "?",
+                                 sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
+    if verdict.status == compat.FAILS:
+        return [make("checks.image_requirement", failed=", ".join(verdict.failed), expected=expression,
+                     actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
+    if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
+        return [make("checks.image_requirement_branch", met=verdict.met, **facts)]
+    return []
+
+
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
-    findings = driver_findings(view) + container_findings(view)
+    findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view)
     from gpuvet.checks.binaries import binary_findings
     from gpuvet.checks.features import precision_findings
     from gpuvet.checks.health import health_findings

@@ -53,6 +53,8 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
         gpu["pci_bus_id"] = device.get("bus") or None
         arch = device.get("arch") or ""
         gpu["compute_capability"] = arch if re.match(r"^\d+\.\d+$", arch) else None
+        if device.get("brand"):
+            gpu["brand"] = device["brand"]  # what NVIDIA_REQUIRE_CUDA's brand= constraints are matched against
         gpus.append(gpu)
     # The runtime lists every GPU the driver detected: none listed means none, a fact for "container without GPUs".
     set_fact(snapshot, "gpus", gpus, source)

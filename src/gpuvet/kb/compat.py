@@ -414,3 +414,70 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
     if runtime.status == UNKNOWN:
         return Judgement(UNKNOWN, runtime.reason, via=found.arch, facts=runtime.facts)
     return Judgement(RUNS, "sass", via=found.arch, notes=runtime.notes, facts=runtime.facts, sources=runtime.sources)
+
+
+# ------------------------------------------------------------------------------------------ container requirement
+
+CONTAINER_REQUIREMENT_SOURCE = (
+    "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html "
+    "(NVIDIA_REQUIRE_*: space-separated constraints are ORed, comma-separated constraints are ANDed)"
+)
+_CONSTRAINT = re.compile(r"^(cuda|driver|arch|brand)(>=|<=|==|=|>|<)(\S+)$")
+
+
+@dataclass(frozen=True)
+class RequirementVerdict:
+    """Whether the NVIDIA container runtime would start an image on this host: ``status`` RUNS, FAILS or UNKNOWN;
+    ``failed`` the constraints no alternative could meet (for the message), ``met`` the alternative that holds."""
+
+    status: str
+    failed: Tuple[str, ...] = ()
+    met: Optional[str] = None
+
+
+def _compare(have: str, op: str, want: str) -> Optional[bool]:
+    if have is None:
+        return None
+    left, right = versions.parse(have), versions.parse(want)
+    if left is None or right is None:
+        return None
+    return {">=": left >= right, "<=": left <= right, ">": left > right, "<": left < right,
+            "=": left == right, "==": left == right}[op]
+
+
+def container_requirement(expression: str, driver: Optional[str], driver_cuda: Optional[str],
+                          brands: Sequence[str] = (), ccs: Sequence[str] = ()) -> RequirementVerdict:
+    """Judge an image's ``NVIDIA_REQUIRE_CUDA`` (``cuda>=12.1 brand=tesla,driver>=470,driver<471 ...``) the way the
+    container runtime does: the alternatives (space-separated) are ORed, the constraints inside one (comma-separated)
+    ANDed; ``cuda`` is the driver's CUDA version, ``driver`` its version, ``brand`` and ``arch`` every selected GPU's.
+    A constraint on a fact the snapshot lacks (the brand, usually) leaves its alternative undecided: unknown, never a
+    pass. ``NVIDIA_DISABLE_REQUIRE`` is the caller's to honour."""
+    alternatives = [alt for alt in expression.split() if alt]
+    if not alternatives:
+        return RequirementVerdict(RUNS)
+    undecided = False
+    failed: list = []
+    for alternative in alternatives:
+        outcome: Optional[bool] = True
+        for constraint in alternative.split(","):
+            match = _CONSTRAINT.match(constraint.strip().lower())
+            if not match:
+                outcome = None  # a constraint gpuvet does not read: not judged
+                continue
+            name, op, want = match.groups()
+            if name == "brand":
+                holds = None if not brands else all(b.lower() == want for b in brands) if op in ("=", "==") else None
+            elif name == "arch":
+                holds = None if not ccs else all(_compare(cc, op, want) for cc in ccs)
+            else:
+                holds = _compare(driver_cuda if name == "cuda" else driver, op, want)  # type: ignore[arg-type]
+            if holds is False:
+                outcome = False
+                failed.append(constraint)
+                break
+            if holds is None:
+                outcome = None
+        if outcome is True:
+            return RequirementVerdict(RUNS, met=alternative)
+        undecided = undecided or outcome is None
+    return RequirementVerdict(UNKNOWN if undecided else FAILS, failed=tuple(dict.fromkeys(failed)))
