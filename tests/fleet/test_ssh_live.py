@@ -138,9 +138,9 @@ def test_a_timed_out_host_is_left_with_nothing_running(fleet_env):
     from .conftest import SLOW_SMI_SECONDS
 
     spec = parse_host(fleet_env.host("slowsmi"))
-    bundle = build_bundle(fleet_env.bundle_root, argv=("--no-binaries", "--deadline", "4"))
+    bundle = build_bundle(fleet_env.bundle_root, argv=("--no-binaries", "--deadline", "2"))
     try:
-        (result,) = probe_hosts([spec], bundle, options(fleet_env, timeout=4.0))
+        (result,) = probe_hosts([spec], bundle, options(fleet_env, timeout=2.0))
         assert result.status == R.TIMEOUT
         until = time.monotonic() + 15
         while _sleeping(SLOW_SMI_SECONDS) and time.monotonic() < until:
