@@ -37,6 +37,10 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.ptx_jit": ("ptx_jit", "framework", INFO),
     "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
     "checks.kb_stale": ("kb_stale", "framework", WARN),
+    # what a broken install left in site-packages (gpuvet.checks.damage)
+    "checks.damaged.files": ("damaged_install", "framework", FAIL),
+    "checks.damaged.no_metadata": ("damaged_install", "framework", WARN),
+    "checks.damaged.duplicate": ("damaged_install", "framework", WARN),
     # a container image's NVIDIA_REQUIRE_CUDA against the host driver (what the container runtime checks at start)
     "checks.image_requirement": ("driver_too_old", "driver", FAIL),
     "checks.image_requirement_branch": ("forward_compat", "driver", INFO),

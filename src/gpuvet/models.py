@@ -41,6 +41,7 @@ FINDING_CODES = (
     "disk_full",  # no space left where an install, a cache or a checkpoint is written
     "shm_too_small",  # /dev/shm too small for DataLoader workers or NCCL (a container's 64 MB default)
     "network_unreachable",  # Hugging Face, conda channels, git or another server the job needs does not answer
+    "damaged_install",  # a distribution a broken install left behind: missing or cut-short libraries, no metadata, two copies
     "kb_stale",  # the shipped knowledge base is older than stale_after_days (meta.toml) on the day of the reading
     # info-level notes have their own codes, never a failure code at info severity:
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility

@@ -39,6 +39,7 @@ TOP_LEVEL_FACTS = (
     "disks",  # free space where pip's cache, site-packages, conda and the HF cache live (gpuvet.probe.disks)
     "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
     "gpu_p2p",  # peer-to-peer support per GPU pair (a pasted `nvidia-smi topo -p2p r`)
+    "damage",  # what a broken install left in site-packages (gpuvet.probe.damage)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -70,6 +71,7 @@ VALUE_SHAPES = {
     "env": _OBJECT,
     "xid_events": _LIST_OF_OBJECTS,
     "gpu_p2p": _OBJECT,
+    "damage": _LIST_OF_OBJECTS,
 }
 
 

@@ -11,6 +11,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
 from gpuvet.checks.companions import companion_findings
+from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
@@ -135,7 +136,8 @@ def run_checks(
         snapshot=snapshot,
         targets=results,
         machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)
-                      + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)),
+                      + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)
+                      + damage_findings(view)),
         together=tuple(together_findings(view, parsed, results, kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,

@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from gpuvet.probe import disks, driver, environment, facts, host, libraries, packages, python_env, toolkit
+from gpuvet.probe import damage, disks, driver, environment, facts, host, libraries, packages, python_env, toolkit
 from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 SCHEMA_VERSION = 1
@@ -129,6 +129,7 @@ def probe(binaries=True, timeout=None):
         snapshot["packages"], by_name = distributions, {}
     ldconfig = _guarded("ldconfig", libraries.ldconfig_libraries, timeout)
     ldconfig = ldconfig if "status" not in ldconfig else {}
+    snapshot["damage"] = _guarded("damage", damage.collect, site_dirs)
     snapshot["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name)
     snapshot["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name)
     snapshot["python"] = _guarded("python", python_env.python_fact)
