@@ -22,7 +22,7 @@ FORMATS_REPORT = ("text", "json", "markdown", "html")
 HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
     ("probe", "probe"), ("check", "check"), ("recommend", "recommend"), ("plan", "plan"), ("diagnose", "diagnose"),
     ("smoke", "smoke"), ("fleet", "fleet"), ("diff", "diff"), ("archs", "archs"), ("kb", "kb"),
-    ("net", "net"),
+    ("net", "net"), ("mcp", "mcp"),
 )}
 
 
@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     from gpuvet.cli.net import add_parser as add_net_parser  # its options live with the command
 
     add_net_parser(sub)
+    from gpuvet.cli.mcp import add_parser as add_mcp_parser
+
+    add_mcp_parser(sub)
     _describe(sub)
     return parser
 
@@ -190,6 +193,9 @@ HELP = {
     "net": ("Network from either end: latency, jitter and loss to HOSTs, or this server's indexes, channels, hubs "
             "and registries with the mirror fixes that answered.",
             ["gpuvet net 203.0.113.7", "gpuvet net"]),
+    "mcp": ("A Model Context Protocol server on stdio for AI agents: probe, check, diagnose, recommend, plan and archs "
+            "as tools returning the JSON documents of the CLI (read-only; smoke with --allow-smoke).",
+            ["gpuvet mcp", "gpuvet mcp --allow-smoke"]),
 }
 
 
@@ -252,8 +258,14 @@ def _format_from_output_name(args: argparse.Namespace, argv: Sequence[str], pars
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    return run_command(list(sys.argv[1:] if argv is None else argv), sys.stdout, sys.stderr)
+
+
+def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
+    """One gpuvet command line, its report written to ``stdout`` and its error lines to ``stderr`` (what ``main``
+    does with the process's streams, and ``gpuvet mcp`` with buffers of its own)."""
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = list(argv)
     # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
     debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
     argv = [a for a in argv if a != "--debug"]
@@ -262,24 +274,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit as exc:  # argparse already printed its one-line usage error
         return int(exc.code or 0) and int(ExitCode.USAGE)
     if not args.command:
-        parser.print_help(sys.stderr)
+        parser.print_help(stderr)
         return int(ExitCode.USAGE)
     _format_from_output_name(args, argv, parser)
     if getattr(args, "lang", None) is None and hasattr(args, "lang"):
         from gpuvet.i18n import default_lang
 
         args.lang = default_lang()
-    output = Output(getattr(args, "output", None), sys.stdout)
+    output = Output(getattr(args, "output", None), stdout)
     try:
         handler = _load_handler(HANDLERS[args.command])
         return int(handler(args, output))
     except GpuvetError as exc:
-        print(f"error: {printable(exc.message)}", file=sys.stderr)
+        print(f"error: {printable(exc.message)}", file=stderr)
         if exc.hint:
-            print(f"hint: {printable(exc.hint)}", file=sys.stderr)
+            print(f"hint: {printable(exc.hint)}", file=stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
+        print("error: interrupted", file=stderr)
         return 130
     except BrokenPipeError:
         return int(ExitCode.OK)
@@ -287,10 +299,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         if debug:
             import traceback
 
-            traceback.print_exc()
+            traceback.print_exc(file=stderr)
         detail = printable(str(exc))[:200]
-        print(f"error: internal error: {type(exc).__name__}{': ' + detail if detail else ''}", file=sys.stderr)
-        print("hint: rerun with --debug for the traceback, and report it with the command line", file=sys.stderr)
+        print(f"error: internal error: {type(exc).__name__}{': ' + detail if detail else ''}", file=stderr)
+        print("hint: rerun with --debug for the traceback, and report it with the command line", file=stderr)
         return int(ExitCode.INTERNAL)
 
 
