@@ -17,6 +17,8 @@ from gpuvet.cli.output import Output, printable
 from gpuvet.errors import ExitCode, GpuvetError
 
 FORMATS_REPORT = ("text", "json", "markdown", "html")
+# --format prometheus (node_exporter's textfile collector): the commands whose results are worth a time series
+FORMATS_METRICS = FORMATS_REPORT + ("prometheus",)
 
 # subcommand -> "module:function"; the function takes (args, output) and returns an ExitCode.
 HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
@@ -66,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check a snapshot against targets (torch==2.1.2, tensorflow>=2.15, vllm ...)")
     p.add_argument("targets", nargs="*", metavar="TARGET")
     _add_input_options(p)
-    _add_report_options(p)
+    _add_report_options(p, FORMATS_METRICS)
     p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
 
     p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
@@ -101,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--node-rank", type=int, default=None, metavar="R", help="torchrun --node-rank")
     p.add_argument("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
-    _add_report_options(p)
+    _add_report_options(p, FORMATS_METRICS)
 
     p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
     p.add_argument("hosts", nargs="*", metavar="HOST")
@@ -124,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scan installed binaries for compiled GPU archs (default: only with --check)",
     )
     p.add_argument("--no-binaries", dest="binaries", action="store_const", const=False, help="never scan binaries")
-    _add_report_options(p)
+    _add_report_options(p, FORMATS_METRICS)
 
     p = sub.add_parser("diff", help="group snapshots by every fact that differs")
     p.add_argument("snapshots", nargs="+", metavar="SNAPSHOT")

@@ -144,7 +144,7 @@ def finish(results: List[R.HostResult], args: argparse.Namespace, output: Any, v
     )
     from gpuvet.report.console import use_color
 
-    if args.format in ("markdown", "html"):  # the shared report pages (gpuvet.report.markdown / .html)
+    if args.format in ("markdown", "html", "prometheus"):  # the shared renderers (report.markdown / .html / .prometheus)
         from gpuvet.cli.formats import render_document
 
         output.write(render_document("fleet" if via else "diff", document, args, output))

@@ -68,6 +68,10 @@ def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace,
     if fmt == "json":
         return dumps(document)
     lang = getattr(args, "lang", None) or "en"
+    if fmt == "prometheus":
+        from gpuvet.report import prometheus
+
+        return prometheus.render(command, document)
     if fmt == "text":
         return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width())
     from gpuvet.report.blocks import BUILDERS

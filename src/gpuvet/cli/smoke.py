@@ -71,7 +71,7 @@ def run(args: argparse.Namespace, output: Any) -> int:
     lang = args.lang or "en"
     if args.format == "json":
         output.write(dumps(envelope(**payload)))
-    elif args.format in ("markdown", "html"):
+    elif args.format in ("markdown", "html", "prometheus"):
         from gpuvet.cli.formats import render_document
 
         output.write(render_document("smoke", envelope(**payload), args, output))
