@@ -167,6 +167,7 @@ class CheckReport:
     kb_version: str = ""
     kb_updated: str = ""
     kb_overlay: Optional[Mapping[str, Any]] = None  # the user's overlay the knowledge base read, when it has one
+    project: Optional[Mapping[str, Any]] = None  # check --project: the files read and the targets they declared
 
     @property
     def verdict(self) -> Verdict:

@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     _add_report_options(p, FORMATS_METRICS)
     p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
+    p.add_argument("--project", metavar="DIR", default=None,
+                   help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml)")
 
     p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
     p.add_argument("framework", metavar="FRAMEWORK")

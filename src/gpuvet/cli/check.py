@@ -20,6 +20,23 @@ def is_live_probe(args: argparse.Namespace) -> bool:
     return not getattr(args, "from_files", None) and not getattr(args, "snapshot", None)
 
 
+def project_targets(folder: str, snapshot) -> dict:
+    """The frameworks a project declares, as check targets: its requirements that name a framework the knowledge
+    base covers (numpy or transformers are not a build to judge); the rest are listed as not judged."""
+    from gpuvet.checks.targets import parse_target
+    from gpuvet.kb import load
+    from gpuvet.snapshot import SnapshotView
+    from gpuvet.sources.project import read_project
+
+    python = SnapshotView(snapshot).python_version
+    declared = read_project(folder, python)
+    kb = load()
+    judged = [t for t in declared["targets"] if kb.framework(parse_target(t).name) is not None]
+    declared["not_judged"] = [t for t in declared["targets"] if t not in judged]
+    declared["targets"] = judged
+    return declared
+
+
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
     from gpuvet.cli.formats import render_check_report
@@ -30,6 +47,15 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.sources.network import with_network
 
         snapshot = with_network(snapshot)
-    report = run_checks(snapshot, args.targets)
+    targets = list(args.targets)
+    project = None
+    if getattr(args, "project", None):
+        project = project_targets(args.project, snapshot)
+        targets += [t for t in project["targets"] if t not in targets]
+    report = run_checks(snapshot, targets)
+    if project is not None:
+        import dataclasses
+
+        report = dataclasses.replace(report, project=project)
     output.write(render_check_report(report, args, output))
     return int(exit_code_for(report.verdict.value))

@@ -60,6 +60,12 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
     out.append(f"[bold]gpuvet check[/]  ·  {esc(header)}")
     for line in machine_lines(document.get("snapshot") or {}, lang):
         out.append(f"  {esc(line)}")
+    project = document.get("project")
+    if project:
+        out.append("  " + esc(text(lang, "report.project", path=project.get("path"), files=", ".join(project.get("files") or []),
+                                   targets=", ".join(project.get("targets") or []) or "-")))
+        if project.get("not_judged"):
+            out.append("  " + esc(text(lang, "report.project_not_judged", names=", ".join(project["not_judged"]))))
     machine = document.get("machine") or []
     if machine:
         out.append("")

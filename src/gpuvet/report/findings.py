@@ -68,4 +68,5 @@ def check_to_dict(report: CheckReport, lang: str, snapshot: Optional[Mapping[str
         machine=[finding_to_dict(f, lang) for f in _ordered(report.machine)],
         targets=[target_to_dict(t, lang) for t in report.targets],
         together=[finding_to_dict(f, lang) for f in _ordered(report.together)],
+        **({"project": dict(report.project)} if report.project else {}),
     )

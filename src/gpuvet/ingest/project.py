@@ -1,0 +1,147 @@
+"""What a project declares it needs: ``requirements*.txt`` and ``pyproject.toml``, read into check targets.
+
+Pure text in, targets out (the files are read by gpuvet.sources.project). Requirements are parsed with ``packaging``
+(PEP 508) and their markers evaluated for the Linux server the project is moving to, the way pip would there. The
+index a requirement installs from decides its build: pip takes the highest version it finds, and a PyTorch index
+serves ``2.1.2+cu118`` above PyPI's ``2.1.2``, so ``torch==2.1.2`` with ``--extra-index-url .../whl/cu118`` is the
+cu118 build (https://pytorch.org/get-started/previous-versions/). uv's ``[tool.uv.sources]`` names the index of a
+package outright (https://docs.astral.sh/uv/guides/integration/pytorch/).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+# A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
+_VARIANT_INDEX = re.compile(r"/whl/(?:nightly/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)/?$")
+# Packages whose build the index decides (the PyTorch indexes serve these).
+_INDEXED = {"torch", "torchvision", "torchaudio"}
+# The server the project is checked for: markers are evaluated as pip on Linux x86_64 evaluates them.
+LINUX = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "platform_machine": "x86_64"}
+
+
+@dataclass
+class Declared:
+    """What one file declares: requirement strings (build-qualified where an index decides it), the files it
+    includes (``-r``), and each line gpuvet left out with the reason."""
+
+    targets: List[str] = field(default_factory=list)
+    includes: List[str] = field(default_factory=list)
+    skipped: List[Tuple[str, str]] = field(default_factory=list)
+
+
+def _environment(python: Optional[str]) -> Dict[str, str]:
+    env = dict(LINUX)
+    if python:
+        parts = python.split(".")
+        env["python_version"] = ".".join(parts[:2])
+        env["python_full_version"] = python
+    return env
+
+
+def _variant(url: str) -> Optional[str]:
+    match = _VARIANT_INDEX.search(url.split("?")[0].split("#")[0])
+    return match.group(1) if match else None
+
+
+def _qualified(requirement: Any, variant: Optional[str]) -> str:
+    """``torch==2.1.2`` installed from a cu118 index -> ``torch==2.1.2+cu118``; anything else as written."""
+    text = str(requirement)
+    specifiers = list(requirement.specifier)
+    if (variant and requirement.name.lower() in _INDEXED and len(specifiers) == 1 and specifiers[0].operator == "=="
+            and "+" not in specifiers[0].version and not specifiers[0].version.endswith("*")):
+        extras = "[%s]" % ",".join(sorted(requirement.extras)) if requirement.extras else ""
+        return "%s%s==%s+%s" % (requirement.name, extras, specifiers[0].version, variant)
+    return text.split(";")[0].strip()
+
+
+def _requirement(line: str, environment: Dict[str, str], declared: Declared) -> Optional[Any]:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        requirement = Requirement(line)
+    except InvalidRequirement as exc:
+        declared.skipped.append((line, "not a PEP 508 requirement (%s)" % str(exc).splitlines()[0]))
+        return None
+    if requirement.url:
+        declared.skipped.append((line, "a direct URL or path, not a release gpuvet can look up"))
+        return None
+    if requirement.marker is not None and not requirement.marker.evaluate(environment):
+        declared.skipped.append((line, "its marker is false on Linux"))
+        return None
+    return requirement
+
+
+def read_requirements(text: str, python: Optional[str] = None) -> Declared:
+    """A requirements file: requirement lines, ``-r``/``-c`` includes, ``--index-url``/``--extra-index-url``/``-f``."""
+    declared = Declared()
+    environment = _environment(python)
+    variants: List[str] = []
+    lines: List[str] = []
+    pending = ""
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = raw.split(" #")[0].strip() if not raw.lstrip().startswith("#") else ""
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        lines.append(pending + line)
+        pending = ""
+    requirements = []
+    for line in (l.strip() for l in lines):
+        if not line:
+            continue
+        option = re.match(r"^(-r|--requirement|-c|--constraint|-i|--index-url|--extra-index-url|-f|--find-links)"
+                          r"(?:\s+|=)(\S+)", line)
+        if option:
+            flag, value = option.groups()
+            if flag in ("-r", "--requirement"):
+                declared.includes.append(value)
+            elif flag in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links"):
+                variant = _variant(value)
+                if variant:
+                    variants.append(variant)
+            continue
+        if line.startswith("-"):
+            declared.skipped.append((line, "a pip option gpuvet does not need"))
+            continue
+        # per-requirement options (--hash=..., --config-settings ...) follow the requirement: not part of it
+        line = re.split(r"\s+--?[a-z]", line, maxsplit=1)[0].strip()
+        requirement = _requirement(line, environment, declared)
+        if requirement is not None:
+            requirements.append(requirement)
+    variant = variants[0] if len(set(variants)) == 1 else None  # two CUDA indexes: pip's choice is not certain
+    declared.targets = [_qualified(r, variant) for r in requirements]
+    return declared
+
+
+def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) -> Declared:
+    """``[project] dependencies`` (PEP 621), with uv's ``[tool.uv.sources]`` / ``[[tool.uv.index]]`` deciding the
+    build of the packages it maps to an index."""
+    declared = Declared()
+    environment = _environment(python)
+    project = document.get("project") or {}
+    uv = (document.get("tool") or {}).get("uv") or {}
+    indexes = {str(i.get("name")): str(i.get("url") or "") for i in uv.get("index") or [] if isinstance(i, dict)}
+    sources = uv.get("sources") or {}
+    for line in project.get("dependencies") or []:
+        requirement = _requirement(str(line), environment, declared)
+        if requirement is None:
+            continue
+        source = sources.get(requirement.name)
+        choices = source if isinstance(source, list) else [source] if source else []
+        variant = None
+        for choice in choices:
+            if not isinstance(choice, dict) or "index" not in choice:
+                continue
+            marker = choice.get("marker")
+            if marker:
+                from packaging.markers import Marker
+
+                if not Marker(str(marker)).evaluate(environment):
+                    continue
+            variant = _variant(indexes.get(str(choice["index"]), ""))
+            break
+        declared.targets.append(_qualified(requirement, variant))
+    return declared

@@ -1,0 +1,64 @@
+"""``check --project DIR``: read the project's requirements*.txt and pyproject.toml (the I/O half of
+gpuvet.ingest.project), following ``-r`` includes inside the project, bounded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from gpuvet.errors import InputError
+from gpuvet.ingest import project
+
+_MAX_FILES = 64
+_MAX_BYTES = 1024 * 1024
+
+
+def _read(path: Path) -> str:
+    try:
+        data = path.read_bytes()[: _MAX_BYTES + 1]
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > _MAX_BYTES:
+        raise InputError(f"{path} is over {_MAX_BYTES // 1024} KiB: not a requirements file")
+    return data.decode("utf-8", "replace")
+
+
+def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
+    """{"path", "files": [...], "targets": [...], "skipped": [{"file", "line", "why"}]} of a project folder."""
+    root = Path(folder).expanduser()
+    if not root.is_dir():
+        raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
+    queue: List[Path] = sorted(root.glob("requirements*.txt")) + sorted((root / "requirements").glob("*.txt"))
+    seen: List[Path] = []
+    targets: List[str] = []
+    skipped: List[Dict[str, str]] = []
+    while queue and len(seen) < _MAX_FILES:
+        path = queue.pop(0).resolve()
+        if path in seen or not path.is_file():
+            continue
+        seen.append(path)
+        declared = project.read_requirements(_read(path), python)
+        targets += declared.targets
+        skipped += [{"file": str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path),
+                     "line": line, "why": why} for line, why in declared.skipped]
+        for include in declared.includes:
+            candidate = (path.parent / include).resolve()
+            if root.resolve() in candidate.parents:  # never read outside the project
+                queue.append(candidate)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        from gpuvet.tomlfile import loads_toml
+
+        try:
+            document = loads_toml(_read(pyproject))
+        except ValueError as exc:
+            raise InputError(f"{pyproject}: not valid TOML ({str(exc).splitlines()[0]})") from None
+        seen.append(pyproject.resolve())
+        declared = project.read_pyproject(document, python)
+        targets += declared.targets
+        skipped += [{"file": "pyproject.toml", "line": line, "why": why} for line, why in declared.skipped]
+    if not seen:
+        raise InputError(f"--project {folder}: no requirements*.txt or pyproject.toml there")
+    return {"path": str(root), "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
+                                         for p in seen],
+            "targets": list(dict.fromkeys(targets)), "skipped": skipped}
