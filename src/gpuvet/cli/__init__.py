@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     _add_report_options(p, FORMATS_METRICS)
     p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
+    p.add_argument("--prolog", action="store_true",
+                   help="for a Slurm prolog or a node health check: no report, exit 1 (drain) on a failure with one "
+                        "line on stderr saying why, exit 0 otherwise; implies --no-network")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml)")
 

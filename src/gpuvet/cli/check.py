@@ -37,13 +37,32 @@ def project_targets(folder: str, snapshot) -> dict:
     return declared
 
 
+def prolog_verdict(report, lang: str) -> int:
+    """--prolog: nothing on stdout; on a failure one line on stderr (what Slurm logs as the drain reason) and exit 1;
+    exit 0 otherwise: a warning or an undecided target is no reason to take a node out of service."""
+    import sys
+
+    from gpuvet.i18n import render
+
+    if report.verdict is not Verdict.FAIL:
+        return int(ExitCode.OK)
+    failing = [f for f in report.machine if f.severity.value == "fail"]
+    failing += [f for t in report.targets for f in t.findings if f.severity.value == "fail"]
+    reason = render(failing[0].title, lang) if failing else "a target fails"
+    more = " (+%d more)" % (len(failing) - 1) if len(failing) > 1 else ""
+    print("gpuvet: drain: %s [%s]%s" % (" ".join(reason.split()), failing[0].code if failing else "fail", more),
+          file=sys.stderr)
+    return int(ExitCode.FAILURE)
+
+
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
     from gpuvet.cli.formats import render_check_report
     from gpuvet.sources.inputs import gather_snapshot
 
+    prolog = getattr(args, "prolog", False)
     snapshot = gather_snapshot(args)
-    if is_live_probe(args) and not getattr(args, "no_network", False):
+    if is_live_probe(args) and not getattr(args, "no_network", False) and not prolog:
         from gpuvet.sources.network import with_network
 
         snapshot = with_network(snapshot)
@@ -57,5 +76,7 @@ def run(args: argparse.Namespace, output) -> int:
         import dataclasses
 
         report = dataclasses.replace(report, project=project)
+    if prolog:
+        return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))
     return int(exit_code_for(report.verdict.value))
