@@ -71,3 +71,29 @@ def test_slurm_nodes_in_requested_order_with_a_down_node(tmp_path, monkeypatch):
 def test_slurm_refuses_user_and_port():
     with pytest.raises(InputError):
         probe_nodes([parse_host("root@gpu01:22")], "", timeout=1)
+
+
+@pytest.mark.parametrize("names, hostlist", [
+    (["gpu01", "gpu02", "gpu03", "gpu07", "gpu10"], "gpu[01-03,07,10]"),
+    (["node9", "node10", "node11"], "node[9-11]"),
+    (["gpu-a100-3"], "gpu-a100-3"),
+    (["login", "gpu01"], "login,gpu01"),
+    (["n002", "n001", "n001"], "n[001-002]"),
+])
+def test_failing_nodes_are_a_slurm_hostlist(names, hostlist):
+    from gpuvet.sources.fleet.slurm import compress_hostlist
+
+    assert compress_hostlist(names) == hostlist
+
+
+def test_exclude_file_names_unreachable_hosts_and_failing_checks(tmp_path):
+    from gpuvet.cli.fleet import _write_exclude_file
+
+    document = {"hosts": [{"host": "gpu01", "status": "ok"}, {"host": "gpu02", "status": "timeout"},
+                          {"host": "gpu03", "status": "ok"}, {"host": "gpu04", "status": "unreachable"}]}
+    checks = {"gpu01": [{"verdict": "pass"}], "gpu03": [{"verdict": "fail"}]}
+    target = tmp_path / "exclude.txt"
+    _write_exclude_file(str(target), document, checks)
+    assert target.read_text() == "gpu[02-04]\n"
+    _write_exclude_file(str(target), {"hosts": [{"host": "gpu01", "status": "ok"}]}, {})
+    assert target.read_text() == ""  # all healthy: nothing excluded any more

@@ -131,6 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="scan installed binaries for compiled GPU archs (default: only with --check)",
     )
     p.add_argument("--no-binaries", dest="binaries", action="store_const", const=False, help="never scan binaries")
+    p.add_argument("--exclude-file", metavar="FILE", default=None,
+                   help="write the failing hosts there as a Slurm hostlist (sbatch --exclude=$(cat FILE))")
     _add_report_options(p, FORMATS_METRICS)
 
     p = sub.add_parser("diff", help="group snapshots by every fact that differs")

@@ -150,10 +150,31 @@ def finish(results: List[R.HostResult], args: argparse.Namespace, output: Any, v
         output.write(render_document("fleet" if via else "diff", document, args, output))
     else:
         output.write(render(document, args.format, args.lang or "en", color=use_color(output.is_terminal)))
+    if getattr(args, "exclude_file", None):
+        _write_exclude_file(args.exclude_file, document, checks)
     code = exit_code(document)
     if via is None and code == 0 and document.get("groups"):
         code = 1  # `gpuvet diff` follows diff(1): 1 when the snapshots differ
     return code
+
+
+def failing_hosts(document: Dict[str, Any], checks: Optional[Dict[str, List[Dict[str, Any]]]]) -> List[str]:
+    """Hosts to take out of service: not probed (any status but ok), or a --check target fails there."""
+    failing = [str(h["host"]) for h in document.get("hosts") or [] if h.get("status") != R.OK]
+    for host, entries in (checks or {}).items():
+        if any(entry.get("verdict") == "fail" for entry in entries) and host not in failing:
+            failing.append(host)
+    return failing
+
+
+def _write_exclude_file(path: str, document: Dict[str, Any], checks) -> None:
+    """--exclude-file: the failing hosts as a Slurm hostlist (sbatch --exclude=$(cat FILE)); empty when none fails,
+    so a job that reads it never excludes a node that has recovered. Written atomically."""
+    from gpuvet.cli.output import write_file
+    from gpuvet.sources.fleet.slurm import compress_hostlist
+
+    failing = failing_hosts(document, checks)
+    write_file(path, compress_hostlist(failing) + "\n" if failing else "")
 
 
 def _progress(total: int, lang: str):

@@ -113,3 +113,46 @@ def probe_nodes(specs: Sequence[HostSpec], script: str, timeout: float,
     for item in results:
         item.seconds = elapsed
     return results
+
+
+def compress_hostlist(names) -> str:
+    """Slurm's hostlist form of ``names`` (what ``scontrol show hostlistsorted`` prints): ``gpu01,gpu02,gpu03,gpu07``
+    -> ``gpu[01-03,07]``, keeping each number's zero padding; names without a trailing number stay as they are."""
+    import re
+
+    # (prefix, width) -> numbers: width is the zero-padded length (0: not padded); plain names keep their own key
+    groups = {}  # type: dict
+    order = []
+    parsed = []
+    for name in dict.fromkeys(str(n) for n in names):
+        match = re.match(r"^(.*?)(\d+)$", name)
+        parsed.append((name, match.group(1), match.group(2)) if match else (name, None, None))
+    padded = {(prefix, len(digits)) for _, prefix, digits in parsed if digits and digits.startswith("0") and len(digits) > 1}
+    for name, prefix, digits in parsed:
+        key = (name, -1)  # type: tuple
+        if digits is not None:
+            # gpu10 belongs with gpu01-gpu09 (the same width); node9 and node10 are simply unpadded
+            key = (prefix, len(digits)) if (prefix, len(digits)) in padded else (prefix, 0)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        if digits is not None:
+            groups[key].append(int(digits))
+    parts = []
+    for prefix, width in order:
+        if width < 0:
+            parts.append(prefix)
+            continue
+        numbers = sorted(set(groups[(prefix, width)]))
+        ranges = []
+        start = previous = numbers[0]
+        for number in numbers[1:] + [None]:
+            if number is not None and number == previous + 1:
+                previous = number
+                continue
+            ranges.append("%0*d" % (width, start) if start == previous else "%0*d-%0*d" % (width, start, width, previous))
+            if number is not None:
+                start = previous = number
+        parts.append("%s%s" % (prefix, ranges[0]) if len(numbers) == 1 else "%s[%s]" % (prefix, ",".join(ranges)))
+    return ",".join(parts)
+
