@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check a snapshot against targets (torch==2.1.2, tensorflow>=2.15, vllm ...)")
     p.add_argument("targets", nargs="*", metavar="TARGET")
     _add_input_options(p)
-    _add_report_options(p, FORMATS_METRICS)
+    _add_report_options(p, FORMATS_METRICS + ("k8s-labels",))
     p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
     p.add_argument("--prolog", action="store_true",
                    help="for a Slurm prolog or a node health check: no report, exit 1 (drain) on a failure with one "

@@ -14,7 +14,7 @@ from gpuvet.models import CheckReport
 from gpuvet.report.envelope import dumps
 from gpuvet.report.findings import check_to_dict
 
-FORMATS = ("text", "json", "markdown", "html", "prometheus")
+FORMATS = ("text", "json", "markdown", "html", "prometheus", "k8s-labels")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,10 @@ def render_check(report: CheckReport, options: RenderOptions,
         from gpuvet.report.check_text import render_check_text
 
         return render_check_text(document, options.lang, color=options.color, width=options.width)
+    if options.format == "k8s-labels":
+        from gpuvet.report import k8s
+
+        return k8s.render(document)
     if options.format == "prometheus":
         from gpuvet.report import prometheus
 
