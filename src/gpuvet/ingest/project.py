@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 # A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
-_VARIANT_INDEX = re.compile(r"/whl/(?:nightly/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)/?$")
+_VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)/?$")
 # Packages whose build the index decides (the PyTorch indexes serve these).
 _INDEXED = {"torch", "torchvision", "torchaudio"}
 # The server the project is checked for: markers are evaluated as pip on Linux x86_64 evaluates them.
@@ -81,7 +81,7 @@ def read_requirements(text: str, python: Optional[str] = None) -> Declared:
     variants: List[str] = []
     lines: List[str] = []
     pending = ""
-    for raw in text.replace("\r\n", "\n").split("\n"):
+    for raw in text.lstrip("\ufeff").replace("\r\n", "\n").split("\n"):  # a BOM from Windows editors
         line = raw.split(" #")[0].strip() if not raw.lstrip().startswith("#") else ""
         if line.endswith("\\"):
             pending += line[:-1] + " "
@@ -106,13 +106,17 @@ def read_requirements(text: str, python: Optional[str] = None) -> Declared:
         if line.startswith("-"):
             declared.skipped.append((line, "a pip option gpuvet does not need"))
             continue
-        # per-requirement options (--hash=..., --config-settings ...) follow the requirement: not part of it
-        line = re.split(r"\s+--?[a-z]", line, maxsplit=1)[0].strip()
-        requirement = _requirement(line, environment, declared)
+        if re.match(r"^(https?|file|git\+\w+)://|^[./~]|^[A-Za-z]:\\", line):
+            declared.skipped.append((line, "a direct URL or path, not a release gpuvet can look up"))
+            continue
+        # per-requirement options (--hash=..., --index-url ... on the line itself) follow the requirement
+        parts = re.split(r"\s+(?=--?[a-z])", line, maxsplit=1)
+        own = [_variant(url) for url in re.findall(r"--(?:extra-)?index-url(?:\s+|=)(\S+)", parts[1])] if len(parts) > 1 else []
+        requirement = _requirement(parts[0].strip(), environment, declared)
         if requirement is not None:
-            requirements.append(requirement)
+            requirements.append((requirement, own[0] if len(own) == 1 else None))
     variant = variants[0] if len(set(variants)) == 1 else None  # two CUDA indexes: pip's choice is not certain
-    declared.targets = [_qualified(r, variant) for r in requirements]
+    declared.targets = [_qualified(r, own or variant) for r, own in requirements]
     return declared
 
 

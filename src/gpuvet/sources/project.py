@@ -43,7 +43,12 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
                      "line": line, "why": why} for line, why in declared.skipped]
         for include in declared.includes:
             candidate = (path.parent / include).resolve()
-            if root.resolve() in candidate.parents:  # never read outside the project
+            where = str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path)
+            if root.resolve() not in candidate.parents:  # never read outside the project
+                skipped.append({"file": where, "line": "-r " + include, "why": "outside the project: not read"})
+            elif not candidate.is_file():
+                skipped.append({"file": where, "line": "-r " + include, "why": "the included file is not there"})
+            else:
                 queue.append(candidate)
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():

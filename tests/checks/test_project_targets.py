@@ -1,0 +1,61 @@
+"""check --project on real projects' dependency files (tests/fixtures/projects, provenance in PROVENANCE.md): the
+frameworks each declares become targets with the build their index decides, what gpuvet does not judge is listed,
+and the check verdicts follow from the machine."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuvet.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PROJECTS = FIXTURES / "projects"
+A10 = str(FIXTURES / "nvidia-smi" / "a10-1gpu_drv550.90.12.txt")  # driver 550: CUDA up to 12.4
+
+
+def _check(project, capsys, *extra):
+    code = main(["check", "--project", str(PROJECTS / project), "--from", A10, "--no-network", "-f", "json", *extra])
+    return code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("project, declared", [
+    ("kohya-ss", ["torch==2.7.0+cu128", "xformers>=0.0.30", "bitsandbytes>=0.45.0", "tensorflow==2.15.0.post1"]),
+    ("open-sora", ["torch==2.3.0+cu121", "xformers==0.0.26.post1"]),  # the index on each line decides
+    ("tabbyapi", ["torch~=2.2"]),  # the BOM is read past; the wheel URLs are not releases
+    ("vllm-cpu", ["torch==2.9.1+cpu"]),  # the x86_64 one of two marker-split pins
+    ("prime-rl", ["torch>=2.9.0", "vllm==0.14.0"]),
+    ("invokeai-pep621", ["torch==2.2.1"]),
+])
+def test_the_frameworks_a_project_declares(project, declared, capsys):
+    _, document = _check(project, capsys)
+    assert document["project"]["targets"] == declared
+    assert [t["target"] for t in document["targets"]] == declared
+
+
+def test_what_is_left_out_is_reported(capsys):
+    _, document = _check("vllm-cpu", capsys)
+    skipped = {(s["line"], s["why"]) for s in document["project"]["skipped"]}
+    assert ("-r common.txt", "the included file is not there") in skipped
+    assert "numba==0.61.2" in document["project"]["not_judged"]
+    _, document = _check("tabbyapi", capsys)
+    assert any(s["why"].startswith("a direct URL") for s in document["project"]["skipped"])
+
+
+def test_the_verdict_follows_from_the_machine(capsys):
+    t4 = str(FIXTURES / "nvidia-smi" / "tesla-t4-1gpu_drv510.47.03.txt")  # R510: CUDA 11.x only
+    code = main(["check", "--project", str(PROJECTS / "kohya-ss"), "--from", t4, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    torch = next(t for t in document["targets"] if t["target"] == "torch==2.7.0+cu128")
+    assert torch["verdict"] == "fail"  # a CUDA 12.8 build below the 12.x driver floor (525.60.13)
+    assert "driver_too_old" in [f["code"] for f in torch["findings"]]
+    assert code == 1
+    code, document = _check("open-sora", capsys)
+    torch = next(t for t in document["targets"] if t["target"] == "torch==2.3.0+cu121")
+    assert torch["verdict"] == "pass"
+
+
+def test_a_folder_without_dependency_files_is_one_line(tmp_path, capsys):
+    assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --project") and "Traceback" not in err
