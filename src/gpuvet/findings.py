@@ -37,6 +37,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.ptx_jit": ("ptx_jit", "framework", INFO),
     "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
     "checks.kb_stale": ("kb_stale", "framework", WARN),
+    "checks.shm_small": ("shm_too_small", "gpu", WARN),
     # what a broken install left in site-packages (gpuvet.checks.damage)
     "checks.damaged.files": ("damaged_install", "framework", FAIL),
     "checks.damaged.no_metadata": ("damaged_install", "framework", WARN),

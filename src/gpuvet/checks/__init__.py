@@ -12,7 +12,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
 from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
-from gpuvet.checks.disks import disk_findings
+from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
@@ -137,7 +137,7 @@ def run_checks(
         targets=results,
         machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)
                       + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)
-                      + damage_findings(view)),
+                      + damage_findings(view) + shm_findings(view)),
         together=tuple(together_findings(view, parsed, results, kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,

@@ -62,6 +62,23 @@ def _room(mounts: Sequence[Mapping[str, Any]], locations: Sequence[Mapping[str, 
     return max(candidates, key=lambda e: e["free_bytes"]) if candidates else None
 
 
+def shm_findings(view: SnapshotView) -> List[Finding]:
+    """``shm_too_small``: /dev/shm below the health threshold on a machine with GPUs (a container's 64 MB default)."""
+    from gpuvet.kb.thresholds import load_thresholds
+
+    disks = view.value("disks")
+    shm = disks.get("shm") if isinstance(disks, dict) else None
+    total = shm.get("total_bytes") if isinstance(shm, dict) else None
+    rules = load_thresholds().health
+    minimum = float(rules.get("shm_min_bytes", 1 << 30))
+    if not isinstance(total, (int, float)) or total >= minimum or not view.gpus:
+        return []
+    sources = tuple(s.strip() for s in str(rules.get("shm_source", "")).split(";") if s.strip())
+    return [make("checks.shm_small", size="%d MiB" % (total // (1 << 20)), minimum="%d MiB" % (minimum // (1 << 20)),
+                 expected=">= %d MiB" % (minimum // (1 << 20)), actual="%d MiB" % (total // (1 << 20)),
+                 commands=("docker run --shm-size=16g ... (or --ipc=host)", "df -h /dev/shm"), sources=sources)]
+
+
 def disk_findings(view: SnapshotView, targets: Sequence[Any]) -> List[Finding]:
     """A ``disk_full`` finding per named target whose install will not fit where pip would write it."""
     disks = view.value("disks") or {}

@@ -108,4 +108,10 @@ def collect(environ=None, mounts_file="/proc/mounts"):
         listed.append({"mount": point, "fstype": fstype, "free_bytes": free, "total_bytes": total})
         if len(listed) >= _MAX_MOUNTS:
             break
-    return found({"locations": result, "mounts": listed}, "statvfs")
+    value = {"locations": result, "mounts": listed}  # type: dict
+    # /dev/shm: where DataLoader workers and NCCL's shared-memory transport put their buffers; a container gets 64 MB
+    # unless started with --shm-size or --ipc=host
+    shm_free, shm_total = _space("/dev/shm") if os.path.isdir("/dev/shm") else (None, None)
+    if shm_total is not None:
+        value["shm"] = {"path": "/dev/shm", "free_bytes": shm_free, "total_bytes": shm_total}
+    return found(value, "statvfs")
