@@ -100,3 +100,24 @@ def test_fake_smi_non_utf8_output(smi_dir, tmp_path):
     snapshot, _ = run_probe(_smi_env(smi_dir, FAKE_SMI_XML=str(broken)))
     assert snapshot["gpus"]["value"][0]["name"].startswith("NVIDIA A100-SXM4-80GB ")
     assert snapshot["driver"]["version"]["value"] == "535.54.03"
+
+
+def test_nvml_p2p_status_of_every_pair_becomes_the_check_warning(nvml_dir):
+    """A 3-GPU box where GPU 0 and 2 cannot reach each other (chipset not supported): the probe's gpu_p2p is the
+    fact a pasted `topo -p2p r` gives, and check warns naming that pair."""
+    from gpuvet.checks import run_checks
+
+    env = probe_env(LD_LIBRARY_PATH=str(nvml_dir), FAKE_NVML_COUNT="3", FAKE_NVML_P2P="0-2:1",
+                    FAKE_NVML_NAME="NVIDIA GeForce RTX 4090", FAKE_NVML_CC="89")
+    snapshot, _ = run_probe(env)
+    p2p = snapshot["gpu_p2p"]
+    assert p2p["source"] == "nvml" and p2p["value"]["gpu_count"] == 3
+    assert p2p["value"]["matrix"]["GPU2"]["GPU0"] == "CNS" and p2p["value"]["matrix"]["GPU0"]["GPU1"] == "OK"
+    assert p2p["value"]["not_ok"] == [{"gpus": [0, 2], "status": "CNS", "meaning": "chipset not supported"}]
+    warnings = [f for f in run_checks(snapshot, ["torch==2.5.1"]).machine if f.title.id == "smoke.health.p2p_unsupported.title"]
+    assert [w.actual for w in warnings] == ["0-2 (CNS)"]
+
+
+def test_one_gpu_has_no_p2p_fact(nvml_dir):
+    snapshot, _ = run_probe(probe_env(LD_LIBRARY_PATH=str(nvml_dir), FAKE_NVML_COUNT="1"))
+    assert "gpu_p2p" not in snapshot

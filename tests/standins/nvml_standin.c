@@ -161,3 +161,23 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, int *current, int *pendin
     (void)device; (void)current; (void)pending;
     return NVML_ERROR_NOT_SUPPORTED;
 }
+
+/* P2P: FAKE_NVML_P2P="0-1:1,2-3:2" gives the nvmlGpuP2PStatus_t of a pair (either order); every other pair is OK. */
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, int caps, int *status) {
+    (void)caps;
+    if (!valid(a) || !valid(b)) return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned x = device_index(a), y = device_index(b);
+    const char *spec = env_or("FAKE_NVML_P2P", "");
+    *status = 0;
+    while (*spec) {
+        unsigned p, q; int value, used = 0;
+        if (sscanf(spec, "%u-%u:%d%n", &p, &q, &value, &used) == 3 && used > 0) {
+            if ((p == x && q == y) || (p == y && q == x)) *status = value;
+            spec += used;
+        } else {
+            break;
+        }
+        if (*spec == ',') spec++;
+    }
+    return NVML_SUCCESS;
+}

@@ -113,6 +113,8 @@ def probe(binaries=True, timeout=None):
         snapshot["driver"] = gpu_part["driver"]
         snapshot["gpus"] = gpu_part["gpus"]
         snapshot["topology"] = gpu_part["topology"]
+        if "gpu_p2p" in gpu_part:
+            snapshot["gpu_p2p"] = gpu_part["gpu_p2p"]
     else:  # the guard's failed fact: every GPU-side fact shares it
         snapshot["driver"] = {"version": gpu_part}
         snapshot["gpus"] = gpu_part

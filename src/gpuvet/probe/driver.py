@@ -62,7 +62,10 @@ def collect(timeout):
         "nvml_binding": from_nvml.binding,
         "error": errors[0] if errors else facts.missing("no driver error reported"),
     }
-    return {"driver": driver, "gpus": gpus, "topology": topology}
+    part = {"driver": driver, "gpus": gpus, "topology": topology}
+    if from_nvml.p2p:
+        part["gpu_p2p"] = from_nvml.p2p
+    return part
 
 
 def _nvml_trouble(from_nvml):

@@ -43,12 +43,13 @@ ERROR_NAMES = {  # type: dict[object, str]
 class NvmlResult(object):
     """What NVML said: facts for the driver section and the GPU list (each found, missing or failed)."""
 
-    def __init__(self, binding, version, cuda_max, gpus, error=None):
+    def __init__(self, binding, version, cuda_max, gpus, error=None, p2p=None):
         self.binding = binding
         self.version = version
         self.cuda_max = cuda_max
         self.gpus = gpus
         self.error = error  # a found fact when nvmlInit reported a driver problem, else None
+        self.p2p = p2p  # the gpu_p2p fact (read support per GPU pair) when NVML answered for two GPUs or more
 
 
 def cuda_version_text(number):
@@ -139,7 +140,7 @@ def query(timeout=DEFAULT_TIMEOUT):
 
 def _result_dict(result):
     return {"binding": result.binding, "version": result.version, "cuda_max": result.cuda_max, "gpus": result.gpus,
-            "error": result.error}
+            "error": result.error, "p2p": result.p2p}
 
 
 def _child(write_fd):
@@ -220,7 +221,8 @@ def _query_in_child(timeout):
         answer = json.loads(b"".join(chunks).decode("utf-8", "replace"))
         if "crash" in answer:
             raise ValueError(answer["crash"])
-        return NvmlResult(answer["binding"], answer["version"], answer["cuda_max"], answer["gpus"], answer["error"])
+        return NvmlResult(answer["binding"], answer["version"], answer["cuda_max"], answer["gpus"], answer["error"],
+                          answer.get("p2p"))
     except (ValueError, KeyError, TypeError) as exc:
         why = "NVML child process gave no usable answer (%s)" % exc
         return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
@@ -301,15 +303,47 @@ def _read_all(pynvml, binding):
         facts.found(cuda_version_text(cuda), "nvml") if cuda else facts.failed("nvmlSystemGetCudaDriverVersion failed")
     )
     count = call("nvmlDeviceGetCount")
+    p2p = None
     if count is None:
         gpus = facts.failed("nvmlDeviceGetCount failed", detail=call.last_error)
     else:
         devices = []
+        handles = []
         for index in range(count):
             handle = call("nvmlDeviceGetHandleByIndex", index)
+            handles.append(handle)
             devices.append(_device(call, index, handle) if handle is not None else {"index": index, "error": call.last_error})
         gpus = facts.found(devices, "nvml")
-    return NvmlResult(binding, version_fact, cuda_fact, gpus)
+        p2p = _p2p(call, handles)
+    return NvmlResult(binding, version_fact, cuda_fact, gpus, p2p=p2p)
+
+
+# nvmlGpuP2PStatus_t -> the cell nvidia-smi topo -p2p prints for it (nvml.h; nvidia-smi's legend)
+P2P_STATUS = {0: "OK", 1: "CNS", 2: "GNS", 3: "TNS", 4: "DR", 5: "NS", 6: "U"}
+P2P_MEANING = {"OK": "ok", "CNS": "chipset not supported", "GNS": "GPU not supported", "TNS": "topology not supported",
+               "NS": "not supported", "DR": "disabled by regkey", "U": "unknown"}
+_P2P_CAPS_INDEX_READ = 0  # NVML_P2P_CAPS_INDEX_READ
+
+
+def _p2p(call, handles):
+    """The same fact a pasted ``nvidia-smi topo -p2p r`` gives, from nvmlDeviceGetP2PStatus (read capability)."""
+    if len(handles) < 2 or any(h is None for h in handles):
+        return None
+    matrix = {}
+    not_ok = []
+    for a, first in enumerate(handles):
+        row = {}
+        for b, second in enumerate(handles):
+            if a == b:
+                row["GPU%d" % b] = "X"
+                continue
+            status = call("nvmlDeviceGetP2PStatus", first, second, _P2P_CAPS_INDEX_READ)
+            cell = P2P_STATUS.get(status, "U") if status is not None else "U"
+            row["GPU%d" % b] = cell
+            if a < b and cell != "OK":
+                not_ok.append({"gpus": [a, b], "status": cell, "meaning": P2P_MEANING[cell]})
+        matrix["GPU%d" % a] = row
+    return facts.found({"matrix": matrix, "gpu_count": len(handles), "not_ok": not_ok}, "nvml", capability="read")
 
 
 class _Caller(object):
