@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Union
+from typing import TYPE_CHECKING, Any, Dict, Union
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _parser() -> Any:
@@ -21,9 +24,38 @@ def _parser() -> Any:
     return tomli  # pragma: no cover
 
 
+COMPILED_DIR = "__compiled__"  # beside each shipped TOML: <name>.json written by tools/compile_data.py
+
+
+def compiled_path(path: Union[str, "os.PathLike[str]"]) -> "Path":
+    from pathlib import Path
+
+    source = Path(path)
+    return source.parent / COMPILED_DIR / (source.stem + ".json")
+
+
+def parse_toml_bytes(data: bytes) -> Dict[str, Any]:
+    return _parser().loads(data.decode("utf-8"))
+
+
 def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """The TOML file's document. A shipped file has a JSON twin made from it (tools/compile_data.py), which is used
+    when it was made from exactly these bytes (its sha256): JSON parses about ten times faster than TOML, and the
+    data files are most of what a check reads. Any other file, or a stale twin, is parsed as TOML."""
     with open(path, "rb") as handle:
-        return _parser().load(handle)
+        data = handle.read()
+    twin = compiled_path(path)
+    if twin.is_file():
+        import hashlib
+        import json
+
+        try:
+            compiled = json.loads(twin.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            compiled = None
+        if isinstance(compiled, dict) and compiled.get("sha256") == hashlib.sha256(data).hexdigest():
+            return compiled["document"]
+    return parse_toml_bytes(data)
 
 
 def loads_toml(text: str) -> Dict[str, Any]:

@@ -39,7 +39,9 @@ def _record_problems(site, folder, name, version):
     except ReadError:
         return []
     missing, wrong = [], []
-    for row in csv.reader(io.StringIO(text)):
+    # only the shared libraries' rows go through csv: torch's RECORD has ~15,000 rows, a few hundred of them .so
+    rows = "\n".join(line for line in text.splitlines() if ".so" in line)
+    for row in csv.reader(io.StringIO(rows)):
         if len(row) < 3 or not _SO.search(row[0]) or not row[2].strip().isdigit():
             continue
         path = os.path.normpath(os.path.join(site, row[0]))

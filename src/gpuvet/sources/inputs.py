@@ -15,9 +15,11 @@ from gpuvet.snapshot import merge_all
 def _refuse_stdin_twice(args: argparse.Namespace, from_files: List[str], snapshots: List[str]) -> None:
     """Stdin can be read once: a second '-' found it empty and said "stdin: the input is empty", which blamed the
     paste instead of the command line (``kubectl logs pod | gpuvet diagnose - --from -``)."""
-    from gpuvet.ingest.reader import split_spec
+    readers: List[str] = []
+    if from_files:  # the parsers load only when there is text to parse: a live check never needs them
+        from gpuvet.ingest.reader import split_spec
 
-    readers = [f"--from {spec}" for spec in from_files if split_spec(spec)[1] == "-"]
+        readers = [f"--from {spec}" for spec in from_files if split_spec(spec)[1] == "-"]
     readers += ["--snapshot -" for path in snapshots if path == "-"]
     if getattr(args, "logfile", None) == "-":
         readers.insert(0, "LOGFILE -")
