@@ -38,6 +38,10 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.overlay_disagrees": ("kb_overlay_disagrees", "framework", INFO),
     "checks.kb_stale": ("kb_stale", "framework", WARN),
     "checks.shm_small": ("shm_too_small", "gpu", WARN),
+    # check --project: what breaks when a project moves from Windows to the Linux server
+    "checks.project.crlf": ("platform_unsupported", "python", WARN),
+    "checks.project.windows_only": ("platform_unsupported", "python", WARN),
+    "checks.project.windows_path": ("platform_unsupported", "python", WARN),
     # what a broken install left in site-packages (gpuvet.checks.damage)
     "checks.damaged.files": ("damaged_install", "framework", FAIL),
     "checks.damaged.no_metadata": ("damaged_install", "framework", WARN),

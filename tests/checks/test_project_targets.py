@@ -59,3 +59,25 @@ def test_a_folder_without_dependency_files_is_one_line(tmp_path, capsys):
     assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: --project") and "Traceback" not in err
+
+
+def test_a_project_moved_from_windows_gets_what_breaks_on_linux(tmp_path, capsys):
+    (tmp_path / "requirements.txt").write_bytes(
+        b"torch==2.1.2\r\npywin32==306\r\npywin32-ctypes==0.2.2; sys_platform == 'win32'\r\n"
+        b"C:\\Users\\me\\wheels\\flash_attn-2.5.2-cp311-win_amd64.whl\r\n")
+    (tmp_path / "train.sh").write_bytes(b"#!/bin/bash\r\npython train.py\r\n")
+    (tmp_path / "setup.sh").write_bytes(b"#!/bin/bash\npip install -r requirements.txt\n")
+    code = main(["check", "--project", str(tmp_path), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    lint = {(entry["file"], entry["problem"]) for entry in document["project"]["lint"]}
+    assert lint == {("requirements.txt", "crlf"), ("requirements.txt", "windows_only"),
+                    ("requirements.txt", "windows_path"), ("train.sh", "crlf")}  # the marked one and setup.sh are fine
+    codes = [f["code"] for f in document["machine"] if f["code"] == "platform_unsupported"]
+    assert len(codes) == 4 and document["verdict"] == "warn" and code == 0
+    assert document["project"]["targets"] == ["torch==2.1.2"]
+
+
+def test_the_real_projects_carry_no_windows_lint(capsys):
+    for project in ("kohya-ss", "open-sora", "tabbyapi", "invokeai-pep621"):
+        _, document = _check(project, capsys)
+        assert document["project"]["lint"] == [], project

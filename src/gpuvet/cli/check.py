@@ -75,7 +75,9 @@ def run(args: argparse.Namespace, output) -> int:
     if project is not None:
         import dataclasses
 
-        report = dataclasses.replace(report, project=project)
+        from gpuvet.checks.project import project_findings
+
+        report = dataclasses.replace(report, project=project, machine=report.machine + tuple(project_findings(project)))
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))

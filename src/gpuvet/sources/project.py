@@ -30,6 +30,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
     queue: List[Path] = sorted(root.glob("requirements*.txt")) + sorted((root / "requirements").glob("*.txt"))
     seen: List[Path] = []
+    lint: List[Dict[str, str]] = []
     targets: List[str] = []
     skipped: List[Dict[str, str]] = []
     while queue and len(seen) < _MAX_FILES:
@@ -37,7 +38,10 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         if path in seen or not path.is_file():
             continue
         seen.append(path)
-        declared = project.read_requirements(_read(path), python)
+        text = _read(path)
+        relative = str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path)
+        lint += project.windows_lint(text, relative)
+        declared = project.read_requirements(text, python)
         targets += declared.targets
         skipped += [{"file": str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path),
                      "line": line, "why": why} for line, why in declared.skipped]
@@ -64,6 +68,14 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         skipped += [{"file": "pyproject.toml", "line": line, "why": why} for line, why in declared.skipped]
     if not seen:
         raise InputError(f"--project {folder}: no requirements*.txt or pyproject.toml there")
+    for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
+        try:
+            head = script.read_bytes()[:_MAX_BYTES]
+        except OSError:
+            continue
+        if b"\r\n" in head:
+            lint.append({"file": script.name, "line": "", "problem": "crlf",
+                         "fix": "convert it to LF line ends (dos2unix %s)" % script.name})
     return {"path": str(root), "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
                                          for p in seen],
-            "targets": list(dict.fromkeys(targets)), "skipped": skipped}
+            "targets": list(dict.fromkeys(targets)), "skipped": skipped, "lint": lint}
