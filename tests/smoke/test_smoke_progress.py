@@ -22,3 +22,14 @@ def test_a_terminal_gets_one_line_per_run():
 
 def test_a_pipe_gets_nothing():
     assert progress("en", io.StringIO()) is None
+
+
+def test_a_large_log_is_announced_on_a_terminal_only():
+    from gpuvet.cli.diagnose import LARGE_LOG, announce_large_log
+
+    log = "RuntimeError: CUDA error\n" * (LARGE_LOG // 24 + 1)
+    stream = Terminal()
+    assert announce_large_log(log, "en", stream)
+    assert stream.getvalue().startswith("gpuvet diagnose: reading 8 MB (")
+    assert not announce_large_log(log, "en", io.StringIO())  # piped: nothing
+    assert not announce_large_log("short\n", "en", Terminal())

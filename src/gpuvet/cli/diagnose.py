@@ -74,6 +74,24 @@ def _redacted(diagnoses: List[Any], state: Any = None, host: bool = False) -> Li
     return result
 
 
+LARGE_LOG = 8 * 1024 * 1024  # characters: a log this long takes about a second, worth saying so on a terminal
+
+
+def announce_large_log(text: str, lang: str, stream: Any = None) -> bool:
+    """One line on a terminal's stderr before a large log is read (never piped, never in the report)."""
+    import sys
+
+    from gpuvet.i18n import text as message
+
+    stream = sys.stderr if stream is None else stream
+    if len(text) < LARGE_LOG or not (hasattr(stream, "isatty") and stream.isatty()):
+        return False
+    stream.write(message(lang, "diagnose.progress.large", megabytes="%d" % (len(text) // (1024 * 1024)),
+                         lines="%d" % text.count("\n")) + "\n")
+    stream.flush()
+    return True
+
+
 def run(args: argparse.Namespace, output: Any) -> int:
     from gpuvet.diagnose import context_for
     from gpuvet.diagnose.engine import diagnose_text
@@ -82,6 +100,8 @@ def run(args: argparse.Namespace, output: Any) -> int:
     from gpuvet.report.envelope import dumps
 
     text = read_log(getattr(args, "logfile", None))
+    lang = getattr(args, "lang", None) or "en"
+    announce_large_log(text, lang)
     snapshot, is_live = context_for(text, *_snapshot(args))
     from gpuvet.probe.redact import Redaction, redact
 
@@ -90,7 +110,6 @@ def run(args: argparse.Namespace, output: Any) -> int:
     if snapshot is not None and state.host:
         redact(snapshot, state=state)  # learn the machine's host name and serials for the text below
     diagnoses = _redacted(diagnose_text(text, snapshot, snapshot_is_live=is_live), state)
-    lang = getattr(args, "lang", None) or "en"
     fmt = getattr(args, "format", "text")
     if fmt == "json":
         output.write(redact(dumps(redact(render.to_json(diagnoses, lang), state=state)), state=state, free=False))
