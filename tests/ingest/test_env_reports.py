@@ -29,7 +29,7 @@ DIRECTORIES = {
     "mindspore-run-check": "mindspore-run-check", "proc-driver-nvidia-version": "proc-nvidia-version",
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
-    "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info",
+    "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info", "lspci": "lspci",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -106,6 +106,11 @@ EXPECTED = {
     "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": (None, None, 0, None, ABSENT, None),
     "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": (None, None, 0, None, ABSENT, None),
     "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": (None, "H100 SXM5 80GB", 8, None, ABSENT, None),
+    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": (None, None, 1, None, ABSENT, None),
+    "lspci/gtx970-as-device-13c2_lspci-vnn.txt": (None, None, 1, None, ABSENT, None),
+    "lspci/quadro-t1000-mobile_vfio-pci_lspci-nnk.txt": (None, "Quadro T1000 Mobile", 1, None, ABSENT, None),
+    "lspci/mx130-gtx970-egpu_lspci-nn.txt": (None, "GeForce MX130", 2, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -124,6 +129,11 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": [("gpus.0.pci_device_id", "10de:2330"),
+                                                                ("gpus.0.pci_bus_id", "0000:05:00.0")],
+    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": [("gpus.0.pci_device_id", "10de:2204")],
+    "lspci/quadro-t1000-mobile_vfio-pci_lspci-nnk.txt": [("gpus.0.kernel_driver", "vfio-pci")],
+    "lspci/mx130-gtx970-egpu_lspci-nn.txt": [("gpus.1.name", "GeForce GTX 970")],
     "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": [
         ("driver.cuda_max", "11.2"), ("host.glibc", "2.27"), ("host.machine", "x86_64"), ("conda.version", "23.1.0"),
         ("conda.active_env", "base"), ("conda.channels.0", "https://repo.anaconda.com/pkgs/main/linux-64")],
