@@ -65,18 +65,6 @@ def import_builds(overlay: Path, index_name: str) -> dict:
     return added
 
 
-def _torch_default(version: str):
-    """(CUDA, source) of torch VERSION's PyPI default build as the shipped torch file writes it (the raw record: its
-    source as written, without the arch lists the loader adds), or None when the file does not have the release."""
-    wanted = versions.parse(version)
-    for release in loader.raw(DATA / "frameworks" / "torch.toml").get("release", ()):
-        if versions.parse(str(release["version"])) == wanted:
-            for variant in release.get("variant", ()):
-                if variant.get("name") == release.get("default_variant") and variant.get("cuda"):
-                    return str(variant["cuda"]), str(variant["source"])
-    return None
-
-
 # Frameworks whose release is fully described by its wheel's METADATA: it pins one torch, whose PyPI default build
 # fixes the CUDA of the stack. pins: the Requires-Dist pins a record keeps; extras: the extras a pin may sit in (the
 # install then names it); own_kernels: False for a pure-Python wheel whose kernels are its pins' (SGLang).
@@ -113,7 +101,7 @@ def release_block(build: dict, index_name: str) -> str:
     torch_pin = pins.get("torch")
     if not torch_pin:
         raise LookupError(f"{framework} {version}: no exact torch pin in its METADATA, so its CUDA cannot be told")
-    plain = _torch_default(torch_pin)
+    plain = loader.pinned_torch_build(torch_pin, DATA / "frameworks" / "torch.toml")
     if plain is None:
         raise LookupError(f"{framework} {version}: pins torch=={torch_pin}, which the shipped torch file does not describe")
     cuda, torch_source = plain

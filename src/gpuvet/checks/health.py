@@ -186,7 +186,7 @@ def p2p_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
         return []
     listed = ", ".join("%d-%d (%s)" % (p["gpus"][0], p["gpus"][1], p["status"]) for p in pairs)  # the legend is in the detail
     return [_finding("interconnect_slow", Severity.WARN, "p2p_unsupported", "%d GPU pair(s)" % len(pairs),
-                     rules.get("p2p_source", rules["interconnect_source"]), "P2P OK", listed,
+                     rules["p2p_source"], "P2P OK", listed,
                      ("gpuvet smoke --distributed", "nvidia-smi topo -m"), pairs=listed, count=len(pairs))]
 
 

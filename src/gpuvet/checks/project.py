@@ -16,6 +16,6 @@ def project_findings(project: Mapping[str, Any]) -> List[Finding]:
     for entry in project.get("lint") or []:
         key = _KEYS.get(str(entry.get("problem")))
         if key:
-            out.append(make(key, file=entry.get("file", ""), line=entry.get("line", ""), fix_text=entry.get("fix", ""),
+            out.append(make(key, file=entry.get("file", ""), line=entry.get("line", ""),
                             commands=("dos2unix %s" % entry["file"],) if entry.get("problem") == "crlf" else ()))
     return out

@@ -4,7 +4,7 @@ only place they write), ``status`` shows the shipped version and what the overla
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 from gpuvet.errors import ExitCode, InputError
 from gpuvet.i18n import text
@@ -58,7 +58,7 @@ def _file_named(name: str, files, lang: str):
     return path
 
 
-def _show(name: str, files, fmt: str, lang: str, versions: List[str] = ()) -> str:  # type: ignore[assignment]
+def _show(name: str, files, fmt: str, lang: str, versions: Sequence[str] = ()) -> str:
     path = _file_named(name, files, lang)
     records = _records(path)
     if fmt == "json":
@@ -75,7 +75,7 @@ def _show(name: str, files, fmt: str, lang: str, versions: List[str] = ()) -> st
     return "\n".join(lines)
 
 
-def _show_framework(path, lang: str, versions: List[str]) -> str:
+def _show_framework(path, lang: str, versions: Sequence[str]) -> str:
     """A framework as a person reads it: one block per release (newest first; VERSION ... picks some), each variant
     with its CUDA, cuDNN, NCCL, arch lists and install command, and the sources, nothing cut short."""
     framework = loader.framework_from(path)
@@ -118,7 +118,7 @@ def _show_framework(path, lang: str, versions: List[str]) -> str:
     return "\n".join(lines)
 
 
-def _sources(kb, fmt: str, lang: str, names: List[str] = (), files=None) -> str:  # type: ignore[assignment]
+def _sources(kb, fmt: str, lang: str, names: Sequence[str] = (), files=None) -> str:
     """Every source the knowledge base cites, with the records citing it; NAME ... keeps those of some files."""
     stems = {_file_named(name, files, lang).stem for name in names} if names else None
     cited: Dict[str, List[str]] = {}

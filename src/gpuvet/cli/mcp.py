@@ -28,15 +28,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--allow-smoke", action="store_true", help="also offer the smoke tool (it runs real workloads)")
 
 
-class ToolRefused(ValueError):
-    """The CLI's own one-line error for a tool call (the SDK's ToolError when it is there)."""
-
-
 def _tool_error(message: str) -> Exception:
-    try:
-        from mcp.server.mcpserver.exceptions import ToolError  # the SDK answers it as a tool error, not a crash
-    except ImportError:
-        return ToolRefused(message)
+    from mcp.server.mcpserver.exceptions import ToolError  # the SDK answers it as a tool error, not a crash
+
     return ToolError(message)
 
 

@@ -30,26 +30,23 @@ WINDOWS_ONLY = {"pywin32", "pywin32-ctypes", "pywinpty", "windows-curses", "wmi"
 
 def windows_lint(text: str, name: str) -> List[Dict[str, str]]:
     """What in a requirements file breaks once the project moves from Windows to the Linux server: CRLF line ends,
-    Windows-only packages without a marker, wheel paths of a Windows disk."""
+    Windows-only packages without a marker, wheel paths of a Windows disk (the findings say the fix, translated)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     found = []
     if "\r\n" in text:
-        found.append({"file": name, "line": "", "problem": "crlf",
-                      "fix": "convert it to LF line ends (dos2unix %s)" % name})
+        found.append({"file": name, "line": "", "problem": "crlf"})
     for raw in text.lstrip("\ufeff").replace("\r\n", "\n").split("\n"):
         line = raw.strip()
         if re.match(r"^[A-Za-z]:\\|^file:///?[A-Za-z]:", line) or "\\" in line.split(";")[0] and ".whl" in line:
-            found.append({"file": name, "line": line, "problem": "windows_path",
-                          "fix": "a wheel on a Windows disk: install the release from the index instead"})
+            found.append({"file": name, "line": line, "problem": "windows_path"})
             continue
         try:
             requirement = Requirement(line)
         except InvalidRequirement:
             continue
         if requirement.name.lower() in WINDOWS_ONLY and requirement.marker is None:
-            found.append({"file": name, "line": line, "problem": "windows_only",
-                          "fix": "add ; sys_platform == 'win32' to the line, or remove it"})
+            found.append({"file": name, "line": line, "problem": "windows_only"})
     return found
 
 

@@ -234,16 +234,32 @@ def _overlay_releases(framework: str, known: set) -> List[Release]:
     return out
 
 
+def pinned_torch_build(version: str, torch_file: Optional[Path] = None) -> Optional[Tuple[str, str]]:
+    """(CUDA, source) of torch VERSION's plain-``pip install`` build as the torch file writes it: the CUDA of a
+    package that pins torch and ships no CUDA runtime of its own (vLLM, SGLang). None when the file does not have
+    that release or its default build has no CUDA. The one home of that rule (the loader's overlay releases and
+    tools/import_overlay.py both ask here)."""
+    path = torch_file or find_framework_path("torch")
+    wanted = versions.parse(version)
+    if path is None or wanted is None:
+        return None
+    for release in raw(path).get("release", ()):
+        if versions.parse(str(release.get("version"))) == wanted:
+            for variant in release.get("variant", ()):
+                if variant.get("name") == release.get("default_variant") and variant.get("cuda"):
+                    return str(variant["cuda"]), str(variant.get("source") or "")
+    return None
+
+
 def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> Optional[Variant]:
     cuda = build.get("cuda")
     cuda_from = build.get("cuda_from")
     extra: Dict[str, Any] = {}
     if not cuda and build.get("requires_torch") and framework != "torch":
-        torch_path = find_framework_path("torch")
-        pinned = framework_from(torch_path).release(str(build["requires_torch"])) if torch_path else None
-        plain = pinned.default if pinned is not None else None
+        plain = pinned_torch_build(str(build["requires_torch"]))
         if plain is not None:
-            cuda, cuda_from = plain.cuda, f"torch {pinned.version} (its PyPI default build, as the knowledge base knows it)"  # type: ignore[union-attr]
+            cuda = plain[0]
+            cuda_from = f"torch {build['requires_torch']} (its PyPI default build, as the knowledge base knows it)"
             extra["cuda_from"] = "torch"
     if not cuda:
         if build.get("sass") or build.get("ptx"):

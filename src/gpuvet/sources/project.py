@@ -74,8 +74,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         except OSError:
             continue
         if b"\r\n" in head:
-            lint.append({"file": script.name, "line": "", "problem": "crlf",
-                         "fix": "convert it to LF line ends (dos2unix %s)" % script.name})
+            lint.append({"file": script.name, "line": "", "problem": "crlf"})
     return {"path": str(root), "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
                                          for p in seen],
             "targets": list(dict.fromkeys(targets)), "skipped": skipped, "lint": lint}

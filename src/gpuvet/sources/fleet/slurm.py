@@ -118,8 +118,6 @@ def probe_nodes(specs: Sequence[HostSpec], script: str, timeout: float,
 def compress_hostlist(names) -> str:
     """Slurm's hostlist form of ``names`` (what ``scontrol show hostlistsorted`` prints): ``gpu01,gpu02,gpu03,gpu07``
     -> ``gpu[01-03,07]``, keeping each number's zero padding; names without a trailing number stay as they are."""
-    import re
-
     # (prefix, width) -> numbers: width is the zero-padded length (0: not padded); plain names keep their own key
     groups = {}  # type: dict
     order = []
