@@ -107,8 +107,9 @@ EXPECTED = {
     "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": (None, None, 0, None, ABSENT, None),
     "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": (None, None, 0, None, ABSENT, None),
     "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": (None, "H100 SXM5 80GB", 8, None, ABSENT, None),
-    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": (None, None, 1, None, ABSENT, None),
-    "lspci/gtx970-as-device-13c2_lspci-vnn.txt": (None, None, 1, None, ABSENT, None),
+    # `Device 2204` / `Device [10de:13c2]`: named from gpuvet's copy of pci.ids
+    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": (None, "GeForce RTX 3090", 1, None, ABSENT, None),
+    "lspci/gtx970-as-device-13c2_lspci-vnn.txt": (None, "GeForce GTX 970", 1, None, ABSENT, None),
     "lspci/quadro-t1000-mobile_vfio-pci_lspci-nnk.txt": (None, "Quadro T1000 Mobile", 1, None, ABSENT, None),
     "lspci/mx130-gtx970-egpu_lspci-nn.txt": (None, "GeForce MX130", 2, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
@@ -131,7 +132,8 @@ EXPECTED = {
 MORE = {
     "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": [("gpus.0.pci_device_id", "10de:2330"),
                                                                 ("gpus.0.pci_bus_id", "0000:05:00.0")],
-    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": [("gpus.0.pci_device_id", "10de:2204")],
+    "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": [("gpus.0.pci_device_id", "10de:2204"),
+                                                              ("gpus.0.name_source", "pci.ids")],
     "lspci/quadro-t1000-mobile_vfio-pci_lspci-nnk.txt": [("gpus.0.kernel_driver", "vfio-pci")],
     "lspci/mx130-gtx970-egpu_lspci-nn.txt": [("gpus.1.name", "GeForce GTX 970")],
     "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": [

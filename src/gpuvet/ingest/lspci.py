@@ -2,7 +2,9 @@
 
 A line is ``BUS CLASS [CODE]: NVIDIA Corporation CHIP [MODEL] [10de:DEVICE] (rev XX)``; an lspci whose pci.ids
 predates the GPU prints ``Device 2204`` instead of the chip and model, and then gpuvet knows a GPU is there but not
-which (its name stays null, the PCI device id is kept). Bridges (NVSwitch) and audio functions are not GPUs.
+which: the device id is kept, and the name is taken from gpuvet's copy of pci.ids (kb/data/pci_ids.toml, the
+NVIDIA part of the PCI ID Repository), so ``Device 2204`` is read as the GeForce RTX 3090 it is. An id that copy
+does not know either leaves the name null. Bridges (NVSwitch) and audio functions are not GPUs.
 ``-k`` adds ``Kernel driver in use:`` under a device: ``vfio-pci`` means the GPU is handed to a virtual machine.
 """
 
@@ -12,6 +14,7 @@ import re
 from typing import Any, Dict, List
 
 from gpuvet.ingest.common import input_error, new_gpu, pasted_source, set_fact, shell
+from gpuvet.kb import load
 
 KIND = "lspci"
 
@@ -33,6 +36,13 @@ def _model(rest: str) -> Any:
     return names[0].strip() if names and not rest.lstrip().startswith("Device") else None
 
 
+def _name_from_pci_ids(gpu: Dict[str, Any]) -> None:
+    known = load().pci_device_name(gpu["pci_device_id"])
+    if known is not None:
+        gpu["name"] = _model(known) or known
+        gpu["name_source"] = "pci.ids"
+
+
 def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
     source = pasted_source(KIND)
     snapshot = shell(KIND, name)
@@ -47,6 +57,8 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
             device = _ID.search(rest) or re.search(r"Device\s+([0-9a-fA-F]{4})\b", rest)
             if device:
                 gpu["pci_device_id"] = "10de:" + device.group(1).lower()
+                if gpu["name"] is None:
+                    _name_from_pci_ids(gpu)
             gpus.append(gpu)
             continue
         driver = _DRIVER.match(line)
@@ -54,7 +66,11 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
             gpus[-1]["kernel_driver"] = driver.group(1)
     if not gpus:
         raise input_error("ingest.garbage", "ingest.hint_kind", kind=KIND, name=name)
-    set_fact(snapshot, "gpus", gpus, source, note="from the PCI bus: names as lspci's database knows them")
+    named = [g["index"] for g in gpus if g.get("name_source")]
+    note = "from the PCI bus: names as lspci's database knows them"
+    if named:
+        note += "; GPU %s named from the device id by %s" % (", ".join(str(i) for i in named), load().pci_ids_source())
+    set_fact(snapshot, "gpus", gpus, source, note=note)
     return snapshot
 
 

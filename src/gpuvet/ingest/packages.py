@@ -40,7 +40,9 @@ def looks_like_conda(text: str) -> bool:
 
 def _package(name: str, version: Optional[str], installer: str, **extra: Any) -> Dict[str, Any]:
     record = {"name": canonical_name(name), "version": version, "location": None, "installer": installer}
-    record.update({k: v for k, v in extra.items() if v is not None})
+    for key, value in extra.items():
+        if value is not None:
+            record[key] = value
     return record
 
 
@@ -51,8 +53,11 @@ def freeze_packages(text: str) -> List[Dict[str, Any]]:
         match = FREEZE_LINE.match(line)
         if not match:
             continue
-        url = match.group("url")
-        packages.append(_package(match.group("name"), match.group("version"), "pip", url=redact_urls(url) if url else None))
+        name, version, url = match.group("name", "version", "url")
+        record = {"name": canonical_name(name), "version": version, "location": None, "installer": "pip"}
+        if url:
+            record["url"] = redact_urls(url)
+        packages.append(record)
     return packages
 
 
@@ -164,7 +169,7 @@ def libraries_from(packages: List[Dict[str, Any]], library: str, source: str) ->
     pip_name = re.compile(r"^nvidia-{}-cu\d+$".format(library))
     found = []
     for package in packages:
-        if not package.get("version"):
+        if library not in package["name"] or not package.get("version"):  # cheap test first: most packages are neither
             continue
         if pip_name.match(package["name"]) or (package["name"] == library and package.get("installer") == "conda"):
             version = re.match(r"^(\d+\.\d+(?:\.\d+)?)", package["version"])

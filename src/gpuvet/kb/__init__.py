@@ -281,6 +281,20 @@ class KnowledgeBase:
     def gpu_models(self) -> Tuple[GpuModel, ...]:
         return _gpu_models()
 
+    def pci_device_name(self, device_id: str) -> Optional[str]:
+        """pci.ids' name of an NVIDIA PCI device (``10de:2204`` or ``2204`` -> ``GA102 [GeForce RTX 3090]``), or None.
+
+        What an lspci with an up-to-date database prints; gpuvet ships the NVIDIA part (kb/data/pci_ids.toml)."""
+        device = device_id.lower()
+        if device.startswith("10de:"):
+            device = device[5:]
+        name = _file("pci_ids")["pci"]["devices"].get(device)
+        return str(name) if name is not None else None
+
+    def pci_ids_source(self) -> str:
+        table = _file("pci_ids")["pci"]
+        return "pci.ids %s (%s)" % (table["version"], table["source"])
+
     # ------------------------------------------------------------------------------------------ cuDNN/NCCL
     def cudnn_release(self, version: str) -> Optional[CudnnRelease]:
         record = _library_release("cudnn", version)
