@@ -63,6 +63,10 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.nvml_driver_mismatch": ("nvml_driver_mismatch", "driver", FAIL),
     "checks.toolkit_without_driver": ("no_driver", "driver", FAIL),
     "checks.container_gpu_not_exposed": ("container_gpu_not_exposed", "host", FAIL),
+    # how the Docker daemon runs GPU containers (a pasted `docker info`; kb/data/containers.toml)
+    "checks.docker_no_nvidia_runtime": ("container_runtime_missing", "host", WARN),
+    "checks.docker_before_gpus_flag": ("container_note", "host", INFO),
+    "checks.docker_systemd_cgroups": ("container_note", "host", INFO),
     # features, companions, resolution, stack, together
     "checks.features": ("gpu_features", "gpu", INFO),
     "checks.target_features": ("gpu_features", "gpu", INFO),

@@ -43,6 +43,7 @@ FINDING_CODES = (
     "network_unreachable",  # Hugging Face, conda channels, git or another server the job needs does not answer
     "damaged_install",  # a distribution a broken install left behind: missing or cut-short libraries, no metadata, two copies
     "kb_stale",  # the shipped knowledge base is older than stale_after_days (meta.toml) on the day of the reading
+    "container_runtime_missing",  # the Docker daemon has no nvidia runtime registered (a pasted docker info)
     # info-level notes have their own codes, never a failure code at info severity:
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
@@ -55,6 +56,7 @@ FINDING_CODES = (
     "gpu_setting",  # a GPU setting worth knowing that costs nothing now (persistence mode off)
     "link_note",  # how the GPUs are linked, when it is no fault (PCIe at a lower gen while idle, no NVLink)
     "virtualization_note",  # the host itself runs vGPU (a note, not a limit of this machine's target)
+    "container_note",  # how the container engine runs GPU containers, when it is no fault (systemd cgroups, pre-19.03)
 )
 
 # Codes whose findings mean "cannot be judged" rather than pass or fail.

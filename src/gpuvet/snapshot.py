@@ -40,6 +40,7 @@ TOP_LEVEL_FACTS = (
     "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
     "gpu_p2p",  # peer-to-peer support per GPU pair (a pasted `nvidia-smi topo -p2p r`)
     "damage",  # what a broken install left in site-packages (gpuvet.probe.damage)
+    "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -72,6 +73,7 @@ VALUE_SHAPES = {
     "xid_events": _LIST_OF_OBJECTS,
     "gpu_p2p": _OBJECT,
     "damage": _LIST_OF_OBJECTS,
+    "container_engine": _OBJECT,
 }
 
 

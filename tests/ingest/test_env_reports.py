@@ -30,6 +30,7 @@ DIRECTORIES = {
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
     "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info", "lspci": "lspci",
+    "docker-info": "docker-info",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -112,6 +113,16 @@ EXPECTED = {
     "lspci/gtx970-as-device-13c2_lspci-vnn.txt": (None, "GeForce GTX 970", 1, None, ABSENT, None),
     "lspci/quadro-t1000-mobile_vfio-pci_lspci-nnk.txt": (None, "Quadro T1000 Mobile", 1, None, ABSENT, None),
     "lspci/mx130-gtx970-egpu_lspci-nn.txt": (None, "GeForce MX130", 2, None, ABSENT, None),
+    "docker-info/docker-18.06.1-ce_nvidia-default_centos7_full.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-18.09.0-ce_nvidia-default_manjaro_full.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-19.03.12_kata-and-nvidia-runtimes_nvidia-default_partial.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-19.03.12_runc-only_partial.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-2024-apt-upgrade_runc-only_grep-runtime.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-24.0.7_nvidia-default_grep-runtime.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-24.0.7_nvidia-registered-runc-default_cgroup2-systemd_full.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-recent_runc-only_warning-seccomp_grep-runtime.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-rootful-sudo_runc-and-nvidia_grep-runtimes.txt": (None, None, 0, None, ABSENT, None),
+    "docker-info/docker-rootless_runc-only_grep-runtimes.txt": (None, None, 0, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -130,6 +141,16 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "docker-info/docker-18.06.1-ce_nvidia-default_centos7_full.txt": [('container_engine.server_version', '18.06.1-ce'), ('container_engine.runtimes', ['runc', 'nvidia']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],
+    "docker-info/docker-18.09.0-ce_nvidia-default_manjaro_full.txt": [('container_engine.server_version', '18.09.0-ce'), ('container_engine.runtimes', ['nvidia', 'runc']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],
+    "docker-info/docker-19.03.12_kata-and-nvidia-runtimes_nvidia-default_partial.txt": [('container_engine.server_version', '19.03.12'), ('container_engine.runtimes', ['kata-clh', 'kata-fc', 'kata-qemu', 'kata-qemu-virtiofs', 'kata-runtime', 'nvidia', 'runc']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],
+    "docker-info/docker-19.03.12_runc-only_partial.txt": [('container_engine.server_version', '19.03.12'), ('container_engine.runtimes', ['runc']), ('container_engine.default_runtime', 'runc'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
+    "docker-info/docker-2024-apt-upgrade_runc-only_grep-runtime.txt": [('container_engine.server_version', None), ('container_engine.runtimes', ['io.containerd.runc.v2', 'runc']), ('container_engine.default_runtime', 'runc'), ('container_engine.cgroup_driver', None), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
+    "docker-info/docker-24.0.7_nvidia-default_grep-runtime.txt": [('container_engine.server_version', None), ('container_engine.runtimes', ['io.containerd.runc.v2', 'nvidia', 'runc']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', None), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
+    "docker-info/docker-24.0.7_nvidia-registered-runc-default_cgroup2-systemd_full.txt": [('container_engine.server_version', '24.0.7'), ('container_engine.runtimes', ['io.containerd.runc.v2', 'nvidia', 'runc']), ('container_engine.default_runtime', 'runc'), ('container_engine.cgroup_driver', 'systemd'), ('container_engine.cgroup_version', '2'), ('container_engine.rootless', False), ('host.kernel', '5.15.0-125-generic'), ('host.machine', 'x86_64'), ('host.memory_mib', 32061)],
+    "docker-info/docker-recent_runc-only_warning-seccomp_grep-runtime.txt": [('container_engine.server_version', None), ('container_engine.runtimes', ['io.containerd.runc.v2', 'runc']), ('container_engine.default_runtime', 'runc'), ('container_engine.cgroup_driver', None), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
+    "docker-info/docker-rootful-sudo_runc-and-nvidia_grep-runtimes.txt": [('container_engine.server_version', None), ('container_engine.runtimes', ['io.containerd.runc.v2', 'runc', 'nvidia']), ('container_engine.default_runtime', None), ('container_engine.cgroup_driver', None), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
+    "docker-info/docker-rootless_runc-only_grep-runtimes.txt": [('container_engine.server_version', None), ('container_engine.runtimes', ['io.containerd.runc.v2', 'runc']), ('container_engine.default_runtime', None), ('container_engine.cgroup_driver', None), ('container_engine.cgroup_version', None), ('container_engine.rootless', None)],
     "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": [("gpus.0.pci_device_id", "10de:2330"),
                                                                 ("gpus.0.pci_bus_id", "0000:05:00.0")],
     "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": [("gpus.0.pci_device_id", "10de:2204"),

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from typing import Any, Dict, List, Mapping
 
-from gpuvet.findings import make
+from gpuvet.findings import FAIL, make
 from gpuvet.models import Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -94,8 +94,49 @@ def container_requirement_findings(view: SnapshotView) -> List[Finding]:
     return []
 
 
+def _version_before(version: Any, floor: str) -> Any:
+    """True/False when ``version`` (``18.06.1-ce``, ``24.0.7``) is below/at or above ``floor``; None when unreadable."""
+    match = re.match(r"^(\d+)\.(\d+)", str(version or ""))
+    if match is None:
+        return None
+    major, minor = (int(part) for part in floor.split(".")[:2])
+    return (int(match.group(1)), int(match.group(2))) < (major, minor)
+
+
+def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+    """What a pasted ``docker info`` says about running GPU containers: the nvidia runtime registered or not, a
+    daemon from before ``--gpus``, the systemd cgroup driver's known GPU loss (kb/data/containers.toml)."""
+    engine = view.value("container_engine")
+    if not isinstance(engine, dict) or engine.get("engine") != "docker":
+        return []
+    rules = kb.docker_rules()
+    name, gpus_flag, systemd = rules["nvidia_runtime"], rules["gpus_flag"], rules["systemd_cgroups"]
+    runtimes = engine.get("runtimes")
+    version = engine.get("server_version")
+    before_gpus = _version_before(version, gpus_flag["since"])
+    facts: Dict[str, Any] = dict(version=version or "?", since=gpus_flag["since"], runtime=name)
+    findings: List[Finding] = []
+    if isinstance(runtimes, list) and name not in runtimes:
+        rootless = engine.get("rootless") is True
+        commands = rules["configure_rootless"] if rootless else rules["configure"]
+        variant = "before_gpus" if before_gpus else ("rootless" if rootless else "")
+        findings.append(make(
+            "checks.docker_no_nvidia_runtime", severity=FAIL if before_gpus else None, detail_variant=variant,
+            runtimes=" ".join(runtimes), expected=f"{name} among the daemon's runtimes",
+            actual="Runtimes: " + " ".join(runtimes), commands=tuple(commands),
+            sources=(rules["source"],) + ((gpus_flag["source"],) if before_gpus else ()), **facts))
+    elif isinstance(runtimes, list) and before_gpus:
+        findings.append(make("checks.docker_before_gpus_flag", commands=(f"docker run --runtime={name} ...",),
+                             sources=(gpus_flag["source"],), **facts))
+    if engine.get("cgroup_driver") == systemd["driver"]:
+        findings.append(make("checks.docker_systemd_cgroups", commands=tuple(systemd["workaround"]),
+                             sources=(systemd["source"],), driver=systemd["driver"]))
+    return findings
+
+
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view)
+    findings += container_engine_findings(view, kb)
     from gpuvet.checks.binaries import binary_findings
     from gpuvet.checks.features import precision_findings
     from gpuvet.checks.health import health_findings

@@ -193,6 +193,20 @@ def _container(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     return []
 
 
+def _runtime_registered(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    """A pasted ``docker info``: the nvidia runtime among the daemon's runtimes, by the rule ``check`` applies."""
+    from gpuvet.checks.machine import container_engine_findings
+    from gpuvet.kb import load
+
+    engine = view.value("container_engine")
+    if not isinstance(engine, dict) or not isinstance(engine.get("runtimes"), list):
+        return []
+    runtimes = " ".join(engine["runtimes"])
+    if any(f.code == "container_runtime_missing" for f in container_engine_findings(view, load())):
+        return [Check(CONFIRMS, msg("diagnose.check.docker_runtime_missing", runtimes=runtimes))]
+    return [Check(RULES_OUT, msg("diagnose.check.docker_runtime_present", runtimes=runtimes))]
+
+
 def cc_tuple(value: object) -> Optional[Tuple[int, int]]:
     """'8.6' | '86' | 'sm_86' | 'sm_120' | (8, 6) -> (8, 6); None when unreadable (log text is loose)."""
     if isinstance(value, (tuple, list)) and len(value) == 2:
@@ -372,6 +386,7 @@ JUDGES: Dict[str, Callable[[SnapshotView, Mapping[str, Any]], List[Check]]] = {
     "nvml_driver_mismatch": _nvml_mismatch,
     "driver_too_old": _driver_too_old,
     "container_gpu_not_exposed": _container,
+    "container_runtime_missing": _runtime_registered,
     "arch_not_in_build": _arch,
     "feature_arch_unsupported": _feature_arch,
     "cpu_only_build": _cpu_only,

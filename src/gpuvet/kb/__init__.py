@@ -281,6 +281,11 @@ class KnowledgeBase:
     def gpu_models(self) -> Tuple[GpuModel, ...]:
         return _gpu_models()
 
+    def docker_rules(self) -> Dict[str, object]:
+        """What a Docker daemon needs for GPU containers (kb/data/containers.toml): the runtime name, the commands
+        that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
+        return dict(_file("containers")["docker"])
+
     def pci_device_name(self, device_id: str) -> Optional[str]:
         """pci.ids' name of an NVIDIA PCI device (``10de:2204`` or ``2204`` -> ``GA102 [GeForce RTX 3090]``), or None.
 
