@@ -41,6 +41,7 @@ TOP_LEVEL_FACTS = (
     "gpu_p2p",  # peer-to-peer support per GPU pair (a pasted `nvidia-smi topo -p2p r`)
     "damage",  # what a broken install left in site-packages (gpuvet.probe.damage)
     "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)
+    "pci",  # IOMMU state and the PCIe switch ports with ACS redirect (gpuvet.probe.pci, a pasted lspci -vvv)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -74,6 +75,7 @@ VALUE_SHAPES = {
     "gpu_p2p": _OBJECT,
     "damage": _LIST_OF_OBJECTS,
     "container_engine": _OBJECT,
+    "pci": _OBJECT,
 }
 
 

@@ -208,7 +208,7 @@ def test_kinds_contract():
                           "vllm-collect-env", "sglang-check-env", "transformers-env", "accelerate-env",
                           "llamafactory-env", "xformers-info", "bitsandbytes", "jax-env", "tensorflow-build-info",
                           "paddle-run-check", "mindspore-run-check", "proc-nvidia-version",
-                          "nvidia-container-cli-info", "ldconfig", "docker-inspect", "nvidia-smi-topo-p2p", "conda-info", "lspci", "docker-info"}
+                          "nvidia-container-cli-info", "ldconfig", "docker-inspect", "nvidia-smi-topo-p2p", "conda-info", "lspci", "docker-info", "lspci-acs"}
 
 
 def test_nvidia_smi_failure_messages():

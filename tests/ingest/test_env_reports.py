@@ -30,7 +30,7 @@ DIRECTORIES = {
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
     "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info", "lspci": "lspci",
-    "docker-info": "docker-info",
+    "docker-info": "docker-info", "lspci-acs": "lspci-acs",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -123,6 +123,9 @@ EXPECTED = {
     "docker-info/docker-recent_runc-only_warning-seccomp_grep-runtime.txt": (None, None, 0, None, ABSENT, None),
     "docker-info/docker-rootful-sudo_runc-and-nvidia_grep-runtimes.txt": (None, None, 0, None, ABSENT, None),
     "docker-info/docker-rootless_runc-only_grep-runtimes.txt": (None, None, 0, None, ABSENT, None),
+    "lspci-acs/grep-acsctl_12-ports_5-redirect_nccl523_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "lspci-acs/grep-acsctl_9-ports_no-redirect_amd-switch_nccl606.txt": (None, None, 0, None, ABSENT, None),
+    "lspci-acs/grep-acsctl-tabs_15-ports_4-redirect_nccl629_truncated.txt": (None, None, 0, None, ABSENT, None),
     # every era of torch's collect_env: 2019 (1.1) to 2.8, Windows, WSL, macOS, ROCm, CPU wheels
     "torch-collect-env/torch1.1.0a0_macos10.13_gtx1060-maxq_oldformat.txt": ("1.1.0", "GeForce GTX 1060 with Max-Q Design", 1, "1.1.0a0+4335aac", "10.0", "3.7"),
     "torch-collect-env/torch1.10.0+cu111_wsl2-ubuntu20.04_truncated.txt": (None, None, 0, "1.10.0+cu111", "11.1", "3.9.15"),
@@ -141,6 +144,9 @@ EXPECTED = {
 }
 # Facts besides the table's, per file: (dotted path into the snapshot's values, expected)
 MORE = {
+    "lspci-acs/grep-acsctl_12-ports_5-redirect_nccl523_truncated.txt": [('pci.acs.ports', 12), ('pci.acs.redirecting.4.flags', 'SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-')],
+    "lspci-acs/grep-acsctl_9-ports_no-redirect_amd-switch_nccl606.txt": [('pci.acs.ports', 9), ('pci.acs.redirecting', [])],
+    "lspci-acs/grep-acsctl-tabs_15-ports_4-redirect_nccl629_truncated.txt": [('pci.acs.ports', 15), ('pci.acs.redirecting.3.flags', 'SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-')],
     "docker-info/docker-18.06.1-ce_nvidia-default_centos7_full.txt": [('container_engine.server_version', '18.06.1-ce'), ('container_engine.runtimes', ['runc', 'nvidia']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],
     "docker-info/docker-18.09.0-ce_nvidia-default_manjaro_full.txt": [('container_engine.server_version', '18.09.0-ce'), ('container_engine.runtimes', ['nvidia', 'runc']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],
     "docker-info/docker-19.03.12_kata-and-nvidia-runtimes_nvidia-default_partial.txt": [('container_engine.server_version', '19.03.12'), ('container_engine.runtimes', ['kata-clh', 'kata-fc', 'kata-qemu', 'kata-qemu-virtiofs', 'kata-runtime', 'nvidia', 'runc']), ('container_engine.default_runtime', 'nvidia'), ('container_engine.cgroup_driver', 'cgroupfs'), ('container_engine.cgroup_version', None), ('container_engine.rootless', False)],

@@ -7,7 +7,7 @@ from gpuvet.i18n import render
 from gpuvet.models import Severity
 from gpuvet.snapshot import SnapshotView
 
-from .helpers import gpu_from_query_csv, snapshot_with
+from .helpers import FIXTURES, gpu_from_query_csv, snapshot_with
 
 
 def findings_for(gpus, **extra):
@@ -114,3 +114,77 @@ def test_findings_render_in_both_languages():
 
 def test_snapshot_without_gpus_gives_nothing():
     assert health_findings(SnapshotView({"schema_version": 1, "kind": "snapshot"})) == []
+
+
+def _topology(name):
+    from gpuvet.probe import smi
+
+    return smi.parse_topo((FIXTURES / "nvidia-smi-topo-m" / name).read_text(), details=True)
+
+
+def _gpus(count):
+    gpu = gpu_from_query_csv("l40s-1gpu_drv595.80_idle.csv")
+    gpu["persistence_mode"] = True
+    return [dict(gpu, index=i) for i in range(count)]
+
+
+def test_pcie_paths_name_which_pairs_nccl_joins_through_host_memory():
+    """NCCL's default P2P level is PXB (src/graph/paths.cc: "By default don't use P2P across CPU Host Bridges and
+    further apart"); nvidia-smi topo -m names each pair's path (a real 5-GPU, 2-NUMA box: PHB, NODE and SYS)."""
+    from gpuvet.i18n import render
+
+    (note,) = findings_for(_gpus(5), topology=_topology("5gpu-mixed_PHB-NODE-SYS_2numa_spaces.txt"))
+    assert (note.code, note.severity.value) == ("link_note", "info")
+    assert note.actual == "PHB: 1-2, 3-4; NODE: 1-3, 1-4, 2-3, 2-4; SYS: 0-1, 0-2, 0-3, 0-4"
+    assert note.detail.id.endswith("detail_paths_host") and "host memory" in render(note.detail, "en")
+    assert any("src/graph/paths.cc" in s for s in note.sources)
+    (all_sys,) = findings_for(_gpus(8), topology=_topology("rtx-4090-8gpu-2nic_all-SYS_matrix-only.txt"))
+    assert all_sys.actual == "SYS: all 28 pairs"
+
+
+def test_pairs_behind_a_switch_are_the_peer_to_peer_ones():
+    topology = _topology("rtx-5090-2gpu_PHB.txt")  # a real 2-GPU matrix, one pair moved behind a PCIe switch
+    topology["matrix"] = {"GPU0": {"GPU1": "PIX", "GPU2": "SYS"}, "GPU1": {"GPU0": "PIX", "GPU2": "SYS"},
+                          "GPU2": {"GPU0": "SYS", "GPU1": "SYS"}}
+    (note,) = findings_for(_gpus(3), topology=topology)
+    assert note.detail.id.endswith("detail_paths") and note.detail.params["p2p_pairs"] == "0-1"
+    assert note.detail.params["host_pairs"] == "0-2, 1-2"
+    topology["matrix"] = {"GPU0": {"GPU1": "PXB"}, "GPU1": {"GPU0": "PXB"}}
+    (switch,) = findings_for(_gpus(2), topology=topology)
+    assert switch.detail.id.endswith("detail_paths_p2p")
+
+
+def _pci(redirecting, ports=4, iommu=None):
+    return {"iommu": iommu or {"enabled": None, "groups": None, "cmdline": [], "passthrough": None},
+            "acs": {"readable": True, "ports": ports, "redirecting": redirecting}}
+
+
+def test_acs_redirect_between_gpus_is_a_warning_with_the_per_port_setpci():
+    """NCCL troubleshooting, "PCI Access Control Services (ACS)": the setpci command per bridge, after every boot."""
+    port = {"bdf": "0000:04:08.0", "port": "switch_downstream",
+            "flags": "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-"}
+    (warning,) = findings_for(_gpus(2), pci=_pci([port]))
+    assert (warning.code, warning.severity.value) == ("interconnect_slow", "warn")
+    assert warning.fix.commands == ("sudo setpci -s 0000:04:08.0 ECAP_ACS+0x6.w=0000",)
+    assert warning.actual == "0000:04:08.0" and "1 of 4" in render(warning.title, "en")
+    assert any("troubleshooting.html#pci-access-control-services-acs" in s for s in warning.sources)
+    assert findings_for(_gpus(1), pci=_pci([port])) == []  # one GPU has no peer
+
+
+def test_a_grepped_acsctl_paste_names_no_port_so_the_fix_finds_them_first():
+    from gpuvet.ingest import detect_kind, parse
+
+    text = (FIXTURES / "lspci-acs" / "grep-acsctl_12-ports_5-redirect_nccl523_truncated.txt").read_text()
+    pci = parse(detect_kind(text), text)["pci"]["value"]
+    (warning,) = findings_for(_gpus(2), pci=pci)
+    assert "5 of 12" in render(warning.title, "en") and warning.fix.commands[0].startswith("sudo lspci -vvv")
+    clean = (FIXTURES / "lspci-acs" / "grep-acsctl_9-ports_no-redirect_amd-switch_nccl606.txt").read_text()
+    assert findings_for(_gpus(2), pci=parse(detect_kind(clean), clean)["pci"]["value"]) == []
+
+
+def test_an_iommu_without_passthrough_is_a_note():
+    iommu = {"enabled": True, "groups": 40, "cmdline": ["intel_iommu=on"], "passthrough": False}
+    (note,) = findings_for(_gpus(2), pci=_pci([], iommu=iommu))
+    assert (note.code, note.severity.value) == ("link_note", "info") and "intel_iommu=on" in note.actual
+    iommu = dict(iommu, cmdline=["intel_iommu=on", "iommu=pt"], passthrough=True)
+    assert findings_for(_gpus(2), pci=_pci([], iommu=iommu)) == []

@@ -7,7 +7,7 @@ sources live in ``gpuvet/smoke/data/thresholds.toml`` ([health]).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
@@ -28,10 +28,11 @@ _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note",
 
 
 def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Optional[str] = None,
-             actual: Optional[str] = None, fix_commands: tuple = (), **params: Any) -> Finding:
+             actual: Optional[str] = None, fix_commands: tuple = (), detail_variant: str = "", **params: Any) -> Finding:
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
     return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,
+                detail_variant=detail_variant,
                 actual=actual, fix="smoke.health.%s.fix" % key, commands=tuple(fix_commands),
                 sources=tuple(s.strip() for s in source.split(";") if s.strip()), **params)
 
@@ -165,14 +166,48 @@ def xid_findings(events: List[Dict[str, Any]], rules: Dict[str, Any]) -> List[Fi
     return out
 
 
+def pcie_pairs(topology: Dict[str, Any], paths: List[str]) -> Dict[str, List[Tuple[int, int]]]:
+    """{path: [(i, j), ...]} for every GPU pair of a ``topo -m`` matrix whose path is a PCIe one (PIX ... SYS)."""
+    matrix = topology.get("matrix") or {}
+    found: Dict[str, List[Tuple[int, int]]] = {}
+    for row, cells in matrix.items():
+        first = _int(str(row)[3:]) if str(row).startswith("GPU") else None
+        for column, path in (cells or {}).items():
+            second = _int(str(column)[3:]) if str(column).startswith("GPU") else None
+            if first is not None and second is not None and first < second and path in paths:
+                found.setdefault(path, []).append((first, second))
+    return {path: sorted(found[path]) for path in paths if path in found}
+
+
+def _pair_list(pairs: List[Tuple[int, int]], total: int) -> str:
+    if len(pairs) == total and total > 1:
+        return "all %d pairs" % total
+    return ", ".join("%d-%d" % pair for pair in pairs)
+
+
 def interconnect_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """Two GPUs or more without NVLink: a note, and where ``topo -m`` names the paths, which pairs NCCL joins peer to
+    peer (behind PCIe switches, up to ``nccl_p2p_max_path``) and which it joins through host memory."""
     gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
     topology = view.value("topology")
     if len(gpus) < 2 or not isinstance(topology, dict) or topology.get("nvlink") is not False:
         return []
+    commands = ("nvidia-smi topo -m", "gpuvet smoke --distributed")
+    paths = list(rules["pcie_paths"])
+    by_path = pcie_pairs(topology, paths)
+    if not by_path:
+        return [_finding("interconnect_slow", Severity.INFO, "no_nvlink", "%d GPUs" % len(gpus),
+                         rules["interconnect_source"], "NVLink", "PCIe only", commands, count=len(gpus))]
+    limit = paths.index(rules["nccl_p2p_max_path"])
+    total = sum(len(pairs) for pairs in by_path.values())
+    near = [pair for path in paths[:limit + 1] for pair in by_path.get(path, [])]
+    far = [pair for path in paths[limit + 1:] for pair in by_path.get(path, [])]
+    listed = "; ".join("%s: %s" % (path, _pair_list(pairs, total)) for path, pairs in by_path.items())
     return [_finding("interconnect_slow", Severity.INFO, "no_nvlink", "%d GPUs" % len(gpus),
-                     rules["interconnect_source"], "NVLink", "PCIe only", ("nvidia-smi topo -m", "gpuvet smoke --distributed"),
-                     count=len(gpus))]
+                     rules["interconnect_source"] + "; " + rules["nccl_p2p_source"], "NVLink", listed, commands,
+                     detail_variant="paths" if near and far else ("paths_p2p" if near else "paths_host"),
+                     count=len(gpus), paths=listed, p2p_pairs=_pair_list(sorted(near), total),
+                     host_pairs=_pair_list(sorted(far), total))]
 
 
 def p2p_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
@@ -188,6 +223,38 @@ def p2p_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return [_finding("interconnect_slow", Severity.WARN, "p2p_unsupported", "%d GPU pair(s)" % len(pairs),
                      rules["p2p_source"], "P2P OK", listed,
                      ("gpuvet smoke --distributed", "nvidia-smi topo -m"), pairs=listed, count=len(pairs))]
+
+
+def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """Two GPUs or more: PCIe ports (root ports, switch downstream ports) whose ACS redirects peer traffic to the root
+    complex (a warning with the per-port fix), and an IOMMU on without passthrough (a note); both from the ``pci`` fact
+    (gpuvet.probe.pci, a pasted lspci -vvv)."""
+    gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
+    pci = view.value("pci")
+    if len(gpus) < 2 or not isinstance(pci, dict):
+        return []
+    found: List[Finding] = []
+    acs = pci.get("acs") or {}
+    ports = [p for p in acs.get("redirecting") or [] if isinstance(p, dict)]
+    if ports:
+        named = [p for p in ports if p.get("bdf")]
+        if named and len(named) == len(ports):
+            actual = ", ".join(str(p["bdf"]) for p in named)
+            commands = tuple(rules["acs_disable_command"].format(bdf=p["bdf"]) for p in named)
+        else:  # a grep'd paste names no port: the guide's command to find them comes first
+            actual = "%d ACSCtl line(s) with ReqRedir+ or CmpltRedir+" % len(ports)
+            commands = (rules["acs_find_command"], rules["acs_disable_command"].format(bdf="BUS:DEV.FN"))
+        total = acs.get("ports") if isinstance(acs.get("ports"), int) and acs["ports"] >= len(ports) else len(ports)
+        found.append(_finding("interconnect_slow", Severity.WARN, "acs_redirect", "%d GPUs" % len(gpus),
+                              rules["acs_source"], "ACS P2P redirect off on the PCIe ports between GPUs", actual,
+                              commands, count=len(ports), total=total))
+    iommu = pci.get("iommu") or {}
+    if iommu.get("enabled") is True and iommu.get("passthrough") is not True:
+        options = " ".join(iommu.get("cmdline") or []) or "-"
+        found.append(_finding("interconnect_slow", Severity.INFO, "iommu_on", "%d GPUs" % len(gpus),
+                              rules["acs_source"], "no IOMMU, or iommu=pt", "IOMMU on (%s)" % options,
+                              ("cat /proc/cmdline", "gpuvet smoke --distributed"), options=options))
+    return found
 
 
 def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
@@ -215,4 +282,5 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
         findings += xid_findings(events, rules)
     findings += interconnect_findings(view, rules)
     findings += p2p_findings(view, rules)
+    findings += fabric_findings(view, rules)
     return findings

@@ -121,6 +121,7 @@ REGISTRY: Tuple[Kind, ...] = (
     _kind("nvcc", nvcc.looks_like, nvcc.parse, 4 * MiB, embedded_blocks.nvcc_lines, 40),
     _kind("ldconfig", ldconfig.looks_like, ldconfig.parse, REPORT, ldconfig.blocks, 56),
     _kind("lspci", lspci.looks_like, lspci.parse, REPORT, lspci.blocks, 95),
+    _kind("lspci-acs", lspci.looks_like_acs, lspci.parse_acs, REPORT, lspci.acs_blocks, 96),
     _kind("docker-info", docker_info.looks_like, docker_info.parse, REPORT, docker_info.blocks, 59),
     _kind("conda-info", conda_info.looks_like, conda_info.parse, REPORT, conda_info.blocks, 57),
     _kind("conda-list", packages.looks_like_conda, packages.parse_conda),

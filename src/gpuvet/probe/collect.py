@@ -9,7 +9,7 @@ import signal
 import sys
 import time
 
-from gpuvet.probe import damage, disks, driver, environment, facts, host, libraries, packages, python_env, toolkit
+from gpuvet.probe import damage, disks, driver, environment, facts, host, libraries, packages, pci, python_env, toolkit
 from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 SCHEMA_VERSION = 1
@@ -144,6 +144,7 @@ def probe(binaries=True, timeout=None):
         snapshot["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
     snapshot["env"] = _guarded("env", environment.collect)
     snapshot["disks"] = _guarded("disks", disks.collect)
+    snapshot["pci"] = _guarded("pci", pci.collect)
     snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
     return snapshot
 
