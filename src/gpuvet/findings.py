@@ -67,6 +67,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.docker_no_nvidia_runtime": ("container_runtime_missing", "host", WARN),
     "checks.docker_before_gpus_flag": ("container_note", "host", INFO),
     "checks.docker_systemd_cgroups": ("container_note", "host", INFO),
+    # what a GPU rental platform keeps on a stop, in a saved image, after a release (kb/data/platforms.toml)
+    "checks.platform": ("platform_note", "host", INFO),
     # features, companions, resolution, stack, together
     "checks.features": ("gpu_features", "gpu", INFO),
     "checks.target_features": ("gpu_features", "gpu", INFO),

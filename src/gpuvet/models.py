@@ -57,6 +57,7 @@ FINDING_CODES = (
     "link_note",  # how the GPUs are linked, when it is no fault (PCIe at a lower gen while idle, no NVLink)
     "virtualization_note",  # the host itself runs vGPU (a note, not a limit of this machine's target)
     "container_note",  # how the container engine runs GPU containers, when it is no fault (systemd cgroups, pre-19.03)
+    "platform_note",  # what the rental platform's disks keep on a stop, in a saved image, after a release
 )
 
 # Codes whose findings mean "cannot be judged" rather than pass or fail.

@@ -19,7 +19,7 @@ from gpuvet.probe.names import canonical_name
 SCHEMA_VERSION = 1
 
 SECTIONS = {
-    "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl", "gcc"),
+    "host": ("hostname", "os", "kernel", "machine", "glibc", "cpu", "memory_mib", "container", "wsl", "gcc", "platform"),
     "driver": ("version", "cuda_max", "kernel_module", "nvml_binding", "error", "cuda_compat"),
 }
 TOP_LEVEL_FACTS = (
@@ -52,6 +52,7 @@ VALUE_SHAPES = {
     "host.os": _OBJECT,
     "host.cpu": _OBJECT,
     "host.container": _OBJECT,
+    "host.platform": _OBJECT,
     "driver.version": _TEXT,
     "driver.cuda_max": _TEXT,
     "driver.cuda_compat": _TEXT,

@@ -57,13 +57,27 @@ def _offences(text):
     return [m.group(0) for m in FORBIDDEN.finditer(text)]
 
 
+def _platform_paths():
+    """Paths on a rented instance that a platform's documentation names (/root/autodl-tmp): facts, not citations."""
+    from gpuvet.kb import load
+
+    kb = load()
+    return {disk["path"] for name in kb.platform_names() for disk in kb.platform(name)["disk"]
+            if disk["path"].startswith("/root/")}
+
+
 def test_no_shipped_data_cites_a_private_place():
+    documented = _platform_paths()
     found = []
     for path in sorted([*SHIPPED.rglob("*.toml"), *SHIPPED.rglob("*.py")]):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if _offences(line):
-                found.append(f"{path.relative_to(SHIPPED)}:{number}: {_offences(line)}")
+            offences = _offences(line)
+            if offences == ["/root/"] * len(offences) and sum(line.count(p) for p in documented) >= len(offences):
+                continue  # every /root/ on the line is a documented platform path
+            if offences:
+                found.append(f"{path.relative_to(SHIPPED)}:{number}: {offences}")
     assert found == []
+    assert documented >= {"/root/autodl-tmp", "/root/autodl-fs"}
 
 
 def test_the_private_citation_check_catches_each_shape():

@@ -137,6 +137,9 @@ def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view)
     findings += container_engine_findings(view, kb)
+    from gpuvet.checks.platform import platform_findings
+
+    findings += platform_findings(view, kb)
     from gpuvet.checks.binaries import binary_findings
     from gpuvet.checks.features import precision_findings
     from gpuvet.checks.health import health_findings

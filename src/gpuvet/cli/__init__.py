@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "line on stderr saying why, exit 0 otherwise; implies --no-network")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml)")
+    p.add_argument("--platform", metavar="NAME", default=None,
+                   help="the GPU rental platform this machine is on (autodl, runpod, vastai, pai-dsw, lambda, gpushare): "
+                        "a note on what its disks keep; found from documented evidence when not given")
 
     p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
     p.add_argument("framework", metavar="FRAMEWORK")
@@ -92,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", choices=("fp32", "bf16", "fp16", "int8", "int4"), default="bf16")
     p.add_argument("--seq-len", type=int, default=None, metavar="TOKENS")
     p.add_argument("--batch-size", type=int, default=None, metavar="N")
+    p.add_argument("--platform", metavar="NAME", default=None,
+                   help="the GPU rental platform you will rent on: its disks answer the storage questions")
     _add_report_options(p)
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")

@@ -55,6 +55,25 @@ def prolog_verdict(report, lang: str) -> int:
     return int(ExitCode.FAILURE)
 
 
+def known_platform(name: str) -> str:
+    """NAME of ``--platform NAME`` when the knowledge base has its profile; a usage error naming the known ones."""
+    from gpuvet.errors import UsageError
+    from gpuvet.kb import load
+
+    names = load().platform_names()
+    if name not in names:
+        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(names))
+    return name
+
+
+def with_platform(snapshot: dict, name: str) -> dict:
+    """The snapshot with ``host.platform`` set to what the user named (it wins over the probe's evidence)."""
+    from gpuvet.probe.facts import found
+
+    snapshot.setdefault("host", {})["platform"] = found({"name": known_platform(name), "evidence": []}, "--platform")
+    return snapshot
+
+
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks import run_checks
     from gpuvet.cli.formats import render_check_report
@@ -62,6 +81,8 @@ def run(args: argparse.Namespace, output) -> int:
 
     prolog = getattr(args, "prolog", False)
     snapshot = gather_snapshot(args)
+    if getattr(args, "platform", None):
+        snapshot = with_platform(snapshot, args.platform)
     if is_live_probe(args) and not getattr(args, "no_network", False) and not prolog:
         from gpuvet.sources.network import with_network
 

@@ -15,6 +15,12 @@ def localize(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
     plan["questions"] = [text(lang, q) for q in plan["questions"]]
     plan["nvlink"] = text(lang, plan["nvlink"]) if plan.get("nvlink") else None
     plan["gpus"] = [dict(row, reason=text(lang, row["reason"]) if row.get("reason") else None) for row in plan["gpus"]]
+    if plan.get("platform"):
+        platform = dict(plan["platform"])
+        platform["notes"] = [text(lang, note) for note in platform["notes"]]
+        platform["advice"] = render(platform["advice"], lang)
+        platform["answers"] = [text(lang, q) for q in platform["answers"]]
+        plan["platform"] = platform
     return plan
 
 

@@ -102,8 +102,18 @@ def render(message: Any, lang: str) -> str:
         return ""
     if isinstance(message, str):
         return message
-    params = {key: render(value, lang) if _is_message(value) else value for key, value in dict(message.params).items()}
+    params = {key: _rendered(value, lang) for key, value in dict(message.params).items()}
     return text(lang, message.id, **params)
+
+
+def _rendered(value: Any, lang: str) -> Any:
+    """A parameter as it goes into its sentence: a Message rendered, a list of Messages rendered and joined by "; "
+    (a note that lists several facts, each its own sentence), anything else as it is."""
+    if _is_message(value):
+        return render(value, lang)
+    if isinstance(value, (list, tuple)) and value and all(_is_message(v) for v in value):
+        return "; ".join(render(v, lang) for v in value)
+    return value
 
 
 def _is_message(value: Any) -> bool:

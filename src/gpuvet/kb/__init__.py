@@ -286,6 +286,16 @@ class KnowledgeBase:
         that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
         return dict(_file("containers")["docker"])
 
+    def platform(self, name: str) -> Optional[Dict[str, object]]:
+        """A GPU rental platform's profile (kb/data/platforms.toml): its disks, release rule and notes; None if unknown."""
+        for record in _file("platforms").get("platform", []):
+            if record["name"] == name:
+                return dict(record)
+        return None
+
+    def platform_names(self) -> Tuple[str, ...]:
+        return tuple(str(record["name"]) for record in _file("platforms").get("platform", []))
+
     def pci_device_name(self, device_id: str) -> Optional[str]:
         """pci.ids' name of an NVIDIA PCI device (``10de:2204`` or ``2204`` -> ``GA102 [GeForce RTX 3090]``), or None.
 

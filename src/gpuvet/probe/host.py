@@ -121,4 +121,14 @@ def collect(environ=None):
         "memory_mib": memory_fact(),
         "container": container_fact(environ),
         "wsl": wsl_fact(environ),
+        "platform": _rental_platform(environ),
     }
+
+
+def _rental_platform(environ):
+    from gpuvet.probe import rental  # a module of its own: the evidence list is data, kept apart from the host facts
+
+    try:
+        return rental.collect(environ)
+    except OSError as exc:
+        return facts.failed("the platform evidence could not be read: %s" % exc)

@@ -269,7 +269,7 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
     nvlink = None
     if multi:
         nvlink = "plan.nvlink.train" if task == "train" else ("plan.nvlink.lora" if task in ("lora", "qlora") else "plan.nvlink.infer")
-    return {
+    plan: Dict[str, Any] = {
         "memory_gib": {
             "total": round(memory.total / GIB, 1),
             "per_gpu": round(memory.per_gpu / GIB, 1),
@@ -292,4 +292,44 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
         "software": software_for(args.framework, kb),
         "nvlink": nvlink,
         "questions": list(QUESTIONS),
+    }
+    name = getattr(args, "platform", None)
+    if name:
+        plan["platform"] = platform_answers(name, kb, memory.weights / GIB)
+        plan["questions"] = [q for q in plan["questions"] if q not in plan["platform"]["answers"]]
+    return plan
+
+
+# The questions a platform's profile answers, and the facts of a disk each needs documented.
+_ANSWERED_BY = {"plan.q.snapshots": "in_saved_image", "plan.q.disk": "size_gib"}
+
+
+def platform_answers(name: str, kb: Any, weights_gib: float) -> Dict[str, Any]:
+    """What ``plan --platform NAME`` knows before renting: the platform's disks (kb/data/platforms.toml), the advice
+    ``check`` gives there, the questions its documentation answers, and whether the weights fit its data disks."""
+    from gpuvet.checks.platform import advice, profile_sources
+
+    profile = kb.platform(name)
+    if profile is None:
+        from gpuvet.errors import UsageError
+
+        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(kb.platform_names()))
+    keys = ("path", "role", "size_gib", "size_is_minimum", "kept_on_stop", "in_saved_image", "kept_on_release",
+            "pip_default")
+    disks = [{key: disk.get(key) for key in keys} for disk in profile.get("disk", [])]
+    answers = [q for q, key in _ANSWERED_BY.items() if any(d.get(key) is not None for d in disks)]
+    roomy = [d["path"] for d in disks if d.get("size_gib") and d["size_gib"] >= weights_gib
+             and d.get("role") in ("data", "shared", "volume")]
+    return {
+        "name": profile["name"],
+        "display": profile["display"],
+        "unverified": bool(profile.get("unverified")),
+        "disks": disks,
+        "release_after_stopped_days": profile.get("release_after_stopped_days"),
+        "notes": ["checks.platform.note." + note for note in profile.get("notes", [])],
+        "advice": advice(profile),
+        "weights_gib": round(weights_gib, 1),
+        "weights_fit_on": roomy,
+        "answers": answers,
+        "sources": profile_sources(profile),
     }

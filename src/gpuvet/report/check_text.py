@@ -19,6 +19,10 @@ def _badge(verdict: str, lang: str) -> str:
     return f"[{_STYLE.get(verdict, '')}]{text(lang, 'verdict.' + verdict).upper()}[/]"
 
 
+# Notes whose detail is the point (what a rental platform's disks keep): shown whole, with their advice.
+_INFO_READ_IN_FULL = frozenset({"platform_note"})
+
+
 def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
     sev = finding["severity"]
     lines = [f"  [{_STYLE.get(sev, '')}]{_MARK.get(sev, '-')} {esc(finding['title'])}[/]  [dim]({finding['code']}, {finding['layer']})[/]"]
@@ -26,8 +30,10 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
         # Context, not a problem: the title, and the detail only when it is one short sentence; JSON, Markdown and
         # HTML carry all of it.
         detail = finding.get("detail") or ""
-        if detail and len(detail) <= 400:
+        if detail and (len(detail) <= 400 or finding["code"] in _INFO_READ_IN_FULL):
             lines.append(f"      {esc(detail)}")
+        if finding["code"] in _INFO_READ_IN_FULL and finding.get("fix"):
+            lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(finding['fix']['summary'])}")
         return lines
     if finding.get("detail"):
         lines.append(f"      {esc(finding['detail'])}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from gpuvet.i18n import text
 
@@ -35,6 +35,27 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
         lines.append("  " + text(lang, "plan.software_unknown", framework=software.get("framework")))
     if plan.get("nvlink"):
         lines += ["", plan["nvlink"]]
+    if plan.get("platform"):
+        lines += [""] + _platform_lines(plan["platform"], lang)
     lines += ["", text(lang, "plan.questions")]
     lines += [f"  [ ] {q}" for q in plan["questions"]]
     return "\n".join(lines) + "\n"
+
+
+def _platform_lines(platform: Dict[str, Any], lang: str) -> List[str]:
+    """What the platform's documentation says about its disks, and what that means for this workload."""
+    mark = {True: text(lang, "checks.platform.yes"), False: text(lang, "checks.platform.no"), None: "?"}
+    lines = [text(lang, "plan.platform.heading", platform=platform["display"])
+             + (" " + text(lang, "plan.platform.unverified") if platform.get("unverified") else "")]
+    for disk in platform["disks"]:
+        size = "%d GB%s" % (disk["size_gib"], "+" if disk.get("size_is_minimum") else "") if disk.get("size_gib") else "?"
+        lines.append("  - " + text(lang, "plan.platform.disk", path=disk["path"], size=size, stop=mark[disk.get("kept_on_stop")],
+                                   image=mark[disk.get("in_saved_image")], release=mark[disk.get("kept_on_release")]))
+    if platform.get("release_after_stopped_days"):
+        lines.append("  " + text(lang, "checks.platform.release_after", days=platform["release_after_stopped_days"]))
+    lines += ["  " + note for note in platform["notes"]]
+    if platform["weights_fit_on"]:
+        lines.append("  " + text(lang, "plan.platform.weights", weights=platform["weights_gib"],
+                                 disks=", ".join(platform["weights_fit_on"])))
+    lines.append("  " + platform["advice"])
+    return lines
