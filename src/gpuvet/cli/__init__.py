@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", metavar="DIR", default=None,
                    help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml)")
     p.add_argument("--platform", metavar="NAME", default=None,
-                   help="the GPU rental platform this machine is on (autodl, runpod, vastai, pai-dsw, lambda, gpushare): "
+                   help="the GPU rental platform this machine is on (autodl, runpod, vastai, pai-dsw, lambda, gpushare, matpool, tencent-cvm): "
                         "a note on what its disks keep; found from documented evidence when not given")
 
     p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
