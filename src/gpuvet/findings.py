@@ -51,6 +51,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_requirement_branch": ("forward_compat", "driver", INFO),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
+    "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),
     "checks.cpu_only_build": ("cpu_only_build", "framework", FAIL),
     "checks.min_cc": ("feature_arch_unsupported", "gpu", FAIL),

@@ -323,6 +323,19 @@ class KnowledgeBase:
             note=record.get("note", ""),
         )
 
+    def nccl_native_since(self, compute_capability: str) -> Optional[Dict[str, str]]:
+        """The first NCCL whose default build carries SASS for this GPU's architecture family ({"sass", "first",
+        "cuda", "source"}): a cubin of sm_X0 runs on every X.y GPU; None for a family the data does not list."""
+        try:
+            major = int(str(compute_capability).split(".")[0])
+        except ValueError:
+            return None
+        family = "sm_%d0" % major
+        for row in _file("nccl").get("native_sass", []):
+            if row["sass"] == family:
+                return {key: str(row[key]) for key in ("sass", "first", "cuda", "source")}
+        return None
+
     def nccl_release(self, version: str) -> Optional[NcclRelease]:
         record = _library_release("nccl", version)
         if record is None:
