@@ -61,6 +61,7 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     assert gather["busbw_gbs"] == pytest.approx(gather["algbw_gbs"] / 2, rel=1e-3, abs=1e-4)
     assert results["broadcast_busbw"]["value"] > 0
     assert results["p2p_0_1"]["value"] > 0
+    assert results["p2p_0_1"]["verified"] is True  # the pattern rank 0 sent arrived intact
     assert results["all_reduce_latency"]["unit"] == "us"
 
 

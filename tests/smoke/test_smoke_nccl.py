@@ -82,3 +82,17 @@ def test_torchrun_argv_single_and_multi_node():
         torchrun_argv(0, True, 60)
     assert worker_env({"NCCL_DEBUG": "WARN"})["NCCL_DEBUG"] == "WARN"  # the user's own setting wins
     assert worker_env({})["NCCL_DEBUG"] == "INFO"
+
+
+def test_a_pair_whose_copy_arrives_wrong_is_a_failure_naming_the_pair():
+    raws = [{"kind": "dist_setup", "backend": "nccl", "ranks": 4},
+            {"kind": "p2p", "src": 0, "dst": 1, "bytes": 1 << 26, "seconds": 0.002, "ranks": 4, "mismatched": 0,
+             "values": 1 << 24},
+            {"kind": "p2p", "src": 0, "dst": 3, "bytes": 1 << 26, "seconds": 0.002, "ranks": 4, "mismatched": 4096,
+             "values": 1 << 24}]
+    results = {r["name"]: r for r in collective_results(raws, load_thresholds())}
+    assert results["p2p_0_1"]["status"] == "pass" and results["p2p_0_1"]["verified"] is True
+    bad = results["p2p_0_3"]
+    assert bad["status"] == "fail" and bad["verified"] is False and bad["code"] == "health_problem"
+    assert "rank 0" in bad["detail"] and "rank 3" in bad["detail"] and "4096 of 16777216" in bad["detail"]
+    assert "NCCL_P2P_DISABLE=1 gpuvet smoke --distributed" in bad["fix"]["commands"]

@@ -116,26 +116,37 @@ def main(argv: Optional[List[str]] = None) -> int:
     pairs = [(0, peer) for peer in range(1, world)]
     if not args.quick:
         pairs = [(a, b) for a in range(world) for b in range(a + 1, world)][:28]
-    buffer = torch.ones(max(1, p2p_bytes // 4), dtype=torch.float32, device=device)
+    count = max(1, p2p_bytes // 4)
+    received = torch.zeros(count, dtype=torch.float32, device=device)
     for src, dst in pairs:
+        # A pattern of its own per pair (integers below 2**24 are exact in float32), checked where it arrives:
+        # a copy that returns wrong data (a broken P2P path, an IOMMU in the way) fails with the pair named.
+        pattern = (torch.arange(count, dtype=torch.int64, device=device) * 7 + src * 131 + dst * 17) % 16777213
+        pattern = pattern.to(torch.float32)
         dist.barrier()
         elapsed = 0.0
         if rank in (src, dst):
             for repeat in range(4):  # the first exchange sets up the connection; time the last three
+                if rank == dst:
+                    received.zero_()
                 sync()
                 start = time.perf_counter()
                 if rank == src:
-                    dist.send(buffer, dst)
+                    dist.send(pattern, dst)
                 else:
-                    dist.recv(buffer, src)
+                    dist.recv(received, src)
                 sync()
                 if repeat:
                     elapsed += time.perf_counter() - start
             elapsed /= 3
         seconds = slowest(elapsed)
+        wrong = torch.zeros(1, dtype=torch.float32, device=device)
+        if rank == dst:
+            wrong += float((received != pattern).sum().item())
+        dist.broadcast(wrong, src=dst)
         if rank == 0:
-            emit({"kind": "p2p", "src": src, "dst": dst, "bytes": buffer.numel() * 4, "seconds": seconds,
-                  "ranks": world, "backend": backend})
+            emit({"kind": "p2p", "src": src, "dst": dst, "bytes": count * 4, "seconds": seconds,
+                  "ranks": world, "backend": backend, "mismatched": int(wrong.item()), "values": count})
     dist.barrier()
     dist.destroy_process_group()
     return 0

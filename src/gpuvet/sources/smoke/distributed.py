@@ -127,12 +127,19 @@ def collective_results(raws: List[Dict[str, Any]], thresholds: Thresholds, lang:
             continue
         seconds = float(row["seconds"])
         value = round(int(row["bytes"]) / seconds / 1e9, 3) if seconds > 0 else None
-        results.append({
+        result = {
             "name": "p2p_%s_%s" % (row["src"], row["dst"]), "status": "pass" if value else "fail", "value": value,
             "unit": "GB/s", "reference": None, "fraction_of_reference": None, "backend": backend,
             "detail": text(lang, "smoke.dist.p2p_detail", src=row["src"], dst=row["dst"],
                            size=_fmt_bytes(int(row["bytes"]))),
-        })
+            "verified": not row.get("mismatched") if "mismatched" in row else None,
+        }
+        if row.get("mismatched"):  # the data that arrived is not the data sent
+            result.update(status="fail", code="health_problem", detail=text(
+                lang, "smoke.dist.p2p_corrupt", src=row["src"], dst=row["dst"], wrong=row["mismatched"],
+                values=row.get("values", "?")), fix={"summary": text(lang, "smoke.dist.p2p_corrupt_fix"),
+                                                     "commands": ["gpuvet check", "NCCL_P2P_DISABLE=1 gpuvet smoke --distributed"]})
+        results.append(result)
     return results
 
 
