@@ -26,6 +26,9 @@ def _check(project, capsys, *extra):
     ("vllm-cpu", ["torch==2.9.1+cpu"]),  # the x86_64 one of two marker-split pins
     ("prime-rl", ["torch>=2.9.0", "vllm==0.14.0"]),
     ("invokeai-pep621", ["torch==2.2.1"]),
+    # conda environment files: cudatoolkit=11.3 picks torch's cu113 build; conda-forge's unpinned pytorch-gpu
+    ("stable-diffusion-conda", ["torch==1.11.0+cu113"]),
+    ("aalto-pytorch-env", ["torch"]),
 ])
 def test_the_frameworks_a_project_declares(project, declared, capsys):
     _, document = _check(project, capsys)
@@ -81,3 +84,24 @@ def test_the_real_projects_carry_no_windows_lint(capsys):
     for project in ("kohya-ss", "open-sora", "tabbyapi", "invokeai-pep621"):
         _, document = _check(project, capsys)
         assert document["project"]["lint"] == [], project
+
+
+def test_conda_match_specs_and_cuda_selectors():
+    """conda's `=X.Y` is any X.Y.z, `=X.Y.Z` that release; `pytorch-cuda=12.1` (the pytorch channel's selector) and
+    `cpuonly` choose torch's build; a channel prefix (`pytorch::`) is read past; the pip list is a requirements file."""
+    from gpuvet.ingest.project import read_environment_yml
+
+    declared = read_environment_yml({"dependencies": [
+        "python=3.10", "pytorch::pytorch=2.1.0", "pytorch-cuda=12.1", "tensorflow-gpu=2.12",
+        {"pip": ["vllm==0.4.2", "-r requirements.txt"]}]})
+    assert declared.targets == ["vllm==0.4.2", "torch==2.1.0+cu121", "tensorflow==2.12.*"]
+    assert declared.includes == ["requirements.txt"]
+    assert read_environment_yml({"dependencies": ["pytorch=2.1.0", "cpuonly"]}).targets == ["torch==2.1.0+cpu"]
+    assert read_environment_yml(["not", "a", "mapping"]).skipped == [("dependencies", "no dependencies list")]
+
+
+def test_a_broken_environment_yml_is_one_clear_line(tmp_path, capsys):
+    (tmp_path / "environment.yml").write_text("dependencies: [pytorch=2.1.0\n  - : :\n")
+    assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "not valid YAML" in err and "Traceback" not in err

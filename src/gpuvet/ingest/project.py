@@ -177,3 +177,59 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) ->
             break
         declared.targets.append(_qualified(requirement, variant))
     return declared
+
+
+# conda package names that are a PyPI framework under another name (conda-forge's pytorch-gpu is torch's CUDA build)
+_CONDA_NAMES = {"pytorch": "torch", "pytorch-gpu": "torch", "pytorch-cpu": "torch", "tensorflow-gpu": "tensorflow"}
+_CONDA_SPEC = re.compile(r"^(?:(?P<channel>[\w.-]+)::)?(?P<name>[A-Za-z0-9][\w.-]*)\s*(?P<spec>[=<>!~].*)?$")
+
+
+def _conda_requirement(name: str, spec: Optional[str]) -> str:
+    """conda's match spec as a PEP 440 requirement: ``=1.11.0`` is that release, ``=1.12`` any 1.12.x."""
+    spec = (spec or "").strip().split()[0] if spec and spec.strip() else ""
+    if spec.startswith("=") and not spec.startswith("=="):
+        version = spec[1:].rstrip(".*")
+        spec = "==" + version if version.count(".") >= 2 else "==%s.*" % version
+    return name + spec
+
+
+def read_environment_yml(document: Any, python: Optional[str] = None) -> Declared:
+    """A conda ``environment.yml``: ``dependencies`` (the frameworks under their conda names, ``pytorch-cuda=12.1``
+    or ``cudatoolkit=11.3`` choosing torch's CUDA build, ``cpuonly`` its CPU build) and its ``pip:`` list, read as a
+    requirements file."""
+    declared = Declared()
+    dependencies = document.get("dependencies") if isinstance(document, dict) else None
+    if not isinstance(dependencies, list):
+        declared.skipped.append(("dependencies", "no dependencies list"))
+        return declared
+    environment = _environment(python)
+    conda: List[Tuple[str, Optional[str]]] = []
+    variant: Optional[str] = None
+    for item in dependencies:
+        if isinstance(item, dict) and isinstance(item.get("pip"), list):
+            pip = read_requirements("\n".join(str(line) for line in item["pip"]), python)
+            declared.targets += pip.targets
+            declared.includes += pip.includes
+            declared.skipped += pip.skipped
+            continue
+        match = _CONDA_SPEC.match(str(item).strip())
+        if match is None:
+            declared.skipped.append((str(item), "not a conda package spec"))
+            continue
+        name, spec = match.group("name").lower(), match.group("spec")
+        if name in ("pytorch-cuda", "cudatoolkit") and spec:
+            cuda = re.match(r"^=+(\d+)\.(\d+)", spec.strip())
+            if cuda:
+                variant = "cu%s%s" % cuda.groups()
+            continue
+        if name == "cpuonly":
+            variant = "cpu"
+            continue
+        if name in ("python", "pip"):
+            continue
+        conda.append((_CONDA_NAMES.get(name, name), spec))
+    for name, spec in conda:
+        requirement = _requirement(_conda_requirement(name, spec), environment, declared)
+        if requirement is not None:
+            declared.targets.append(_qualified(requirement, variant))
+    return declared

@@ -1,4 +1,4 @@
-"""``check --project DIR``: read the project's requirements*.txt and pyproject.toml (the I/O half of
+"""``check --project DIR``: read the project's requirements*.txt, pyproject.toml and conda environment.yml (the I/O half of
 gpuvet.ingest.project), following ``-r`` includes inside the project, bounded."""
 
 from __future__ import annotations
@@ -66,8 +66,25 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         declared = project.read_pyproject(document, python)
         targets += declared.targets
         skipped += [{"file": "pyproject.toml", "line": line, "why": why} for line, why in declared.skipped]
+    for name in ("environment.yml", "environment.yaml"):
+        conda_file = root / name
+        if not conda_file.is_file():
+            continue
+        seen.append(conda_file.resolve())
+        try:
+            import yaml  # the optional extra gpuvet[project]: YAML needs a real parser
+        except ImportError:
+            skipped.append({"file": name, "line": "", "why": "reading it needs PyYAML: pip install 'gpuvet[project]'"})
+            continue
+        try:
+            document = yaml.safe_load(_read(conda_file))
+        except yaml.YAMLError as exc:
+            raise InputError(f"{conda_file}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        declared = project.read_environment_yml(document, python)
+        targets += declared.targets
+        skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt or pyproject.toml there")
+        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml or environment.yml there")
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
