@@ -29,6 +29,9 @@ def _check(project, capsys, *extra):
     # conda environment files: cudatoolkit=11.3 picks torch's cu113 build; conda-forge's unpinned pytorch-gpu
     ("stable-diffusion-conda", ["torch==1.11.0+cu113"]),
     ("aalto-pytorch-env", ["torch"]),
+    # Dockerfiles: pytorch/pytorch's official tag is that build; RUN pip install lines are requirements
+    ("mhchess-docker", ["torch==2.1.0+cu121"]),
+    ("detectron2-docker", ["torch==1.10+cu111"]),
 ])
 def test_the_frameworks_a_project_declares(project, declared, capsys):
     _, document = _check(project, capsys)
@@ -105,3 +108,24 @@ def test_a_broken_environment_yml_is_one_clear_line(tmp_path, capsys):
     assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "not valid YAML" in err and "Traceback" not in err
+
+
+def test_a_dockerfile_base_image_gpuvet_cannot_read_is_listed(capsys):
+    code = main(["check", "--project", str(PROJECTS / "face-recognition-docker"), "--from", A10, "--no-network",
+                 "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["targets"] == []
+    assert {"file": "Dockerfile", "line": "FROM train_fr:latest", "why": "a base image gpuvet does not read"} in \
+        document["project"]["skipped"]
+    assert code in (0, 1, 3)
+
+
+def test_dockerfile_stages_and_pip_commands():
+    from gpuvet.ingest.project import read_dockerfile
+
+    declared = read_dockerfile(
+        "FROM pytorch/pytorch:2.4.0-cuda12.4-cudnn9-devel AS build\n"
+        "RUN pip install --no-cache-dir vllm==0.6.3 \\\n    && python -m pip install xformers==0.0.28\n"
+        "FROM build\n")
+    assert declared.targets == ["torch==2.4.0+cu124", "vllm==0.6.3", "xformers==0.0.28"]
+    assert declared.skipped == []  # FROM build is the stage above, not an image

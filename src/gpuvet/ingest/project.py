@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 # A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
-_VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)/?$")
+# an index of PyTorch's builds (/whl/cu121), or its older find-links page (/whl/cu111/torch_stable.html)
+_VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)(?:/|/torch_stable\.html)?$")
 # Packages whose build the index decides (the PyTorch indexes serve these).
 _INDEXED = {"torch", "torchvision", "torchaudio"}
 # The server the project is checked for: markers are evaluated as pip on Linux x86_64 evaluates them.
@@ -232,4 +233,77 @@ def read_environment_yml(document: Any, python: Optional[str] = None) -> Declare
         requirement = _requirement(_conda_requirement(name, spec), environment, declared)
         if requirement is not None:
             declared.targets.append(_qualified(requirement, variant))
+    return declared
+
+
+# pytorch/pytorch's official image tags: "${PYTORCH_VERSION}-cuda${CUDA_VERSION_SHORT}-cudnn${CUDNN_VERSION}-runtime"
+# (https://github.com/pytorch/pytorch/blob/02674c16eaf308f5c5488022b010120a2f92bc80/.github/workflows/docker-release.yml)
+_PYTORCH_TAG = re.compile(r"^(?:docker\.io/)?pytorch/pytorch:(?P<version>\d+\.\d+\.\d+)-cuda(?P<major>\d+)\.(?P<minor>\d+)"
+                          r"-cudnn\d+-(?:runtime|devel)$")
+_FROM = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(?P<image>\S+)(?:\s+AS\s+(?P<alias>\S+))?\s*$", re.IGNORECASE)
+_PIP_INSTALL = re.compile(r"(?:^|\s)(?:python3?(?:\.\d+)?\s+-m\s+)?pip3?\s+install\s+(?P<args>.*)$")
+_PIP_VALUE_OPTIONS = ("-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url", "-f",
+                      "--find-links")
+
+
+def _pip_lines(arguments: str) -> List[str]:
+    """The arguments of one ``pip install`` as the lines of a requirements file."""
+    import shlex
+
+    try:
+        words = shlex.split(arguments)
+    except ValueError:
+        words = arguments.split()
+    lines, index = [], 0
+    while index < len(words):
+        word = words[index]
+        if word in _PIP_VALUE_OPTIONS and index + 1 < len(words):
+            lines.append("%s %s" % (word, words[index + 1]))
+            index += 2
+            continue
+        if not word.startswith("-"):
+            lines.append(word)
+        index += 1
+    return lines
+
+
+def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
+    """A Dockerfile: a ``FROM pytorch/pytorch:<version>-cuda<X.Y>-...`` base is that torch build; the ``pip install``
+    commands of its ``RUN`` lines are read as requirements (their ``-f``/``--index-url`` deciding the build); any other
+    base image is listed as not read."""
+    declared = Declared()
+    logical, pending = [], ""
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = raw.strip()
+        if line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        logical.append((pending + line).strip())
+        pending = ""
+    stages: List[str] = []
+    pip: List[str] = []
+    for line in logical:
+        base = _FROM.match(line)
+        if base:
+            image = base.group("image")
+            if base.group("alias"):
+                stages.append(base.group("alias").lower())
+            tag = _PYTORCH_TAG.match(image)
+            if tag:
+                declared.targets.append("torch==%s+cu%s%s" % tag.group("version", "major", "minor"))
+            elif image.lower() not in stages:
+                declared.skipped.append(("FROM " + image, "a base image gpuvet does not read"))
+            continue
+        if re.match(r"^RUN\s", line, re.IGNORECASE):
+            for command in re.split(r"&&|;|\|\|", line[3:]):
+                install = _PIP_INSTALL.search(command.strip())
+                if install:
+                    pip += _pip_lines(install.group("args"))
+    if pip:
+        found = read_requirements("\n".join(pip), python)
+        declared.targets += found.targets
+        declared.skipped += found.skipped
+        declared.skipped += [("-r " + include, "a file inside the image: not read") for include in found.includes]
     return declared

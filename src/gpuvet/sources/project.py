@@ -1,4 +1,4 @@
-"""``check --project DIR``: read the project's requirements*.txt, pyproject.toml and conda environment.yml (the I/O half of
+"""``check --project DIR``: read the project's requirements*.txt, pyproject.toml, conda environment.yml and Dockerfiles (the I/O half of
 gpuvet.ingest.project), following ``-r`` includes inside the project, bounded."""
 
 from __future__ import annotations
@@ -83,8 +83,16 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         declared = project.read_environment_yml(document, python)
         targets += declared.targets
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
+    for dockerfile in sorted(root.glob("Dockerfile*"))[:_MAX_FILES] + sorted(root.glob("docker/Dockerfile*"))[:_MAX_FILES]:
+        if not dockerfile.is_file():
+            continue
+        seen.append(dockerfile.resolve())
+        where = str(dockerfile.relative_to(root))
+        declared = project.read_dockerfile(_read(dockerfile), python)
+        targets += declared.targets
+        skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml or environment.yml there")
+        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, environment.yml or Dockerfile there")
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
