@@ -129,3 +129,14 @@ def test_dockerfile_stages_and_pip_commands():
         "FROM build\n")
     assert declared.targets == ["torch==2.4.0+cu124", "vllm==0.6.3", "xformers==0.0.28"]
     assert declared.skipped == []  # FROM build is the stage above, not an image
+
+
+def test_check_an_official_pytorch_image_tag_as_its_torch_build(capsys):
+    """image:REF on the command line: the tag's build is checked against the machine (A10, driver 550)."""
+    code = main(["check", "image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime", "--from", A10, "--no-network",
+                 "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert [t["target"] for t in document["targets"]] == ["torch==2.1.0+cu121"] and code in (0, 1, 3)
+    assert main(["check", "image:vllm/vllm-openai:latest", "--from", A10, "--no-network"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: image:vllm/vllm-openai:latest") and "docker image inspect" in err

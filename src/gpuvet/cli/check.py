@@ -55,6 +55,18 @@ def prolog_verdict(report, lang: str) -> int:
     return int(ExitCode.FAILURE)
 
 
+def image_to_target(argument: str) -> str:
+    """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names."""
+    from gpuvet.errors import UsageError
+    from gpuvet.ingest.project import image_target
+
+    target = image_target(argument[len("image:"):])
+    if target is None:
+        raise UsageError(f"{argument}: gpuvet reads the tags of the official pytorch/pytorch images only",
+                         hint="for another image, paste its `docker image inspect IMAGE` with --from")
+    return target
+
+
 def known_platform(name: str) -> str:
     """NAME of ``--platform NAME`` when the knowledge base has its profile; a usage error naming the known ones."""
     from gpuvet.errors import UsageError
@@ -87,7 +99,7 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.sources.network import with_network
 
         snapshot = with_network(snapshot)
-    targets = list(args.targets)
+    targets = [image_to_target(t) if t.startswith("image:") else t for t in args.targets]
     project = None
     if getattr(args, "project", None):
         project = project_targets(args.project, snapshot)

@@ -246,6 +246,13 @@ _PIP_VALUE_OPTIONS = ("-r", "--requirement", "-c", "--constraint", "-i", "--inde
                       "--find-links")
 
 
+def image_target(image: str) -> Optional[str]:
+    """The torch build an official pytorch/pytorch image tag names (``2.1.0-cuda12.1-cudnn8-runtime`` ->
+    ``torch==2.1.0+cu121``), or None for any other image."""
+    tag = _PYTORCH_TAG.match(image.strip())
+    return "torch==%s+cu%s%s" % tag.group("version", "major", "minor") if tag else None
+
+
 def _pip_lines(arguments: str) -> List[str]:
     """The arguments of one ``pip install`` as the lines of a requirements file."""
     import shlex
@@ -290,9 +297,9 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
             image = base.group("image")
             if base.group("alias"):
                 stages.append(base.group("alias").lower())
-            tag = _PYTORCH_TAG.match(image)
-            if tag:
-                declared.targets.append("torch==%s+cu%s%s" % tag.group("version", "major", "minor"))
+            target = image_target(image)
+            if target:
+                declared.targets.append(target)
             elif image.lower() not in stages:
                 declared.skipped.append(("FROM " + image, "a base image gpuvet does not read"))
             continue
