@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", metavar="DIR", default=None,
                    help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml, "
                         "a conda environment.yml, Dockerfiles)")
+    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
+                   help="write the fixes' install commands for pip (default) or uv (uv pip install, --torch-backend)")
     p.add_argument("--platform", metavar="NAME", default=None,
                    help="the GPU rental platform this machine is on (autodl, runpod, vastai, pai-dsw, lambda, gpushare, matpool, tencent-cvm): "
                         "a note on what its disks keep; found from documented evidence when not given")

@@ -111,6 +111,10 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.checks.project import project_findings
 
         report = dataclasses.replace(report, project=project, machine=report.machine + tuple(project_findings(project)))
+    if getattr(args, "installer", "pip") != "pip":
+        from gpuvet.checks.installer import with_installer
+
+        report = with_installer(report, args.installer)
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))
