@@ -20,9 +20,8 @@ PLATFORMS = ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x
              "manylinux_2_34_x86_64", "linux_x86_64"]
 PYTHON = "3.12"
 
-# (framework, build, requirement, extra pip arguments, the index as the source names it). Releases whose whole
-# dependency set the index serves; a row not measured here (torch's CPU build, on PyTorch's own index) is kept from
-# the current file as it is, with its own source and `estimate` flag.
+# (framework, build, requirement, extra pip arguments, the index as the source names it): releases whose whole
+# dependency set the index serves. The file is written from these rows alone.
 MEASURED = (
     ("torch", "cuda", "torch==2.5.1", [], "PyPI"),
     ("tensorflow", "cuda", "tensorflow[and-cuda]==2.18.0", [], "PyPI"),
@@ -56,38 +55,13 @@ def _gb(size):
     return round(size / 1e9, 2)
 
 
-def _kept_rows(measured):
-    """The rows of the current file that MEASURED does not cover, as TOML text."""
-    sys.path.insert(0, str(OUTPUT.parents[3]))
-    from gpuvet.tomlfile import parse_toml_bytes
-
-    rows = parse_toml_bytes(OUTPUT.read_bytes()).get("size", [])
-    text = []
-    for row in rows:
-        if (row["framework"], row["build"]) in measured:
-            continue
-        text.append("")
-        text.append("[[size]]")
-        for key, value in row.items():
-            if isinstance(value, bool):
-                text.append("%s = %s" % (key, "true" if value else "false"))
-            elif isinstance(value, (int, float)):
-                text.append("%s = %s" % (key, value))
-            elif isinstance(value, list):
-                text.append("%s = [%s]" % (key, ", ".join('"%s"' % v for v in value)))
-            else:
-                text.append('%s = "%s"' % (key, value))
-    return text
-
-
 def render(rows):
     lines = [
         "# How much disk an install takes, for the disk check (gpuvet.checks.disks): what pip downloads (kept in pip's",
         "# cache unless --no-cache-dir) and what the unpacked packages take in site-packages (before byte-compilation).",
         "# Measured by tools/install_sizes.py: pip resolves and downloads the requirement with every dependency for Linux",
         "# x86_64 and CPython 3.12 (3.11 where a row says so); download = the sum of the wheel files, installed = the sum of their members' sizes.",
-        "# Per framework and build (cuda or cpu); a framework not listed here is not judged. GB = 10^9 bytes. Rows the tool",
-        "# could not measure are kept with their own source; `estimate = true` marks sizes not measured from the files.",
+        "# Per framework and build (cuda or cpu); a framework not listed here is not judged. GB = 10^9 bytes.",
         "",
         'version = "2026.12"',
     ]
@@ -103,7 +77,6 @@ def render(rows):
             'source = "%s: %s with its dependencies (tools/install_sizes.py, wheel files and their members)"'
             % (index, requirement),
         ]
-    lines += _kept_rows({(row[0], row[1]) for row in rows})
     return "\n".join(lines) + "\n"
 
 

@@ -283,6 +283,11 @@ class SnapshotView:
         return list(self.value("gpus", []) or [])
 
     @property
+    def whole_gpus(self) -> List[Dict[str, Any]]:
+        """The GPUs that are not split into MIG instances: the ones that talk to each other over NVLink or PCIe."""
+        return [g for g in self.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
+
+    @property
     def packages(self) -> Dict[str, Dict[str, Any]]:
         # Built once per view: checks look packages up per framework and candidate build.
         if self._packages is None:

@@ -428,16 +428,10 @@ def nccl_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
     return dataclasses.replace(result, findings=result.findings + tuple(_nccl_native_notes(view, candidate, kb)))
 
 
-def _kb_cc(kb: Any, name: Optional[str]) -> Optional[str]:
-    model = kb.gpu(name) if name else None
-    return model.compute_capability if model is not None else None
-
-
 def _nccl_native_notes(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
     """On 2+ GPUs: an NCCL older than the first release with SASS for the GPUs' architecture runs its kernels from an
     older architecture's PTX (kb/data/nccl.toml ``native_sass``, read from NCCL's own makefiles)."""
-    gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
-    if len(gpus) < 2 or not candidate.variant.cuda:
+    if len(view.whole_gpus) < 2 or not candidate.variant.cuda:
         return []
     installed = _installed_version(view, candidate)
     packages = [p for name, p in view.packages.items() if name.startswith("nvidia-nccl-")]
@@ -446,12 +440,12 @@ def _nccl_native_notes(view: SnapshotView, candidate: Candidate, kb: Any) -> Lis
     if have is None:
         return []
     notes: List[Finding] = []
-    for name, cc in dict.fromkeys((g.get("name"), g.get("compute_capability") or _kb_cc(kb, g.get("name"))) for g in gpus):
-        native = kb.nccl_native_since(cc) if cc else None
+    for _, gpu in model_gpus(view, kb):  # each model once, its compute capability from the snapshot or the KB
+        native = kb.nccl_native_since(gpu.cc) if gpu.cc else None
         first = version_or_none(native["first"]) if native else None
         if native is None or first is None or have >= first:
             continue
-        notes.append(make("checks.nccl_ptx_only", nccl=nccl, gpu=name or "?", cc=cc, sass=native["sass"],
+        notes.append(make("checks.nccl_ptx_only", nccl=nccl, gpu=gpu.name, cc=gpu.cc, sass=native["sass"],
                           first=native["first"], cuda=native["cuda"], build=candidate.label,
                           expected=f"NCCL >= {native['first']}", actual=f"NCCL {nccl}", sources=(native["source"],)))
     return notes

@@ -188,7 +188,7 @@ def _pair_list(pairs: List[Tuple[int, int]], total: int) -> str:
 def interconnect_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     """Two GPUs or more without NVLink: a note, and where ``topo -m`` names the paths, which pairs NCCL joins peer to
     peer (behind PCIe switches, up to ``nccl_p2p_max_path``) and which it joins through host memory."""
-    gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
+    gpus = view.whole_gpus
     topology = view.value("topology")
     if len(gpus) < 2 or not isinstance(topology, dict) or topology.get("nvlink") is not False:
         return []
@@ -229,7 +229,7 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     """Two GPUs or more: PCIe ports (root ports, switch downstream ports) whose ACS redirects peer traffic to the root
     complex (a warning with the per-port fix), and an IOMMU on without passthrough (a note); both from the ``pci`` fact
     (gpuvet.probe.pci, a pasted lspci -vvv)."""
-    gpus = [g for g in view.gpus if (g.get("mig_mode") or "").lower() != "enabled"]
+    gpus = view.whole_gpus
     pci = view.value("pci")
     if len(gpus) < 2 or not isinstance(pci, dict):
         return []

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Tuple
+from typing import Any
 
-INSTALLERS = ("pip", "uv")
 _PIP = re.compile(r"^(?:python3?\s+-m\s+)?pip3?\s+(?P<rest>(?:install|uninstall)\b.*)$")
 _TORCH_INDEX = re.compile(r"\s--index-url[ =]https://download\.pytorch\.org/whl/(?P<backend>cu\d+|cpu|rocm[\d.]+|xpu)/?(?=\s|$)")
-_SOURCE = "https://docs.astral.sh/uv/pip/compatibility/"
 
 
 def as_uv(command: str) -> str:
@@ -29,23 +27,17 @@ def as_uv(command: str) -> str:
     return "uv pip " + rest
 
 
-def _commands(commands: Tuple[str, ...], installer: str) -> Tuple[str, ...]:
-    return tuple(as_uv(c) for c in commands) if installer == "uv" else commands
-
-
-def _finding(finding: Any, installer: str) -> Any:
+def _for_uv(finding: Any) -> Any:
     if finding.fix is None or not finding.fix.commands:
         return finding
-    return dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, commands=_commands(finding.fix.commands,
-                                                                                                 installer)))
+    commands = tuple(as_uv(c) for c in finding.fix.commands)
+    return dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, commands=commands))
 
 
 def with_installer(report: Any, installer: str) -> Any:
-    """The check report with every fix's commands written for ``installer`` (pip: unchanged)."""
+    """The check report with every fix's commands written for ``installer`` ("pip": unchanged, "uv")."""
     if installer == "pip":
         return report
-    targets = tuple(dataclasses.replace(t, findings=tuple(_finding(f, installer) for f in t.findings))
-                    for t in report.targets)
-    return dataclasses.replace(report, targets=targets,
-                               machine=tuple(_finding(f, installer) for f in report.machine),
-                               together=tuple(_finding(f, installer) for f in report.together))
+    targets = tuple(dataclasses.replace(t, findings=tuple(map(_for_uv, t.findings))) for t in report.targets)
+    return dataclasses.replace(report, targets=targets, machine=tuple(map(_for_uv, report.machine)),
+                               together=tuple(map(_for_uv, report.together)))

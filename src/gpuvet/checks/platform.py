@@ -14,6 +14,22 @@ from gpuvet.models import Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
 
 
+def profile_of(kb: Any, name: str) -> Dict[str, Any]:
+    """The profile of ``--platform NAME``; a usage error that lists the known platforms otherwise."""
+    profile = kb.platform(name)
+    if profile is None:
+        from gpuvet.errors import UsageError
+
+        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(kb.platform_names()))
+    return profile
+
+
+def size_text(disk: Dict[str, Any]) -> Optional[str]:
+    """A disk's documented size ("50 GB+" for a minimum), or None when its documentation gives none."""
+    size = disk.get("size_gib")
+    return ("%d GB+" if disk.get("size_is_minimum") else "%d GB") % size if size else None
+
+
 def platform_name(view: SnapshotView) -> Optional[str]:
     value = view.value("host.platform")
     return str(value["name"]) if isinstance(value, dict) and value.get("name") else None
@@ -27,10 +43,9 @@ def _kept(value: Any) -> Message:
 def disk_lines(profile: Dict[str, Any]) -> List[Message]:
     lines = []
     for disk in profile.get("disk", []):
-        size = disk.get("size_gib")
-        size_text = ("%d GB+" if disk.get("size_is_minimum") else "%d GB") % size if size else None
-        lines.append(msg("checks.platform.disk" if size_text else "checks.platform.disk_unsized", path=disk["path"],
-                         role=msg("checks.platform.role." + disk["role"]), size=size_text, stop=_kept(disk.get("kept_on_stop")),
+        size = size_text(disk)
+        lines.append(msg("checks.platform.disk" if size else "checks.platform.disk_unsized", path=disk["path"],
+                         role=msg("checks.platform.role." + disk["role"]), size=size, stop=_kept(disk.get("kept_on_stop")),
                          image=_kept(disk.get("in_saved_image")), release=_kept(disk.get("kept_on_release"))))
     return lines
 

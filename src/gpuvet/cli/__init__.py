@@ -79,8 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--installer", choices=("pip", "uv"), default="pip",
                    help="write the fixes' install commands for pip (default) or uv (uv pip install, --torch-backend)")
     p.add_argument("--platform", metavar="NAME", default=None,
-                   help="the GPU rental platform this machine is on (autodl, runpod, vastai, pai-dsw, lambda, gpushare, matpool, tencent-cvm): "
-                        "a note on what its disks keep; found from documented evidence when not given")
+                   help="the GPU rental platform this machine is on (a profile of kb/data/platforms.toml; an unknown name "
+                        "lists them): a note on what its disks keep; found from documented evidence when not given")
 
     p = sub.add_parser("recommend", help="the newest versions that fit this machine, with install commands")
     p.add_argument("framework", metavar="FRAMEWORK")

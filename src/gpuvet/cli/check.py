@@ -67,22 +67,14 @@ def image_to_target(argument: str) -> str:
     return target
 
 
-def known_platform(name: str) -> str:
-    """NAME of ``--platform NAME`` when the knowledge base has its profile; a usage error naming the known ones."""
-    from gpuvet.errors import UsageError
-    from gpuvet.kb import load
-
-    names = load().platform_names()
-    if name not in names:
-        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(names))
-    return name
-
-
 def with_platform(snapshot: dict, name: str) -> dict:
     """The snapshot with ``host.platform`` set to what the user named (it wins over the probe's evidence)."""
+    from gpuvet.checks.platform import profile_of
+    from gpuvet.kb import load
     from gpuvet.probe.facts import found
 
-    snapshot.setdefault("host", {})["platform"] = found({"name": known_platform(name), "evidence": []}, "--platform")
+    profile_of(load(), name)  # an unknown name stops here, with the known ones listed
+    snapshot.setdefault("host", {})["platform"] = found({"name": name, "evidence": []}, "--platform")
     return snapshot
 
 

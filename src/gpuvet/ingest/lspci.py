@@ -73,8 +73,7 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
         raise input_error("ingest.garbage", "ingest.hint_kind", kind=KIND, name=name)
     acs = _acs(text)
     if acs is not None:
-        set_fact(snapshot, "pci", {"iommu": {"enabled": None, "groups": None, "cmdline": [], "passthrough": None},
-                                   "acs": acs}, source)
+        set_fact(snapshot, "pci", _pasted_pci(acs), source)
     named = [g["index"] for g in gpus if g.get("name_source")]
     note = "from the PCI bus: names as lspci's database knows them"
     if named:
@@ -84,6 +83,11 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
 
 _PORT_NAMES = {"Root Port": "root_port", "Downstream Port": "switch_downstream"}
+
+
+def _pasted_pci(acs: Dict[str, Any]) -> Dict[str, Any]:
+    """The ``pci`` fact of a paste: its ACS reading; the IOMMU state is not in lspci's output."""
+    return {"iommu": {"enabled": None, "groups": None, "cmdline": [], "passthrough": None}, "acs": acs}
 
 
 def _acs(text: str) -> Any:
@@ -139,8 +143,7 @@ def parse_acs(text: str, name: str = "<input>") -> Dict[str, Any]:
     snapshot = shell(ACS_KIND, name)
     flags = [_ACS_CTL.match(line).group("flags") for line in text.split("\n") if _ACS_ONLY.match(line)]  # type: ignore[union-attr]  # _ACS_ONLY lines are ACSCtl lines
     redirecting = [{"bdf": None, "port": None, "flags": f} for f in flags if redirect_flags(f)]
-    set_fact(snapshot, "pci", {"iommu": {"enabled": None, "groups": None, "cmdline": [], "passthrough": None},
-                               "acs": {"readable": True, "ports": len(flags), "redirecting": redirecting}},
+    set_fact(snapshot, "pci", _pasted_pci({"readable": True, "ports": len(flags), "redirecting": redirecting}),
              pasted_source(ACS_KIND), note="lspci -vvv | grep ACSCtl: the ports are not named")
     return snapshot
 

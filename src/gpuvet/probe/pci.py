@@ -96,7 +96,7 @@ def _bridges(root):
     except OSError:
         return None
     found = []
-    for name in names[:_BRIDGES * 4]:
+    for name in names[:_BRIDGES * 4]:  # a bounded walk: bridges are a minority of the devices listed
         klass = _read(os.path.join(folder, name, "class"), 16)
         if klass is not None and klass.strip().lower().startswith(b"0x0604"):
             found.append((name, os.path.join(folder, name, "config")))

@@ -307,13 +307,9 @@ _ANSWERED_BY = {"plan.q.snapshots": "in_saved_image", "plan.q.disk": "size_gib"}
 def platform_answers(name: str, kb: Any, weights_gib: float) -> Dict[str, Any]:
     """What ``plan --platform NAME`` knows before renting: the platform's disks (kb/data/platforms.toml), the advice
     ``check`` gives there, the questions its documentation answers, and whether the weights fit its data disks."""
-    from gpuvet.checks.platform import advice, profile_sources
+    from gpuvet.checks.platform import advice, profile_of, profile_sources
 
-    profile = kb.platform(name)
-    if profile is None:
-        from gpuvet.errors import UsageError
-
-        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(kb.platform_names()))
+    profile = profile_of(kb, name)
     keys = ("path", "role", "size_gib", "size_is_minimum", "kept_on_stop", "in_saved_image", "kept_on_release",
             "pip_default")
     disks = [{key: disk.get(key) for key in keys} for disk in profile.get("disk", [])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from gpuvet.checks.platform import size_text
 from gpuvet.i18n import text
 
 
@@ -48,7 +49,7 @@ def _platform_lines(platform: Dict[str, Any], lang: str) -> List[str]:
     lines = [text(lang, "plan.platform.heading", platform=platform["display"])
              + (" " + text(lang, "plan.platform.unverified") if platform.get("unverified") else "")]
     for disk in platform["disks"]:
-        size = "%d GB%s" % (disk["size_gib"], "+" if disk.get("size_is_minimum") else "") if disk.get("size_gib") else "?"
+        size = size_text(disk) or "?"
         lines.append("  - " + text(lang, "plan.platform.disk", path=disk["path"], size=size, stop=mark[disk.get("kept_on_stop")],
                                    image=mark[disk.get("in_saved_image")], release=mark[disk.get("kept_on_release")]))
     if platform.get("release_after_stopped_days"):
