@@ -15,12 +15,20 @@
  *   FAKE_NVML_MIG       "cur,pending" or "unsupported"     (default "0,0")
  *   FAKE_NVML_VIRT      nvmlGpuVirtualizationMode_t        (default 0)
  *   FAKE_NVML_REASONS   clocks event reasons bitmask       (default 0)
+ *   FAKE_NVML_UTIL      "gpu,memory" utilization percent   (default "0,0")
+ *   FAKE_NVML_UTIL_PERIOD_MS  when set, utilization is a square wave of this period: FAKE_NVML_UTIL during the
+ *                       first half, 2 % during the second (a training step: busy, then waiting for the others)
+ *   FAKE_NVML_UTIL_SHIFT_MS   "1:250,3:100": device 1's wave starts 250 ms late, device 3's 100 ms late
+ *   FAKE_NVML_UTIL_SCALE      "1:40": device 1 reaches 40 % of FAKE_NVML_UTIL when busy
+ *   FAKE_NVML_UTIL_HANG       1: nvmlDeviceGetUtilizationRates never returns (a wedged GPU)
  *
  * Functions it does not export make the binding raise NVMLError_FunctionNotFound, which the probe must tolerate.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef int nvmlReturn_t;
 typedef void *nvmlDevice_t;
@@ -30,6 +38,7 @@ typedef void *nvmlDevice_t;
 #define NVML_ERROR_NOT_SUPPORTED 3
 
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 typedef struct {
     char busIdLegacy[16];
     unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
@@ -179,5 +188,47 @@ nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b, int caps, in
         }
         if (*spec == ',') spec++;
     }
+    return NVML_SUCCESS;
+}
+
+/* The value a "1:250,3:100" list gives a device, or fallback. */
+static int per_device(const char *name, unsigned index, int fallback) {
+    const char *spec = env_or(name, "");
+    while (*spec) {
+        unsigned device; int value, used = 0;
+        if (sscanf(spec, "%u:%d%n", &device, &value, &used) != 2 || used <= 0) break;
+        if (device == index) return value;
+        spec += used;
+        if (*spec == ',') spec++;
+    }
+    return fallback;
+}
+
+nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization) {
+    unsigned gpu = 0, memory = 0, index;
+    int period;
+    if (!valid(device)) return NVML_ERROR_INVALID_ARGUMENT;
+    if (env_int("FAKE_NVML_UTIL_HANG", 0)) for (;;) pause();
+    index = device_index(device);
+    sscanf(env_or("FAKE_NVML_UTIL", "0,0"), "%u,%u", &gpu, &memory);
+    period = env_int("FAKE_NVML_UTIL_PERIOD_MS", 0);
+    if (period > 0) {
+        struct timespec now;
+        long long ms, phase;
+        clock_gettime(CLOCK_REALTIME, &now);  /* one clock for every process that loads the stand-in */
+        ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 - per_device("FAKE_NVML_UTIL_SHIFT_MS", index, 0);
+        phase = ((ms % period) + period) % period;
+        if (phase >= period / 2) { gpu = 2; memory = 1; }
+    }
+    utilization->gpu = gpu * (unsigned)per_device("FAKE_NVML_UTIL_SCALE", index, 100) / 100;
+    utilization->memory = memory * (unsigned)per_device("FAKE_NVML_UTIL_SCALE", index, 100) / 100;
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device) {
+    unsigned index;
+    if (sscanf(uuid, "GPU-%08x-", &index) != 1 || index >= (unsigned)env_int("FAKE_NVML_COUNT", 1))
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = (nvmlDevice_t)(size_t)(index + 1);
     return NVML_SUCCESS;
 }

@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nnodes", default=None, metavar="N", help="torchrun --nnodes")
     p.add_argument("--node-rank", type=int, default=None, metavar="R", help="torchrun --node-rank")
     p.add_argument("--rdzv-endpoint", default=None, metavar="HOST:PORT", help="torchrun --rdzv-endpoint")
+    p.add_argument("--sample", choices=("auto", "nvml", "cpu", "off"), default="auto",
+                   help="what --distributed samples to judge whether the ranks work in step: GPU utilization "
+                        "(nvml), each rank's CPU time (cpu); auto: nvml when the ranks use GPUs")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     _add_report_options(p, FORMATS_METRICS)
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Callable, Dict, Optional
 
 from gpuvet.checks.smoke import kb_gpu_lookup, score_all
+from gpuvet.checks.sync import utilization_section
 from gpuvet.errors import ExitCode, InputError
 from gpuvet.i18n import text
 from gpuvet.kb.thresholds import load_thresholds
@@ -21,8 +22,9 @@ def _validate(args: argparse.Namespace) -> None:
         raise InputError("--timeout must be a positive number of seconds", hint="e.g. --timeout 300")
     if args.nproc is not None and args.nproc < 1:
         raise InputError("--nproc must be at least 1", hint="e.g. --nproc 8 (one process per GPU)")
-    if not args.distributed and (args.nnodes or args.node_rank is not None or args.rdzv_endpoint or args.nproc):
-        raise InputError("--nproc/--nnodes/--node-rank/--rdzv-endpoint only apply with --distributed",
+    if not args.distributed and (args.nnodes or args.node_rank is not None or args.rdzv_endpoint or args.nproc
+                                 or getattr(args, "sample", "auto") != "auto"):
+        raise InputError("--nproc/--nnodes/--node-rank/--rdzv-endpoint/--sample only apply with --distributed",
                          hint="add --distributed")
     if args.distributed and args.framework not in (None, "torch"):
         raise InputError("--distributed runs through torchrun and needs --framework torch",
@@ -54,6 +56,11 @@ def build_payload(args: argparse.Namespace) -> Dict[str, Any]:
         from gpuvet.sources.smoke.distributed import run_distributed
 
         payload = run_distributed(args, thresholds, lang, on_start=shown)
+        section, result = utilization_section(payload.pop("utilization_raw", None), thresholds.sync,
+                                              thresholds.sync.get("source"), lang)
+        if result is not None:
+            payload["results"].append(result)
+            payload["utilization"] = section
     else:
         from gpuvet.sources.smoke.local import run_local
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -33,6 +33,7 @@ class Thresholds:
     overrides: List[Dict[str, Any]]
     collective: Dict[str, Any]
     health: Dict[str, Any]
+    sync: Dict[str, Any] = field(default_factory=dict)  # whether ranks work in step (checks.sync)
 
     def rule(self, metric: str, gpu_name: Optional[str] = None) -> Optional[Rule]:
         """The rule for a metric, a per-GPU override first (pattern matched against the nvidia-smi name)."""
@@ -80,6 +81,7 @@ def parse_thresholds(document: Dict[str, Any]) -> Thresholds:
         overrides=overrides,
         collective=dict(document.get("collective", {})),
         health=dict(document.get("health", {})),
+        sync=dict(document.get("sync", {})),
     )
 
 

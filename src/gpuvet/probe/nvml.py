@@ -465,3 +465,66 @@ def _ecc(call, handle):
         "retired_pages": retired,
         "remapped_rows_pending": bool(remapped[2]) if remapped else None,
     }
+
+
+class UtilizationReader(object):
+    """The busy share of chosen GPUs (``nvmlUtilization_t``: the percent of the last sample period, 1/6 s to 1 s
+    depending on the product, during which a kernel ran, and during which device memory was read or written), read
+    again and again by the smoke sampler.
+
+    ``devices`` are NVML indices or GPU UUIDs (what ``CUDA_VISIBLE_DEVICES`` holds). It is used in a process of its
+    own (``gpuvet.sources.smoke.sampler``), because on a wedged GPU any NVML call can hang.
+    """
+
+    def __init__(self, devices):
+        self.devices = list(devices)
+        self.names = []
+        self.error = None
+        self._pynvml = None
+        self._handles = []
+
+    def open(self):
+        """Initialise NVML and find the devices; False (and ``error`` says why) when that is impossible."""
+        if not driver_library_loadable():
+            self.error = NO_DRIVER_LIBRARY
+            return False
+        try:
+            pynvml = importlib.import_module("pynvml")
+            pynvml.nvmlInit()
+        except Exception as exc:
+            self.error = "NVML: %s" % exc
+            return False
+        self._pynvml = pynvml
+        call = _Caller(pynvml)
+        for device in self.devices:
+            if isinstance(device, int):
+                handle = call("nvmlDeviceGetHandleByIndex", device)
+            else:
+                handle = call("nvmlDeviceGetHandleByUUID", device)
+            if handle is None:
+                self.error = call.last_error
+                self.close()
+                return False
+            self._handles.append(handle)
+            self.names.append(call("nvmlDeviceGetName", handle))
+        return True
+
+    def read(self):
+        """[(gpu percent, memory percent) or None] for each device, in order."""
+        pynvml = self._pynvml
+        values = []  # type: list
+        for handle in self._handles:
+            try:
+                rates = pynvml.nvmlDeviceGetUtilizationRates(handle)  # type: ignore[union-attr]
+                values.append((int(rates.gpu), int(rates.memory)))
+            except Exception:  # not supported (a MIG instance, a vGPU profile) or the GPU fell off the bus
+                values.append(None)
+        return values
+
+    def close(self):
+        if self._pynvml is not None:
+            try:
+                self._pynvml.nvmlShutdown()
+            except Exception:
+                pass
+            self._pynvml = None

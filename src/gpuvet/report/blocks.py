@@ -124,6 +124,24 @@ class Chart:
 
 
 @dataclass(frozen=True)
+class TimelineRow:
+    label: str
+    values: Tuple[Optional[float], ...]  # 0..100, one per point in time (None: no reading)
+    summary: str  # "mean 87 %"
+    verdict: str  # pass, or warn for a device that lags
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Utilization over time, one row per device (HTML: an inline SVG chart; Markdown: sparklines)."""
+
+    title: str
+    rows: Tuple[TimelineRow, ...]
+    caption: str = ""
+    headers: Tuple[str, ...] = ()  # device, utilization, mean: the Markdown table form
+
+
+@dataclass(frozen=True)
 class Report:
     lang: str
     title: str  # the page title (plain)
@@ -451,6 +469,7 @@ def smoke_report(document: Mapping[str, Any], lang: str) -> Report:
                             (headers[1], headers[2], headers[3], headers[4])))
     else:
         blocks.append(Para(text(lang, "reports.smoke.chart_none"), muted=True))
+    blocks.extend(_utilization_blocks(document.get("utilization"), lang))
     fixes = [(r, s) for r, s in zip(results, statuses) if r.get("fix")]
     if fixes:
         blocks.append(Heading(text(lang, "reports.smoke.fixes")))
@@ -465,6 +484,23 @@ def smoke_report(document: Mapping[str, Any], lang: str) -> Report:
     if document.get("thresholds_version"):
         footer += " · " + text(lang, "reports.smoke.thresholds", version=_s(document["thresholds_version"]))
     return Report(lang, "%s: %s" % (title, _word(lang, verdict)), tuple(blocks), footer)
+
+
+def _utilization_blocks(section: Any, lang: str) -> List[Any]:
+    from gpuvet.report.smoke import utilization_title
+
+    if not isinstance(section, Mapping) or not section.get("devices"):
+        return []
+    rows = []
+    for device in section["devices"]:
+        mean = device.get("mean")
+        values = tuple(float(v) if isinstance(v, (int, float)) else None for v in device.get("samples") or ())
+        rows.append(TimelineRow(_s(device.get("label")), values,
+                                text(lang, "smoke.sync.row", mean="%g" % round(mean) if isinstance(mean, (int, float)) else "?"),
+                                "warn" if device.get("lagging") else "pass"))
+    title = utilization_title(dict(section), lang)
+    headers = tuple(text(lang, "reports.smoke.timeline." + c) for c in ("device", "series", "mean"))
+    return [Heading(title), Timeline(title, tuple(rows), _s(section.get("source")), headers)]
 
 
 def _fleet_value(value: Any, lang: str) -> str:

@@ -106,6 +106,42 @@ def _chart(block: B.Chart) -> str:
     return '<figure class="chart">%s<figcaption>%s</figcaption></figure>' % (svg, esc(block.reference_label))
 
 
+def _timeline(block: B.Timeline) -> str:
+    """One row per device: its utilization (0-100 %) as a filled line over the run, its mean on the right."""
+    label_w, plot_w, row_h, gap = 110, 640, 44, 10
+    width, height = label_w + plot_w + 120, gap + len(block.rows) * (row_h + gap)
+    rows = []
+    for index, row in enumerate(block.rows):
+        top = gap + index * (row_h + gap)
+        count = max(1, len(row.values) - 1)
+        segments: List[List[str]] = []
+        current: List[str] = []  # a gap where nothing was read breaks the line
+        for step, value in enumerate(row.values):
+            if value is None:
+                if current:
+                    segments.append(current)
+                current = []
+                continue
+            x = label_w + plot_w * step / count
+            y = top + row_h - row_h * max(0.0, min(value, 100.0)) / 100.0
+            current.append("%.1f,%.1f" % (x, y))
+        if current:
+            segments.append(current)
+        lines = "".join('<polyline class="series %s" points="%s"/>' % (_cls(row.verdict), " ".join(points))
+                        for points in segments)
+        rows.append(
+            '<text x="%d" y="%d" text-anchor="end">%s</text>'
+            '<rect class="track" x="%d" y="%d" width="%d" height="%d" rx="3"/>%s'
+            '<text class="value" x="%d" y="%d">%s</text>'
+            % (label_w - 10, top + row_h / 2 + 5, esc(row.label), label_w, top, plot_w, row_h, lines,
+               label_w + plot_w + 8, top + row_h / 2 + 5, esc(row.summary))
+        )
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="%s">%s</svg>' % (
+        width, height, esc(block.title), "".join(rows))
+    caption = '<figcaption>%s</figcaption>' % esc(block.caption) if block.caption else ""
+    return '<figure class="chart timeline">%s%s</figure>' % (svg, caption)
+
+
 def _block(block: Any) -> str:
     if isinstance(block, B.Title):
         badge = _badge(block.verdict, block.verdict_label) if block.verdict else ""
@@ -135,6 +171,8 @@ def _block(block: Any) -> str:
             _cls(block.verdict), esc(ICONS.get(block.verdict, "?")), esc(block.title), tag, "".join(_block(b) for b in block.body))
     if isinstance(block, B.Chart):
         return _chart(block)
+    if isinstance(block, B.Timeline):
+        return _timeline(block)
     raise TypeError("unknown report block %r" % type(block).__name__)
 
 

@@ -128,6 +128,14 @@ def _block(block: Any, out: List[str]) -> None:
         )
         out += ["*" + md_text(block.reference_label) + "*", ""]
         out += _table(block.headers, rows) + [""]
+    elif isinstance(block, B.Timeline):
+        from gpuvet.report.timeline import sparkline
+
+        rows = tuple((B.Cell(row.label, verdict=row.verdict), B.Cell(sparkline(row.values)),
+                      B.Cell(row.summary, numeric=True)) for row in block.rows)
+        out += _table(block.headers or ("", "", ""), rows) + [""]
+        if block.caption:
+            out += ["*" + md_text(block.caption) + "*", ""]
     else:  # a block type this renderer does not know is a programming error, not a user's
         raise TypeError("unknown report block %r" % type(block).__name__)
 

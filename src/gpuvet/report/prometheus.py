@@ -7,7 +7,9 @@ atomically (a temporary file renamed over), so the collector never reads half of
 * ``gpuvet_check_verdict{target, verdict}`` 1 for each target's verdict (``target="machine"`` for the machine's own
   findings), ``gpuvet_check_findings{target, code, severity}`` how many findings of that code;
 * ``gpuvet_smoke_value{name, unit, framework, gpu}`` the measured figure, ``gpuvet_smoke_fraction{...}`` its share of
-  the reference, ``gpuvet_smoke_status{name, status, ...}`` 1;
+  the reference, ``gpuvet_smoke_status{name, status, ...}`` 1; after ``--distributed``,
+  ``gpuvet_smoke_utilization_mean{device, signal}``, ``gpuvet_smoke_utilization_lagging{device, signal}`` (1 or 0) and
+  ``gpuvet_smoke_in_sync{signal}`` (1 in step, 0 when one lagged; absent when undecided);
 * ``gpuvet_fleet_host_status{host, status}`` 1 per host, ``gpuvet_fleet_hosts{status}`` the count per status.
 
 Label values are escaped by prometheus-client, so nothing a snapshot carries (a GPU name with quotes, a newline) can
@@ -69,6 +71,20 @@ def _smoke(document: Mapping[str, Any], registry: Any, Gauge: Any) -> None:
         if isinstance(result.get("fraction_of_reference"), (int, float)):
             fraction.labels(*key).set(result["fraction_of_reference"])
         status.labels(*key, str(result.get("status") or "")).set(1)
+    section = document.get("utilization")
+    if isinstance(section, Mapping) and section.get("devices"):
+        mean = Gauge("gpuvet_smoke_utilization_mean", "Mean busy share of a device during smoke --distributed (percent)",
+                     ["device", "signal"], registry=registry)
+        lagging = Gauge("gpuvet_smoke_utilization_lagging", "1 when the device was out of step with the others",
+                        ["device", "signal"], registry=registry)
+        signal = str(section.get("signal") or "")
+        for device in section["devices"]:
+            if isinstance(device.get("mean"), (int, float)):
+                mean.labels(str(device.get("label")), signal).set(device["mean"])
+            lagging.labels(str(device.get("label")), signal).set(1 if device.get("lagging") else 0)
+        if section.get("verdict") in ("in_sync", "out_of_sync"):
+            Gauge("gpuvet_smoke_in_sync", "1 when the ranks worked in step, 0 when one lagged", ["signal"],
+                  registry=registry).labels(signal).set(1 if section["verdict"] == "in_sync" else 0)
 
 
 def _fleet(document: Mapping[str, Any], registry: Any, Gauge: Any) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from gpuvet.i18n import text
+from gpuvet.report.timeline import sparkline
 
 _COLORS = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "skip": "\033[2m"}
 _RESET = "\033[0m"
@@ -80,6 +81,32 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
         if result.get("threshold"):
             lines.append("      " + text(lang, "smoke.threshold", rule=result["threshold"],
                                          source=result.get("threshold_source", "")))
+    lines.extend(utilization_lines(payload.get("utilization"), lang))
     counts = summary(payload)
     lines.append(text(lang, "smoke.summary", **counts))
     return "\n".join(lines)
+
+
+def utilization_title(section: Dict[str, Any], lang: str) -> str:
+    signal = str(section.get("signal") or "?")
+    verdict = str(section.get("verdict") or "unknown")
+    return text(lang, "smoke.sync.title", signal=text(lang, "smoke.sync.signal." + signal)
+                if signal in ("nvml", "process_cpu") else signal,
+                interval="%g" % float(section.get("interval_s") or 0), verdict=text(lang, "smoke.sync.verdict." + verdict))
+
+
+def utilization_lines(section: Any, lang: str, width: int = 60) -> List[str]:
+    """The per-device sparklines under the results (nothing when the run was not sampled)."""
+    if not section or not section.get("devices"):
+        return []
+    lines = [utilization_title(section, lang)]
+    devices = section["devices"]
+    label_width = max(len(str(d.get("label", ""))) for d in devices)
+    for device in devices:
+        mean = device.get("mean")
+        marker = "  <-" if device.get("lagging") else ""
+        lines.append("  %s  %s  %s%s" % (str(device.get("label", "")).ljust(label_width),
+                                         sparkline(device.get("samples") or [], width),
+                                         text(lang, "smoke.sync.row", mean="%g" % round(mean) if mean is not None else "?"),
+                                         marker))
+    return lines

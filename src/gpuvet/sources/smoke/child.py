@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 MARKER = "GPUVET_RESULT "
 
@@ -59,9 +59,11 @@ def _kill_tree(proc: "subprocess.Popen[bytes]") -> None:
 
 
 def run_child(
-    argv: Sequence[str], timeout: float, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None
+    argv: Sequence[str], timeout: float, env: Optional[Mapping[str, str]] = None, cwd: Optional[str] = None,
+    on_spawn: Optional[Callable[[int], None]] = None,
 ) -> ChildOutcome:
-    """Run ``argv`` (no shell) for at most ``timeout`` seconds; never raises for the child's sake."""
+    """Run ``argv`` (no shell) for at most ``timeout`` seconds; never raises for the child's sake.
+    ``on_spawn(pid)`` runs once the child exists (the utilization sampler starts there)."""
     try:
         proc = subprocess.Popen(
             list(argv),
@@ -74,6 +76,8 @@ def run_child(
         )
     except OSError as exc:
         return ChildOutcome(start_error="cannot run %s: %s" % (argv[0], exc.strerror or exc))
+    if on_spawn is not None:
+        on_spawn(proc.pid)
     timed_out = False
     try:
         out, err = proc.communicate(timeout=timeout)

@@ -147,9 +147,69 @@ def main(argv: Optional[List[str]] = None) -> int:
         if rank == 0:
             emit({"kind": "p2p", "src": src, "dst": dst, "bytes": count * 4, "seconds": seconds,
                   "ranks": world, "backend": backend, "mismatched": int(wrong.item()), "values": count})
+    train = ddp_training(torch, dist, device, rank, world, local_rank if use_cuda else None, args.quick, sync)
+    if rank == 0:
+        train.update(kind="ddp_train", ranks=world, backend=backend)
+        emit(train)
     dist.barrier()
     dist.destroy_process_group()
     return 0
+
+
+def ddp_training(torch, dist, device, rank: int, world: int, device_index: Optional[int], quick: bool,
+                 sync) -> dict:
+    """A short data-parallel training run (DistributedDataParallel): the phase whose rhythm the utilization
+    sampler judges, and a check of what DDP promises: after each step the replicas are exactly the same
+    (gradients are all-reduced), so every rank must end with the same weights."""
+    from torch.nn.parallel import DistributedDataParallel
+
+    torch.manual_seed(1234)
+    width = 1024 if device.type == "cuda" else 256
+    model = torch.nn.Sequential(torch.nn.Linear(width, width), torch.nn.ReLU(), torch.nn.Linear(width, width),
+                                torch.nn.ReLU(), torch.nn.Linear(width, 16)).to(device)
+    ddp = DistributedDataParallel(model, device_ids=[device_index] if device_index is not None else None)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.05)
+    generator = torch.Generator().manual_seed(rank + 1)  # each rank its own batch, as a sampler would give it
+    inputs = torch.randn(256, width, generator=generator).to(device)
+    teacher = torch.randn(width, 16, generator=torch.Generator().manual_seed(99)).to(device)
+    targets = (inputs @ teacher).argmax(dim=1)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step() -> float:
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(ddp(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        return float(loss.detach().item())
+
+    # Calibrate: every rank must run the same number of steps, sized so the run lasts about the budget.
+    first_loss = step()
+    sync()
+    start = time.perf_counter()
+    for _ in range(4):
+        step()
+    sync()
+    per_step = torch.tensor([(time.perf_counter() - start) / 4], dtype=torch.float64, device=device)
+    dist.all_reduce(per_step, op=dist.ReduceOp.MAX)
+    budget = 2.0 if quick else 8.0
+    steps = int(min(5000, max(10, budget / max(float(per_step.item()), 1e-6))))
+    sync()
+    start = time.perf_counter()
+    last_loss = first_loss
+    for _ in range(steps):
+        last_loss = step()
+    sync()
+    seconds = torch.tensor([time.perf_counter() - start], dtype=torch.float64, device=device)
+    dist.all_reduce(seconds, op=dist.ReduceOp.MAX)
+    # The replicas: a checksum of every weight, compared across ranks.
+    checksum = torch.stack([p.detach().double().sum() for p in model.parameters()]).sum().reshape(1)
+    sums = [torch.zeros_like(checksum) for _ in range(world)]
+    dist.all_gather(sums, checksum)
+    values = [float(v.item()) for v in sums]
+    spread = max(values) - min(values)
+    return {"steps": steps, "seconds": float(seconds.item()), "loss_first": round(first_loss, 4),
+            "loss_last": round(last_loss, 4), "replica_spread": spread,
+            "replicas_identical": spread <= 1e-9 * max(1.0, max(abs(v) for v in values))}
 
 
 if __name__ == "__main__":

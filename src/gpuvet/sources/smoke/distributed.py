@@ -18,6 +18,7 @@ from gpuvet.kb.thresholds import Thresholds
 from gpuvet.sources.smoke.child import ChildOutcome, run_child
 from gpuvet.sources.smoke.metrics import BUSBW_SOURCE, COLLECTIVES, algbw_gbs, busbw_gbs
 from gpuvet.sources.smoke.nccl_log import NcclLog, parse_nccl_log
+from gpuvet.sources.smoke.sampling import Sampler, choose_signal
 
 # What to try when NCCL hangs or fails (NCCL environment variables documentation).
 NCCL_SETTINGS_TO_TRY = (
@@ -27,6 +28,7 @@ NCCL_SETTINGS_TO_TRY = (
     "NCCL_SOCKET_IFNAME=<interface>",
 )
 NCCL_ENV_SOURCE = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html"
+DDP_SOURCE = "https://docs.pytorch.org/docs/stable/notes/ddp.html (after each step all replicas are the same)"
 
 
 def check_rendezvous(nnodes: Optional[str], node_rank: Optional[int], rdzv_endpoint: Optional[str]) -> None:
@@ -140,7 +142,36 @@ def collective_results(raws: List[Dict[str, Any]], thresholds: Thresholds, lang:
                 values=row.get("values", "?")), fix={"summary": text(lang, "smoke.dist.p2p_corrupt_fix"),
                                                      "commands": ["gpuvet check", "NCCL_P2P_DISABLE=1 gpuvet smoke --distributed"]})
         results.append(result)
+    train = next((r for r in raws if r.get("kind") == "ddp_train"), None)
+    if train is not None:
+        results.append(training_result(train, lang))
     return results
+
+
+def training_result(raw: Dict[str, Any], lang: str = "en") -> Dict[str, Any]:
+    """The DDP training run: time per step; a failure when the replicas ended with different weights (DDP
+    all-reduces every step's gradients, so they must not), a warning when the loss did not fall."""
+    steps = int(raw.get("steps") or 0)
+    seconds = float(raw.get("seconds") or 0.0)
+    per_step_ms = round(seconds / steps * 1000, 3) if steps and seconds > 0 else None
+    result: Dict[str, Any] = {
+        "name": "ddp_train", "status": "pass", "value": per_step_ms, "unit": "ms/step", "reference": None,
+        "fraction_of_reference": None, "backend": raw.get("backend"), "ranks": raw.get("ranks"),
+        "loss_first": raw.get("loss_first"), "loss_last": raw.get("loss_last"),
+        "replicas_identical": raw.get("replicas_identical"),
+        "detail": text(lang, "smoke.dist.train_detail", steps=steps, ranks=raw.get("ranks") or "?",
+                       first=raw.get("loss_first"), last=raw.get("loss_last")),
+        "reference_source": DDP_SOURCE,
+    }
+    if raw.get("replicas_identical") is False:
+        result.update(status="fail", code="health_problem",
+                      detail=text(lang, "smoke.dist.train_diverged", spread="%.3g" % float(raw.get("replica_spread") or 0)),
+                      fix={"summary": text(lang, "smoke.dist.p2p_corrupt_fix"),
+                           "commands": ["gpuvet check", "NCCL_P2P_DISABLE=1 gpuvet smoke --distributed"]})
+    elif isinstance(raw.get("loss_first"), (int, float)) and isinstance(raw.get("loss_last"), (int, float)) \
+            and raw["loss_last"] >= raw["loss_first"]:
+        result.update(status="warn", detail=result["detail"] + "; " + text(lang, "smoke.dist.train_no_progress"))
+    return result
 
 
 def failure_result(outcome: ChildOutcome, log: NcclLog, timeout: float, lang: str = "en") -> Dict[str, Any]:
@@ -179,14 +210,19 @@ def transport_result(log: NcclLog, lang: str = "en") -> Optional[Dict[str, Any]]
     return result
 
 
-def default_nproc() -> "tuple[int, str]":
-    """(processes per node, why): one per visible GPU, else two CPU processes on gloo."""
+def visible_gpus() -> int:
+    """How many GPUs PyTorch sees here (0 without CUDA)."""
     try:
         import torch
 
-        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
     except ImportError:
         raise InputError("--distributed needs PyTorch (torchrun)", hint="pip install torch")
+
+
+def default_nproc(count: Optional[int] = None) -> "tuple[int, str]":
+    """(processes per node, backend): one per visible GPU on NCCL, else two CPU processes on gloo."""
+    count = visible_gpus() if count is None else count
     if count >= 1:
         return count, "nccl"
     return 2, "gloo"
@@ -198,17 +234,23 @@ def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
     """Launch, wait (bounded), and turn what came back into results. Returns the smoke payload.
     ``on_start(what, limit_seconds)`` is called just before torchrun starts (the command's progress line)."""
     quick = bool(getattr(args, "quick", False))
+    gpus = visible_gpus()
     if args.nproc is not None:
         nproc, backend = args.nproc, "auto"
     else:
-        nproc, backend = default_nproc()
+        nproc, backend = default_nproc(gpus)
     timeout = float(args.timeout) if args.timeout else (180.0 if quick else 900.0)
     op_timeout = max(10.0, timeout * 0.6)  # below the wall-clock limit so NCCL itself reports a stuck collective
     argv = torchrun_argv(nproc, quick, op_timeout, args.nnodes, args.node_rank, args.rdzv_endpoint,
                          backend="gloo" if backend == "gloo" else "auto")
     if on_start is not None:
         on_start("torchrun, %d processes" % nproc, timeout)
-    outcome = run_child(argv, timeout, env=worker_env(os.environ if environ is None else environ))
+    env = worker_env(os.environ if environ is None else environ)
+    # Each rank on a GPU of its own when there are enough (the worker's rule); the sampler watches those.
+    signal_name = choose_signal(getattr(args, "sample", "auto") or "auto", uses_gpus=backend != "gloo" and gpus >= 1)
+    sampler = Sampler(signal_name, nproc, env) if signal_name else None
+    outcome = run_child(argv, timeout, env=env, on_spawn=sampler.start if sampler else None)
+    utilization_raw = sampler.stop() if sampler else None
     log = parse_nccl_log(outcome.stderr)
     setup = next((r for r in outcome.results if r.get("kind") == "dist_setup"), {})
     results = collective_results(outcome.results, thresholds, lang)
@@ -228,4 +270,5 @@ def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
                         "nproc_per_node": nproc, "nccl_version": setup.get("nccl_version") or log.version,
                         "command": argv[1:], "timeout_s": timeout},
         "results": results,
+        "utilization_raw": utilization_raw,
     }
