@@ -63,6 +63,15 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     assert results["p2p_0_1"]["value"] > 0
     assert results["p2p_0_1"]["verified"] is True  # the pattern rank 0 sent arrived intact
     assert results["all_reduce_latency"]["unit"] == "us"
+    # The same run, sampled by each rank's CPU time (no GPU here): the ranks were found and busy while they worked.
+    section = doc["utilization"]
+    assert section["signal"] == "process_cpu" and [d["label"] for d in section["devices"]] == ["rank 0", "rank 1"]
+    for device in section["devices"]:
+        assert max(v for v in device["samples"] if v is not None) >= 50
+    assert results["utilization_sync"]["status"] in ("pass", "warn")  # judged, never skipped: two busy ranks
+    train = results["ddp_train"]  # DDP keeps every replica identical, and the loss falls
+    assert train["status"] == "pass" and train["replicas_identical"] is True
+    assert train["loss_last"] < train["loss_first"] and train["unit"] == "ms/step"
 
 
 def test_distributed_hang_is_bounded_and_reported(capsys):

