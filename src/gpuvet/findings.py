@@ -70,6 +70,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.docker_systemd_cgroups": ("container_note", "host", INFO),
     # what a GPU rental platform keeps on a stop, in a saved image, after a release (kb/data/platforms.toml)
     "checks.platform": ("platform_note", "host", INFO),
+    "checks.uv_auto_runs": ("installer_note", "framework", INFO),
+    "checks.uv_auto_fails": ("installer_note", "framework", WARN),  # raised with the failing layer's code
     # features, companions, resolution, stack, together
     "checks.features": ("gpu_features", "gpu", INFO),
     "checks.target_features": ("gpu_features", "gpu", INFO),

@@ -58,6 +58,7 @@ FINDING_CODES = (
     "virtualization_note",  # the host itself runs vGPU (a note, not a limit of this machine's target)
     "container_note",  # how the container engine runs GPU containers, when it is no fault (systemd cgroups, pre-19.03)
     "platform_note",  # what the rental platform's disks keep on a stop, in a saved image, after a release
+    "installer_note",  # what an installer would choose on its own here (uv --torch-backend=auto), when it runs
 )
 
 # Codes whose findings mean "cannot be judged" rather than pass or fail.

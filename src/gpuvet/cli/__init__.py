@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--driver", metavar="VERSION", help="assume this driver (planning before renting)")
     p.add_argument("--gpu", metavar="MODEL", help="assume this GPU model")
     p.add_argument("--python", metavar="VERSION", help="assume this Python version")
+    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
+                   help="write the install commands for pip (default) or uv (uv pip install, --torch-backend)")
 
     p = sub.add_parser("plan", help="what to rent for a workload")
     p.add_argument("--framework", required=True, metavar="TARGET")
@@ -100,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=None, metavar="N")
     p.add_argument("--platform", metavar="NAME", default=None,
                    help="the GPU rental platform you will rent on: its disks answer the storage questions")
+    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
+                   help="write the install commands for pip (default) or uv (uv pip install, --torch-backend)")
     _add_report_options(p)
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")

@@ -55,6 +55,12 @@ def prolog_verdict(report, lang: str) -> int:
     return int(ExitCode.FAILURE)
 
 
+def dataclasses_replace(value, **changes):
+    import dataclasses
+
+    return dataclasses.replace(value, **changes)
+
+
 def image_to_target(argument: str) -> str:
     """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names."""
     from gpuvet.errors import UsageError
@@ -104,9 +110,14 @@ def run(args: argparse.Namespace, output) -> int:
 
         report = dataclasses.replace(report, project=project, machine=report.machine + tuple(project_findings(project)))
     if getattr(args, "installer", "pip") != "pip":
-        from gpuvet.checks.installer import with_installer
+        from gpuvet.checks.installer import uv_auto_findings, with_installer
+        from gpuvet.checks.targets import parse_target
+        from gpuvet.kb import load
+        from gpuvet.snapshot import SnapshotView
 
-        report = with_installer(report, args.installer)
+        notes = uv_auto_findings(SnapshotView(report.snapshot), [parse_target(t) for t in targets], load())
+        report = with_installer(report, args.installer)  # the notes' own commands are uv's already
+        report = dataclasses_replace(report, machine=report.machine + tuple(notes))
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))

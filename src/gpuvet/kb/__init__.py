@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.kb import gpumatch, loader, versions
 from gpuvet.kb.records import (
@@ -285,6 +285,11 @@ class KnowledgeBase:
         """What a Docker daemon needs for GPU containers (kb/data/containers.toml): the runtime name, the commands
         that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
         return dict(_file("containers")["docker"])
+
+    def uv_torch_backends(self) -> Dict[str, Any]:
+        """How ``uv pip install torch --torch-backend=auto`` picks a PyTorch index (kb/data/installers.toml):
+        ``linux`` lists (backend, minimum driver) in uv's order, ``source`` says where uv's code has it."""
+        return dict(_file("installers")["uv_torch_backend"])
 
     def platform(self, name: str) -> Optional[Dict[str, object]]:
         """A GPU rental platform's profile (kb/data/platforms.toml): its disks, release rule and notes; None if unknown."""
