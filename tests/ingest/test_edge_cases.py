@@ -208,7 +208,8 @@ def test_kinds_contract():
                           "vllm-collect-env", "sglang-check-env", "transformers-env", "accelerate-env",
                           "llamafactory-env", "xformers-info", "bitsandbytes", "jax-env", "tensorflow-build-info",
                           "paddle-run-check", "mindspore-run-check", "proc-nvidia-version",
-                          "nvidia-container-cli-info", "ldconfig", "docker-inspect", "nvidia-smi-topo-p2p", "conda-info", "lspci", "docker-info", "lspci-acs"}
+                          "nvidia-container-cli-info", "ldconfig", "docker-inspect", "nvidia-smi-topo-p2p", "conda-info", "lspci", "docker-info", "lspci-acs",
+                          "pixi-info"}
 
 
 def test_nvidia_smi_failure_messages():
@@ -216,3 +217,21 @@ def test_nvidia_smi_failure_messages():
     assert failed["driver"]["error"]["value"] == "Failed to initialize NVML: Driver/library version mismatch"
     none = parse("nvidia-smi", "No devices were found\n")
     assert none["gpus"]["value"] == []
+
+
+def test_pixi_info_without_cuda_says_nothing_about_the_driver():
+    # pixi 0.23.0 on an aarch64 container (no GPU): no __cuda, so no CUDA fact, never a guessed one.
+    text = ("      Pixi version: 0.23.0\n          Platform: linux-aarch64\n  Virtual packages: __unix=0=0\n"
+            "                  : __linux=6.4.16=0\n                  : __glibc=2.35=0\n"
+            "                  : __archspec=1=m1\n         Cache dir: /root/.cache/rattler/cache\n")
+    assert detect_kind(text) == "pixi-info"
+    view = SnapshotView(parse("pixi-info", text))
+    assert view.driver_cuda_max is None and view.value("host.machine") == "aarch64"
+    assert view.value("host.glibc") == "2.35"
+
+
+def test_pixi_info_inside_a_longer_paste_is_found(fixture_text):
+    block = fixture_text("pixi-info/pixi0.50.2_cuda12.9_glibc2.35.txt")
+    paste = "I ran this on the box:\n$ pixi info\n" + block + "\nand then pixi install fails with __cuda >=13\n"
+    snapshot = parse_embedded(paste)
+    assert SnapshotView(snapshot).driver_cuda_max == "12.9"

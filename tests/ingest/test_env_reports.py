@@ -30,7 +30,7 @@ DIRECTORIES = {
     "torch-collect-env": "collect-env",
     "nvidia-container-cli-info": "nvidia-container-cli-info", "ldconfig": "ldconfig", "docker-inspect": "docker-inspect",
     "nvidia-smi-topo-p2p": "nvidia-smi-topo-p2p", "conda-info": "conda-info", "lspci": "lspci",
-    "docker-info": "docker-info", "lspci-acs": "lspci-acs",
+    "docker-info": "docker-info", "lspci-acs": "lspci-acs", "pixi-info": "pixi-info",
 }
 
 # file -> (driver, first GPU name, GPU count, torch version, torch cuda (None: a build without CUDA), python)
@@ -107,6 +107,8 @@ EXPECTED = {
     "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": (None, None, 0, None, ABSENT, None),
     "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": (None, None, 0, None, ABSENT, None),
     "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": (None, None, 0, None, ABSENT, None),
+    "pixi-info/pixi0.13.0_cuda12.3_docs.txt": (None, None, 0, None, ABSENT, None),
+    "pixi-info/pixi0.50.2_cuda12.9_glibc2.35.txt": (None, None, 0, None, ABSENT, None),
     "lspci/h100-sxm5-8gpu_nvswitch-x4_lspci-nn_tdx-guest.txt": (None, "H100 SXM5 80GB", 8, None, ABSENT, None),
     # `Device 2204` / `Device [10de:13c2]`: named from gpuvet's copy of pci.ids
     "lspci/rtx3090-as-device-2204_old-pci-ids_grep-vga.txt": (None, "GeForce RTX 3090", 1, None, ABSENT, None),
@@ -171,6 +173,11 @@ MORE = {
     "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": [
         ("driver.cuda_max", "12.1"), ("conda.active_env", "seg_next"),
         ("conda.channels.0", "https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch/linux-64")],
+    # pixi's virtual packages: the older layout (no "System" heading) and the newer one
+    "pixi-info/pixi0.13.0_cuda12.3_docs.txt": [
+        ("driver.cuda_max", "12.3"), ("host.glibc", "2.36"), ("host.machine", "x86_64"), ("pixi.version", "0.13.0")],
+    "pixi-info/pixi0.50.2_cuda12.9_glibc2.35.txt": [
+        ("driver.cuda_max", "12.9"), ("host.glibc", "2.35"), ("pixi.platform", "linux-64"), ("pixi.version", "0.50.2")],
     "nvidia-smi-topo-p2p/h100-8gpu_p2p-r_all-ok.txt": [("gpu_p2p.gpu_count", 8), ("gpu_p2p.not_ok", []),
                                                       ("gpu_p2p.matrix.GPU7.GPU0", "OK")],
     "nvidia-smi-topo-p2p/l4-2gpu_p2p-r_cns_no-legend.txt": [("gpu_p2p.not_ok.0.status", "CNS"),

@@ -273,3 +273,28 @@ def block_between(lines: List[str], start: int, keep: Any, stop_blank: int = 2) 
             blanks = 0
         end += 1
     return end
+
+
+# conda's subdirs as machine names (what conda and pixi print as their platform)
+CONDA_PLATFORMS = {"linux-64": "x86_64", "linux-aarch64": "aarch64", "linux-ppc64le": "ppc64le"}
+
+
+def set_virtual_packages(snapshot: Dict[str, Any], entries: Iterable[str], platform: Optional[str], source: str,
+                         tool: str) -> None:
+    """The facts conda's virtual packages carry (``__cuda=12.1=0``, ``__glibc=2.35=0``), as conda and pixi both print
+    them: ``__cuda`` is the newest CUDA the display driver supports (or ``CONDA_OVERRIDE_CUDA`` when the user set it),
+    ``__glibc`` the C library; the platform is conda's subdir
+    (https://docs.conda.io/projects/conda/en/stable/user-guide/tasks/manage-virtual.html)."""
+    virtual = {}
+    for entry in entries:
+        package = re.match(r"^(__\w+)=([^=\s]+)(?:=\S*)?$", entry.strip())
+        if package:
+            virtual[package.group(1)] = package.group(2)
+    cuda = virtual.get("__cuda")
+    if cuda and re.match(r"^\d+\.\d+$", cuda):
+        set_fact(snapshot, "driver.cuda_max", cuda, source, via="%s virtual package __cuda" % tool)
+    glibc = virtual.get("__glibc")
+    if glibc and re.match(r"^\d+\.\d+$", glibc):
+        set_fact(snapshot, "host.glibc", glibc, source)
+    if platform in CONDA_PLATFORMS:
+        set_fact(snapshot, "host.machine", CONDA_PLATFORMS[platform], source)

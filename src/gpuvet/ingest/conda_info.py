@@ -12,13 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional
 
-from gpuvet.ingest.common import input_error, pasted_source, redact_urls, set_fact, shell
+from gpuvet.ingest.common import input_error, pasted_source, redact_urls, set_fact, set_virtual_packages, shell
 
 KIND = "conda-info"
 
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z -]*?)\s+:\s?(.*)$")
 _CONTINUATION = re.compile(r"^\s{10,}(\S.*)$")
-_PLATFORMS = {"linux-64": "x86_64", "linux-aarch64": "aarch64", "linux-ppc64le": "ppc64le"}
 
 
 def _fields(lines: List[str]) -> Dict[str, List[str]]:
@@ -69,20 +68,8 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
     if channels:
         conda["channels"] = channels
     set_fact(snapshot, "conda", conda, source)
-    virtual = {}
-    for entry in fields.get("virtual packages", []):
-        package = re.match(r"^(__\w+)=([^=\s]+)(?:=\S*)?$", entry)
-        if package:
-            virtual[package.group(1)] = package.group(2)
-    cuda = virtual.get("__cuda")
-    if cuda and re.match(r"^\d+\.\d+$", cuda):
-        set_fact(snapshot, "driver.cuda_max", cuda, source, via="conda virtual package __cuda")
-    glibc = virtual.get("__glibc")
-    if glibc and re.match(r"^\d+\.\d+$", glibc):
-        set_fact(snapshot, "host.glibc", glibc, source)
-    platform = (fields.get("platform") or [""])[0]
-    if platform in _PLATFORMS:
-        set_fact(snapshot, "host.machine", _PLATFORMS[platform], source)
+    set_virtual_packages(snapshot, fields.get("virtual packages", []), (fields.get("platform") or [""])[0], source,
+                         "conda")
     return snapshot
 
 
