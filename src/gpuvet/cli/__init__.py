@@ -24,7 +24,7 @@ FORMATS_METRICS = FORMATS_REPORT + ("prometheus",)
 HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
     ("probe", "probe"), ("check", "check"), ("recommend", "recommend"), ("plan", "plan"), ("diagnose", "diagnose"),
     ("smoke", "smoke"), ("fleet", "fleet"), ("diff", "diff"), ("archs", "archs"), ("kb", "kb"),
-    ("net", "net"), ("mcp", "mcp"),
+    ("net", "net"), ("mcp", "mcp"), ("capture", "capture"), ("replay", "replay"),
 )}
 
 
@@ -124,6 +124,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "(nvml), each rank's CPU time (cpu); auto: nvml when the ranks use GPUs")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
     _add_report_options(p, FORMATS_METRICS)
+
+    p = sub.add_parser("capture", help="record this machine and its exact Python environment for gpuvet replay")
+    p.add_argument("--smoke", metavar="FILE", default=None, help="also keep these smoke results (gpuvet smoke -f json)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the capture to FILE instead of stdout")
+    p.add_argument("--redact-host", action="store_true", help="remove host names, IPs, UUIDs and serials")
+
+    p = sub.add_parser("replay", help="a captured environment against this (or a pasted) machine: what differs, "
+                                      "what still runs, the smallest change; exit 1 on drift")
+    p.add_argument("capture", metavar="CAPTURE.json")
+    _add_input_options(p)
+    p.add_argument("--emit", metavar="DIR", default=None,
+                   help="write requirements.txt, environment.yml and a Dockerfile that rebuild it into DIR")
+    _add_report_options(p, ("text", "json"))
 
     p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
     p.add_argument("hosts", nargs="*", metavar="HOST")

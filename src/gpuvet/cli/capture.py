@@ -1,0 +1,45 @@
+"""``gpuvet capture``: record this machine and its Python environment (``-o env.json``) for ``gpuvet replay``."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from typing import Any
+
+from gpuvet.errors import ExitCode
+
+
+def build_capture(args: argparse.Namespace) -> dict:
+    from gpuvet import kb as kb_module
+    from gpuvet.checks import installed_targets
+    from gpuvet.probe.collect import probe
+    from gpuvet.report.envelope import envelope
+    from gpuvet.snapshot import SnapshotView
+    from gpuvet.sources.capture import lock_entries
+    from gpuvet.sources.userfiles import read_user_text
+
+    snapshot = probe(binaries=True)
+    kb = kb_module.load()
+    document = envelope(kind="capture", captured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                        snapshot=snapshot, lock=lock_entries(),
+                        targets=installed_targets(SnapshotView(snapshot), kb))
+    if getattr(args, "smoke", None):
+        import json
+
+        from gpuvet.errors import InputError
+
+        try:
+            smoke = json.loads(read_user_text(args.smoke, what="smoke report", hint="gpuvet smoke --format json -o smoke.json"))
+        except ValueError as exc:
+            raise InputError(f"{args.smoke}: not a smoke JSON report ({exc})", hint="gpuvet smoke --format json -o smoke.json")
+        if not isinstance(smoke, dict) or not isinstance(smoke.get("results"), list):
+            raise InputError(f"{args.smoke}: not a smoke JSON report (no results)", hint="gpuvet smoke --format json -o smoke.json")
+        document["smoke"] = {"device": smoke.get("device"), "results": smoke["results"]}
+    return document
+
+
+def run(args: argparse.Namespace, output: Any) -> int:
+    from gpuvet.report.envelope import dumps
+
+    output.write(dumps(build_capture(args)))
+    return int(ExitCode.OK)
