@@ -42,6 +42,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.project.crlf": ("platform_unsupported", "python", WARN),
     "checks.project.windows_only": ("platform_unsupported", "python", WARN),
     "checks.project.windows_path": ("platform_unsupported", "python", WARN),
+    "checks.project.pixi_cuda": ("driver_too_old", "driver", FAIL),
     # what a broken install left in site-packages (gpuvet.checks.damage)
     "checks.damaged.files": ("damaged_install", "framework", FAIL),
     "checks.damaged.no_metadata": ("damaged_install", "framework", WARN),

@@ -140,3 +140,56 @@ def test_check_an_official_pytorch_image_tag_as_its_torch_build(capsys):
     assert main(["check", "image:vllm/vllm-openai:latest", "--from", A10, "--no-network"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: image:vllm/vllm-openai:latest") and "docker image inspect" in err
+
+
+# --- pixi.toml: the default environment's dependencies, and [system-requirements] against the driver
+# (pixi: cuda = "12" means the virtual package __cuda >= 12, read from the driver;
+# https://pixi.sh/latest/workspace/system_requirements/)
+
+PIXI_PROJECTS = Path(__file__).resolve().parents[1] / "fixtures" / "projects"
+A10_550 = str(Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi" / "a10-1gpu_drv550.90.12.txt")
+
+
+def _pixi_check(capsys, folder):
+    code = main(["check", "--project", str(PIXI_PROJECTS / folder), "--from", A10_550, "--no-network", "-f", "json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_pixi_cuda_requirement_above_the_driver_fails_with_the_fix(capsys):
+    code, document = _pixi_check(capsys, "pixi-cuda-example")  # cuda = "12.9" on a 550 driver (CUDA 12.4)
+    assert code == 1
+    assert document["project"]["system_requirements"] == [{"file": "pixi.toml", "name": "cuda", "value": "12.9"}]
+    failing = [f for f in document["machine"] if f["code"] == "driver_too_old"][0]
+    assert failing["severity"] == "fail" and "12.9" in failing["title"] and "12.4" in failing["title"]
+    assert failing["fix"]["commands"] == ["pixi workspace system-requirements add cuda 12.4"]
+    assert any(t.startswith("torch") for t in document["project"]["targets"])  # pytorch-gpu is torch
+
+
+def test_pixi_feature_of_the_default_environment_is_read_and_a_lower_requirement_passes(capsys):
+    code, document = _pixi_check(capsys, "pixi-pytorch-onnx")  # default = ["gpu"], cuda = "12.0"
+    assert document["project"]["system_requirements"] == [{"file": "pixi.toml", "name": "cuda", "value": "12.0"}]
+    assert not [f for f in document["machine"] if "pixi.toml" in f["title"]]
+    assert "torch" in document["project"]["targets"]  # from [feature.gpu.dependencies] pytorch-gpu
+
+
+@pytest.mark.parametrize("value, spec", [("*", ""), (">=2.7.0,<3", ">=2.7.0,<3"), ("3.10.*", "==3.10.*"),
+                                         ("2.5.1", "==2.5.1"), ({"version": ">=1.0"}, ">=1.0"),
+                                         ({"path": "./lib"}, None), ({"git": "https://github.com/o/r"}, None)])
+def test_pixi_dependency_values(value, spec):
+    from gpuvet.ingest.project import _pixi_spec
+
+    assert _pixi_spec(value) == spec
+
+
+def test_pixi_bare_major_requirement():
+    from gpuvet.checks.project import project_findings
+    from gpuvet.kb import load
+    from gpuvet.probe.facts import found
+    from gpuvet.snapshot import SnapshotView, new_snapshot
+
+    snapshot = new_snapshot("stated")
+    snapshot.setdefault("driver", {})["cuda_max"] = found("11.8", "stated")
+    project = {"system_requirements": [{"file": "pixi.toml", "name": "cuda", "value": "12"}]}
+    assert [f.code for f in project_findings(project, SnapshotView(snapshot), load())] == ["driver_too_old"]
+    snapshot["driver"]["cuda_max"] = found("12.0", "stated")
+    assert project_findings(project, SnapshotView(snapshot), load()) == []

@@ -1,8 +1,9 @@
-"""Findings about a project moved from Windows to the Linux server (the ``lint`` of gpuvet.sources.project)."""
+"""Findings about a project: what breaks when it moved from Windows to the Linux server (the ``lint`` of
+gpuvet.sources.project), and the machine facts its manifest demands (pixi's ``[system-requirements]``)."""
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Optional
 
 from gpuvet.findings import make
 from gpuvet.models import Finding
@@ -11,8 +12,41 @@ _KEYS = {"crlf": "checks.project.crlf", "windows_only": "checks.project.windows_
          "windows_path": "checks.project.windows_path"}
 
 
-def project_findings(project: Mapping[str, Any]) -> List[Finding]:
+PIXI_SYSTEM_REQUIREMENTS = "https://pixi.sh/latest/workspace/system_requirements/"
+
+
+def _cuda_level(text: str) -> Optional[tuple]:
+    """``"12"`` -> (12, 0), ``"12.9"`` -> (12, 9): pixi takes a bare major as that major's first release."""
+    import re
+
+    match = re.match(r"^\s*(\d+)(?:\.(\d+))?", text)
+    return (int(match.group(1)), int(match.group(2) or 0)) if match else None
+
+
+def _cuda_requirement_findings(project: Mapping[str, Any], view: Any, kb: Any) -> List[Finding]:
+    """pixi's ``cuda = "12.9"`` asks for the virtual package ``__cuda >= 12.9``, which pixi reads from the driver
+    (the newest CUDA it supports): on an older driver the workspace does not solve or install at all."""
+    from gpuvet.kb import versions
+
+    have = view.driver_cuda_max if view is not None else None
     out = []
+    for entry in project.get("system_requirements") or []:
+        if entry.get("name") != "cuda" or not have:
+            continue
+        want = str(entry.get("value"))
+        wanted, actual = _cuda_level(want), versions.cuda_major_minor(have)
+        if wanted is None or actual is None or actual >= wanted:
+            continue
+        floor = kb.min_driver_for_cuda(want) if kb is not None else None
+        commands = ("pixi workspace system-requirements add cuda %s" % ".".join(str(p) for p in actual),)
+        out.append(make("checks.project.pixi_cuda", file=entry.get("file", "pixi.toml"), want=want, have=have,
+                        driver=floor.minimum if floor else "?", expected="__cuda >= %s" % want,
+                        actual="driver CUDA %s" % have, commands=commands, sources=(PIXI_SYSTEM_REQUIREMENTS,)))
+    return out
+
+
+def project_findings(project: Mapping[str, Any], view: Optional[Any] = None, kb: Optional[Any] = None) -> List[Finding]:
+    out = _cuda_requirement_findings(project, view, kb)
     for entry in project.get("lint") or []:
         key = _KEYS.get(str(entry.get("problem")))
         if key:

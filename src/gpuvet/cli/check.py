@@ -107,8 +107,11 @@ def run(args: argparse.Namespace, output) -> int:
         import dataclasses
 
         from gpuvet.checks.project import project_findings
+        from gpuvet.kb import load
+        from gpuvet.snapshot import SnapshotView
 
-        report = dataclasses.replace(report, project=project, machine=report.machine + tuple(project_findings(project)))
+        found = project_findings(project, SnapshotView(snapshot), load())
+        report = dataclasses.replace(report, project=project, machine=report.machine + tuple(found))
     if getattr(args, "installer", "pip") != "pip":
         from gpuvet.checks.installer import uv_auto_findings, with_installer
         from gpuvet.checks.targets import parse_target

@@ -59,6 +59,7 @@ class Declared:
     targets: List[str] = field(default_factory=list)
     includes: List[str] = field(default_factory=list)
     skipped: List[Tuple[str, str]] = field(default_factory=list)
+    system_requirements: Dict[str, str] = field(default_factory=dict)  # pixi's [system-requirements] (cuda = "12")
 
 
 def _environment(python: Optional[str]) -> Dict[str, str]:
@@ -233,6 +234,69 @@ def read_environment_yml(document: Any, python: Optional[str] = None) -> Declare
         requirement = _requirement(_conda_requirement(name, spec), environment, declared)
         if requirement is not None:
             declared.targets.append(_qualified(requirement, variant))
+    return declared
+
+
+def _pixi_spec(value: Any) -> Optional[str]:
+    """A pixi dependency value (``">=2.7,<3"``, ``"*"``, ``"3.10.*"``, ``{version = "..."}``) as a PEP 440 specifier;
+    None for what names no version (a path, a git source)."""
+    if isinstance(value, dict):
+        if not isinstance(value.get("version"), str):
+            return None
+        value = value["version"]
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if value in ("", "*"):
+        return ""
+    if re.match(r"^\d", value):  # conda's bare version: "2.5.1" is that release, "3.10.*" a series
+        return "==" + value
+    return value
+
+
+def _pixi_tables(document: Mapping[str, Any], key: str) -> List[Mapping[str, Any]]:
+    """``key`` (dependencies, pypi-dependencies, system-requirements) of the default environment: the top level,
+    its linux-64 target, and the features the ``default`` environment lists (with their linux-64 targets)."""
+    environments = document.get("environments") or {}
+    default = environments.get("default") if isinstance(environments, dict) else None
+    features = default.get("features") if isinstance(default, dict) else default
+    scopes: List[Mapping[str, Any]] = [document]
+    for name in features if isinstance(features, list) else []:
+        feature = ((document.get("feature") or {}).get(str(name)) or {})
+        if isinstance(feature, dict):
+            scopes.append(feature)
+    tables: List[Mapping[str, Any]] = []
+    for scope in scopes:
+        for table in (scope.get(key), ((scope.get("target") or {}).get("linux-64") or {}).get(key)):
+            if isinstance(table, dict):
+                tables.append(table)
+    return tables
+
+
+def read_pixi_toml(document: Mapping[str, Any], python: Optional[str] = None) -> Declared:
+    """A ``pixi.toml`` (or ``[tool.pixi]`` of a pyproject): the default environment's conda ``dependencies`` (the
+    frameworks under their conda names), its ``pypi-dependencies``, and ``[system-requirements]``, which pixi
+    turns into virtual packages the machine must provide (``cuda = "12"``: ``__cuda >= 12``;
+    https://pixi.sh/latest/workspace/system_requirements/)."""
+    declared = Declared()
+    environment = _environment(python)
+    for table in _pixi_tables(document, "system-requirements"):
+        for name, value in table.items():
+            if isinstance(value, (str, int, float)):
+                declared.system_requirements[str(name)] = str(value)
+    for key, conda in (("dependencies", True), ("pypi-dependencies", False)):
+        for table in _pixi_tables(document, key):
+            for name, value in table.items():
+                spec = _pixi_spec(value)
+                if spec is None:
+                    declared.skipped.append((str(name), "a path or git source, not a release gpuvet can look up"))
+                    continue
+                name = _CONDA_NAMES.get(str(name).lower(), str(name)) if conda else str(name)
+                if conda and name.lower() in ("python", "pip", "cuda-version", "cuda"):
+                    continue
+                requirement = _requirement(name + spec, environment, declared)
+                if requirement is not None:
+                    declared.targets.append(_qualified(requirement, None))
     return declared
 
 

@@ -66,6 +66,20 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         declared = project.read_pyproject(document, python)
         targets += declared.targets
         skipped += [{"file": "pyproject.toml", "line": line, "why": why} for line, why in declared.skipped]
+    system_requirements: List[Dict[str, str]] = []
+    pixi = root / "pixi.toml"
+    if pixi.is_file():
+        from gpuvet.tomlfile import loads_toml
+
+        try:
+            pixi_document = loads_toml(_read(pixi))
+        except ValueError as exc:
+            raise InputError(f"{pixi}: not valid TOML ({str(exc).splitlines()[0]})") from None
+        seen.append(pixi.resolve())
+        declared = project.read_pixi_toml(pixi_document, python)
+        targets += declared.targets
+        skipped += [{"file": "pixi.toml", "line": line, "why": why} for line, why in declared.skipped]
+        system_requirements += [{"file": "pixi.toml", "name": k, "value": v} for k, v in declared.system_requirements.items()]
     for name in ("environment.yml", "environment.yaml"):
         conda_file = root / name
         if not conda_file.is_file():
@@ -92,7 +106,8 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         targets += declared.targets
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, environment.yml or Dockerfile there")
+        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml or "
+                         "Dockerfile there")
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
@@ -102,4 +117,5 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
             lint.append({"file": script.name, "line": "", "problem": "crlf"})
     return {"path": str(root), "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
                                          for p in seen],
-            "targets": list(dict.fromkeys(targets)), "skipped": skipped, "lint": lint}
+            "targets": list(dict.fromkeys(targets)), "skipped": skipped, "lint": lint,
+            "system_requirements": system_requirements}
