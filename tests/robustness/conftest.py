@@ -7,8 +7,14 @@ import json
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
+
+# A per-example guard against a hang or a quadratic blow-up, not a timing test: a parser that loops or goes
+# quadratic on a 200 kB input takes minutes, while a loaded 2-core CI machine running torchrun beside the fuzzing
+# stretches a normal example to about 5 s.
+FUZZ_DEADLINE = timedelta(seconds=15)
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"

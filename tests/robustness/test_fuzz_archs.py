@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 
 from gpuvet.probe import binaries as scan
 
-from .conftest import CORPUS
+from .conftest import CORPUS, FUZZ_DEADLINE
 from .mutations import byte_flips, injection, truncation
 
 KERNEL = r"""
@@ -117,7 +116,7 @@ def _assert_result(result, path):
     assert result["error"] is None or (isinstance(result["error"], str) and result["error"].startswith("unreadable"))
 
 
-@settings(deadline=timedelta(seconds=3), max_examples=int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "150")),
+@settings(deadline=FUZZ_DEADLINE, max_examples=int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "150")),
           database=None, derandomize=not os.environ.get("GPUVET_FUZZ_RANDOM"), phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])

@@ -5,7 +5,6 @@ with an xfail test naming it, and to the lead.)"""
 from __future__ import annotations
 
 import os
-from datetime import timedelta
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -13,13 +12,13 @@ from hypothesis import strategies as st
 
 import gpuvet.diagnose as diagnose_module
 
-from .conftest import CORPUS, fixture_files
+from .conftest import CORPUS, FUZZ_DEADLINE, fixture_files
 from .mutations import MUTATIONS, apply_all, as_text
 
 SEEDS = [p.read_bytes() for p in fixture_files()]
 
 
-@settings(deadline=timedelta(seconds=3), max_examples=int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "100")),
+@settings(deadline=FUZZ_DEADLINE, max_examples=int(os.environ.get("GPUVET_FUZZ_EXAMPLES", "100")),
           database=None, derandomize=not os.environ.get("GPUVET_FUZZ_RANDOM"), phases=[Phase.explicit, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.lists(st.integers(0, len(SEEDS) - 1), min_size=1, max_size=3), st.lists(MUTATIONS, min_size=1, max_size=3))

@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,10 @@ from hypothesis import strategies as st
 from gpuvet.errors import InputError
 from gpuvet.ingest import KINDS, detect_kind, parse, parse_embedded, read_input
 
-from .conftest import CORPUS, fixture_files
+from .conftest import CORPUS, FUZZ_DEADLINE, fixture_files
 from .mutations import MUTATIONS, apply_all, as_text
 
-# One example must parse well inside this even on the shared, loaded 2-core machine; a parser that loops or goes
-# quadratic on a 200 kB line blows through it.
-DEADLINE = timedelta(seconds=3)
+DEADLINE = FUZZ_DEADLINE
 # No shrink phase: shrinking a slow example re-runs it hundreds of times (minutes on this machine); the failing
 # example hypothesis prints is saved by hand into tests/fuzz_corpus/ instead. derandomize keeps CI reproducible.
 # GPUVET_FUZZ_EXAMPLES=2000 GPUVET_FUZZ_RANDOM=1 explores further (how the corpus crashers were found).
