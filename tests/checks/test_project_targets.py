@@ -193,3 +193,34 @@ def test_pixi_bare_major_requirement():
     assert [f.code for f in project_findings(project, SnapshotView(snapshot), load())] == ["driver_too_old"]
     snapshot["driver"]["cuda_max"] = found("12.0", "stated")
     assert project_findings(project, SnapshotView(snapshot), load()) == []
+
+
+# --- code and configs moved from Windows: absolute Windows paths, text that is not UTF-8
+
+def test_windows_paths_in_code_and_configs_and_gbk_sources(tmp_path, capsys):
+    (tmp_path / "requirements.txt").write_text("torch==2.5.1\n")
+    (tmp_path / "src").mkdir()
+    # Saved by Chinese Windows: GBK, with a drive-letter path and a UNC share in string literals.
+    (tmp_path / "src" / "train.py").write_bytes(
+        'import re\nDATA = "C:\\\\Users\\\\me\\\\data"\nPAT = r"\\d+\\.\\w"\n# 数据在 D:\\\\data\nSHARE = r"\\\\nas\\models"\n'.encode("gbk"))
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "train.yaml").write_text("data_dir: D:\\datasets\\coco\nurl: https://example.com/x\n")
+    (tmp_path / ".venv" / "lib").mkdir(parents=True)
+    (tmp_path / ".venv" / "lib" / "x.py").write_text('P = "C:\\\\ignored"\n')  # an environment, not the project
+    assert main(["check", "--project", str(tmp_path), "--from", A10_550, "--no-network", "-f", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    lint = document["project"]["lint"]
+    in_code = sorted(entry["line"] for entry in lint if entry["problem"] == "windows_path_in_code")
+    assert in_code == ["1: D:\\datasets\\coco", "2: C:\\Users\\me\\data", "5: \\\\nas\\models"]  # not the regex, not the comment
+    not_utf8 = [entry for entry in lint if entry["problem"] == "not_utf8"]
+    assert not_utf8 == [{"file": "src/train.py", "line": "", "problem": "not_utf8", "encoding": "GB18030"}]
+    finding = [f for f in document["machine"] if "not UTF-8" in f["title"]][0]
+    assert finding["fix"]["commands"][0].startswith("iconv -f GB18030 -t UTF-8 src/train.py")
+
+
+@pytest.mark.parametrize("data, guess", [("plain ascii".encode(), None), ("中文".encode("utf-8"), None),
+                                         ("中文注释".encode("gbk"), "GB18030"), (b"caf\xe9", "CP1252")])
+def test_encoding_guess(data, guess):
+    from gpuvet.ingest.project import encoding_guess
+
+    assert encoding_guess(data) == guess

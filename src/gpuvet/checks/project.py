@@ -9,7 +9,17 @@ from gpuvet.findings import make
 from gpuvet.models import Finding
 
 _KEYS = {"crlf": "checks.project.crlf", "windows_only": "checks.project.windows_only",
-         "windows_path": "checks.project.windows_path"}
+         "windows_path": "checks.project.windows_path", "windows_path_in_code": "checks.project.windows_path_code",
+         "not_utf8": "checks.project.not_utf8"}
+
+
+def _lint_commands(entry: Mapping[str, Any]) -> tuple:
+    problem, name = entry.get("problem"), entry.get("file", "")
+    if problem == "crlf":
+        return ("dos2unix %s" % name,)
+    if problem == "not_utf8" and entry.get("encoding") not in (None, "unknown"):
+        return ("iconv -f %s -t UTF-8 %s -o %s.utf8 && mv %s.utf8 %s" % (entry["encoding"], name, name, name, name),)
+    return ()
 
 
 PIXI_SYSTEM_REQUIREMENTS = "https://pixi.sh/latest/workspace/system_requirements/"
@@ -51,5 +61,5 @@ def project_findings(project: Mapping[str, Any], view: Optional[Any] = None, kb:
         key = _KEYS.get(str(entry.get("problem")))
         if key:
             out.append(make(key, file=entry.get("file", ""), line=entry.get("line", ""),
-                            commands=("dos2unix %s" % entry["file"],) if entry.get("problem") == "crlf" else ()))
+                            encoding=entry.get("encoding") or "?", commands=_lint_commands(entry)))
     return out

@@ -29,6 +29,66 @@ WINDOWS_ONLY = {"pywin32", "pywin32-ctypes", "pywinpty", "windows-curses", "wmi"
                 "winshell", "pythonnet", "win32-setctime", "pywinauto", "winrt"}
 
 
+# A Windows absolute path: a drive letter (C:\data) or a UNC share (\\server\share).
+_WINDOWS_ABSOLUTE = re.compile(r"^(?:[A-Za-z]:\\|\\\\[\w.$-]+\\)")
+
+
+def python_windows_paths(source: str, name: str, limit: int = 20) -> List[Dict[str, str]]:
+    """String literals in Python source that are Windows absolute paths (a drive letter such as C:, or a UNC
+    share such as two backslashes then a server name): on the Linux server the path does not exist, and open()
+    fails. Read with Python's own tokenizer, so comments and code are never mistaken for strings."""
+    import ast
+    import io
+    import tokenize
+    import warnings
+
+    found: List[Dict[str, str]] = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return found  # not Python gpuvet can read: nothing to say about it
+    for token in tokens:
+        if token.type != tokenize.STRING or len(found) >= limit:
+            continue
+        try:
+            with warnings.catch_warnings():  # "\d" in a plain string: the project's own warning, not gpuvet's
+                warnings.simplefilter("ignore")
+                value = ast.literal_eval(token.string)
+        except (ValueError, SyntaxError):
+            continue  # an f-string with fields, a bytes literal gpuvet does not judge
+        if isinstance(value, str) and _WINDOWS_ABSOLUTE.match(value):
+            found.append({"file": name, "line": "%d: %s" % (token.start[0], value[:120]), "problem": "windows_path_in_code"})
+    return found
+
+
+def config_windows_paths(text: str, name: str, limit: int = 20) -> List[Dict[str, str]]:
+    """Windows absolute paths in a config file (YAML, JSON, INI, TOML), one finding per line that holds one."""
+    found: List[Dict[str, str]] = []
+    pattern = re.compile(r"(?:^|[\s'\"=:\[,])([A-Za-z]:(?:\\\\|\\)[^\s'\",]*)")
+    for number, line in enumerate(text.split("\n"), 1):
+        match = pattern.search(line)
+        if match and len(found) < limit:
+            found.append({"file": name, "line": "%d: %s" % (number, match.group(1)[:120]), "problem": "windows_path_in_code"})
+    return found
+
+
+def encoding_guess(data: bytes) -> Optional[str]:
+    """None for UTF-8 text; else the Windows code page the bytes read as (GB18030, as Chinese Windows saves them,
+    then CP1252), or "unknown"."""
+    try:
+        data.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        pass
+    for codec in ("gb18030", "cp1252"):
+        try:
+            data.decode(codec)
+            return codec.upper()
+        except UnicodeDecodeError:
+            continue
+    return "unknown"
+
+
 def windows_lint(text: str, name: str) -> List[Dict[str, str]]:
     """What in a requirements file breaks once the project moves from Windows to the Linux server: CRLF line ends,
     Windows-only packages without a marker, wheel paths of a Windows disk (the findings say the fix, translated)."""

@@ -23,6 +23,49 @@ def _read(path: Path) -> str:
     return data.decode("utf-8", "replace")
 
 
+_SKIP_DIRS = {".git", ".venv", "venv", "env", "node_modules", "site-packages", "__pycache__", ".tox", "build", "dist"}
+_CODE_SUFFIXES = {".py"}
+_CONFIG_SUFFIXES = {".yaml", ".yml", ".json", ".ini", ".cfg", ".toml"}
+_TEXT_SUFFIXES = _CODE_SUFFIXES | _CONFIG_SUFFIXES | {".txt", ".sh", ".md"}
+_MAX_CODE_FILES = 400
+
+
+def _project_files(root: Path) -> List[Path]:
+    """The project's own text files, top-down, leaving out environments, caches and build output (bounded)."""
+    out: List[Path] = []
+    for path in sorted(root.rglob("*")):
+        if len(out) >= _MAX_CODE_FILES:
+            break
+        relative = path.relative_to(root)
+        if any(part in _SKIP_DIRS or part.startswith(".") for part in relative.parts[:-1]) or len(relative.parts) > 6:
+            continue
+        if path.suffix.lower() in _TEXT_SUFFIXES and path.is_file():
+            out.append(path)
+    return out
+
+
+def code_lint(root: Path) -> List[Dict[str, str]]:
+    """Code and configs moved from Windows: absolute Windows paths in Python string literals and config values,
+    and text files that are not UTF-8 (what Chinese Windows saves as GB18030 fails to decode on Linux, where
+    open() without an encoding reads UTF-8, and a Python source in it does not even import)."""
+    found: List[Dict[str, str]] = []
+    for path in _project_files(root):
+        try:
+            data = path.read_bytes()[:_MAX_BYTES]
+        except OSError:
+            continue
+        name = str(path.relative_to(root))
+        guess = project.encoding_guess(data)
+        if guess is not None:
+            found.append({"file": name, "line": "", "problem": "not_utf8", "encoding": guess})
+        text = data.decode("utf-8", "replace")
+        if path.suffix.lower() in _CODE_SUFFIXES:
+            found += project.python_windows_paths(text, name)
+        elif path.suffix.lower() in _CONFIG_SUFFIXES:
+            found += project.config_windows_paths(text, name)
+    return found
+
+
 def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     """{"path", "files": [...], "targets": [...], "skipped": [{"file", "line", "why"}]} of a project folder."""
     root = Path(folder).expanduser()
@@ -108,6 +151,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     if not seen:
         raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml or "
                          "Dockerfile there")
+    lint += code_lint(root)
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
