@@ -116,7 +116,7 @@ def uv_auto_findings(view: SnapshotView, targets: Sequence[Target], kb: Any) -> 
             better = first_fit(view, chosen.framework, kb, admit=lambda r: target.admits(r.version))
             commands: Tuple[str, ...] = ()
             if better is not None and better.variant.name != chosen.variant.name:
-                commands = ("uv pip install 'torch==%s' --torch-backend=%s" % (better.release.version, better.variant.name),)
+                commands = (as_uv(better.install),)
             findings.append(make("checks.uv_auto_fails", code=failing[0].code, layer=failing[0].layer,
                                  why=failing[0].title, commands=commands,
                                  fix="checks.uv_auto_fails.fix" if commands else None, **facts))

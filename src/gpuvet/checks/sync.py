@@ -16,13 +16,19 @@ from gpuvet.i18n import text
 
 Series = Sequence[Optional[float]]
 
-RULE_DEFAULTS: Dict[str, float] = {"active_min_percent": 10.0, "min_active_samples": 8, "level_ratio": 0.6,
-                                   "correlation_min": 0.5, "swing_min_percent": 50.0, "max_shift_s": 2.0,
-                                   "max_points": 600}
+_FIX_COMMANDS = {
+    "nvml": ["nvidia-smi -q -d PERFORMANCE,CLOCK -i {index}", "nvidia-smi topo -m", "gpuvet check"],
+    "process_cpu": ["uptime", "ps -eo pid,psr,pcpu,comm --sort=-pcpu | head"],
+}
 
 
 def _rule(rule: Mapping[str, Any], key: str) -> float:
-    return float(rule.get(key, RULE_DEFAULTS[key]))
+    return float(rule[key])  # [sync] in kb/data/thresholds.toml holds every key
+
+
+def signal_label(signal: str, lang: str) -> str:
+    """The signal as the reports name it ("GPU utilization (NVML)", "each rank's CPU time")."""
+    return text(lang, "smoke.sync.signal." + signal) if signal in _FIX_COMMANDS else signal
 
 
 def _pearson(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
@@ -137,12 +143,6 @@ def downsample(series: Series, interval_s: float, max_points: int) -> "tuple[Lis
     return points, interval_s
 
 
-_FIX_COMMANDS = {
-    "nvml": ["nvidia-smi -q -d PERFORMANCE,CLOCK -i {index}", "nvidia-smi topo -m", "gpuvet check"],
-    "process_cpu": ["uptime", "ps -eo pid,psr,pcpu,comm --sort=-pcpu | head"],
-}
-
-
 def utilization_section(raw: Optional[Mapping[str, Any]], rule: Mapping[str, Any], source: Optional[str],
                         lang: str = "en") -> "tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]]]":
     """(the ``utilization`` section of the smoke document, the ``utilization_sync`` result) from the sampler's
@@ -150,7 +150,7 @@ def utilization_section(raw: Optional[Mapping[str, Any]], rule: Mapping[str, Any
     if raw is None:
         return None, None
     signal = raw.get("signal") or "?"
-    signal_text = text(lang, "smoke.sync.signal." + signal) if signal in _FIX_COMMANDS else signal
+    signal_text = signal_label(signal, lang)
     interval = float(raw.get("interval_s") or 0.2)
     labels = [str(d.get("label") or "#%d" % i) for i, d in enumerate(raw.get("devices") or [])]
     values = list(raw.get("values") or [])

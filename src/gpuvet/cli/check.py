@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from gpuvet.errors import ExitCode
 from gpuvet.models import Verdict
@@ -55,12 +56,6 @@ def prolog_verdict(report, lang: str) -> int:
     return int(ExitCode.FAILURE)
 
 
-def dataclasses_replace(value, **changes):
-    import dataclasses
-
-    return dataclasses.replace(value, **changes)
-
-
 def image_to_target(argument: str) -> str:
     """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names."""
     from gpuvet.errors import UsageError
@@ -104,8 +99,6 @@ def run(args: argparse.Namespace, output) -> int:
         targets += [t for t in project["targets"] if t not in targets]
     report = run_checks(snapshot, targets)
     if project is not None:
-        import dataclasses
-
         from gpuvet.checks.project import project_findings
         from gpuvet.kb import load
         from gpuvet.snapshot import SnapshotView
@@ -120,7 +113,7 @@ def run(args: argparse.Namespace, output) -> int:
 
         notes = uv_auto_findings(SnapshotView(report.snapshot), [parse_target(t) for t in targets], load())
         report = with_installer(report, args.installer)  # the notes' own commands are uv's already
-        report = dataclasses_replace(report, machine=report.machine + tuple(notes))
+        report = dataclasses.replace(report, machine=report.machine + tuple(notes))
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))

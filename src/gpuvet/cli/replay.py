@@ -12,7 +12,7 @@ from gpuvet.errors import ExitCode, InputError
 
 
 def load_capture(path: str) -> Dict[str, Any]:
-    from gpuvet.snapshot import load_snapshot
+    from gpuvet.snapshot import validate_snapshot
     from gpuvet.sources.userfiles import read_user_text
 
     hint = "write one with `gpuvet capture -o env.json`"
@@ -22,7 +22,7 @@ def load_capture(path: str) -> Dict[str, Any]:
         raise InputError(f"{path}: not a gpuvet capture ({exc.__class__.__name__})", hint=hint)
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
         raise InputError(f"{path}: not a gpuvet capture (no kind \"capture\" with a lock)", hint=hint)
-    document["snapshot"] = load_snapshot(json.dumps(document.get("snapshot") or {}), name=path)
+    document["snapshot"] = validate_snapshot(document.get("snapshot") or {}, path)
     return document
 
 

@@ -90,8 +90,9 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
 def utilization_title(section: Dict[str, Any], lang: str) -> str:
     signal = str(section.get("signal") or "?")
     verdict = str(section.get("verdict") or "unknown")
-    return text(lang, "smoke.sync.title", signal=text(lang, "smoke.sync.signal." + signal)
-                if signal in ("nvml", "process_cpu") else signal,
+    from gpuvet.checks.sync import signal_label
+
+    return text(lang, "smoke.sync.title", signal=signal_label(signal, lang),
                 interval="%g" % float(section.get("interval_s") or 0), verdict=text(lang, "smoke.sync.verdict." + verdict))
 
 

@@ -97,32 +97,22 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
                 skipped.append({"file": where, "line": "-r " + include, "why": "the included file is not there"})
             else:
                 queue.append(candidate)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        from gpuvet.tomlfile import loads_toml
-
-        try:
-            document = loads_toml(_read(pyproject))
-        except ValueError as exc:
-            raise InputError(f"{pyproject}: not valid TOML ({str(exc).splitlines()[0]})") from None
-        seen.append(pyproject.resolve())
-        declared = project.read_pyproject(document, python)
-        targets += declared.targets
-        skipped += [{"file": "pyproject.toml", "line": line, "why": why} for line, why in declared.skipped]
     system_requirements: List[Dict[str, str]] = []
-    pixi = root / "pixi.toml"
-    if pixi.is_file():
+    for name, reader in (("pyproject.toml", project.read_pyproject), ("pixi.toml", project.read_pixi_toml)):
+        manifest = root / name
+        if not manifest.is_file():
+            continue
         from gpuvet.tomlfile import loads_toml
 
         try:
-            pixi_document = loads_toml(_read(pixi))
+            document = loads_toml(_read(manifest))
         except ValueError as exc:
-            raise InputError(f"{pixi}: not valid TOML ({str(exc).splitlines()[0]})") from None
-        seen.append(pixi.resolve())
-        declared = project.read_pixi_toml(pixi_document, python)
+            raise InputError(f"{manifest}: not valid TOML ({str(exc).splitlines()[0]})") from None
+        seen.append(manifest.resolve())
+        declared = reader(document, python)
         targets += declared.targets
-        skipped += [{"file": "pixi.toml", "line": line, "why": why} for line, why in declared.skipped]
-        system_requirements += [{"file": "pixi.toml", "name": k, "value": v} for k, v in declared.system_requirements.items()]
+        skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
+        system_requirements += [{"file": name, "name": k, "value": v} for k, v in declared.system_requirements.items()]
     for name in ("environment.yml", "environment.yaml"):
         conda_file = root / name
         if not conda_file.is_file():

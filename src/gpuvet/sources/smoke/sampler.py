@@ -114,7 +114,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--max-samples", type=int, default=6000)
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _stop)
-    reader: Any
+    reader: Any = None
     try:
         if args.signal == "nvml":
             from gpuvet.probe.nvml import UtilizationReader
@@ -145,7 +145,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except (_Stop, KeyboardInterrupt):
         pass
     finally:
-        if args.signal == "nvml" and "reader" in locals():
+        if args.signal == "nvml" and reader is not None:
             reader.close()
     return 0
 
