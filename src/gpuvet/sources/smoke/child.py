@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 MARKER = "GPUVET_RESULT "
+
+# Lines that say why a process died: a C++ terminate (gloo, NCCL, c10 throw through a thread), a Python exception's
+# last line, a fatal signal. torchrun's own chatter is not a cause: its logger lines ("E1203 19:04:34.202000 ..."),
+# its traceback and the ChildFailedError summary (whose root-cause rank is read separately).
+_CAUSE = re.compile(r"terminate called|what\(\):|\b[A-Za-z_][\w.]*(?:Error|Exception)\b:|Segmentation fault|"
+                    r"\bKilled\b|Aborted|NCCL WARN")
+_TORCHRUN_CHATTER = re.compile(r"^[IWE]\d{4} \d\d:\d\d:\d\d|ChildFailedError|^\s*File \"|^Traceback ")
+_ROOT_FIELD = re.compile(r"^\s*(rank|exitcode|traceback)\s*:\s*(.+?)\s*$")
 
 
 @dataclass
@@ -34,6 +43,40 @@ class ChildOutcome:
     def stderr_tail(self, lines: int = 6) -> str:
         kept = [line for line in self.stderr.strip().splitlines() if line.strip()]
         return "\n".join(kept[-lines:])
+
+    def crash_evidence(self, limit: int = 3) -> List[str]:
+        """What stderr says about why the child died: its last ``limit`` cause lines (a rank's C++ terminate and
+        ``what():``, a Python exception, a signal), then torchrun's root-cause rank and signal when there is one.
+        Falls back to the last lines when nothing reads as a cause. Pure: reads ``self.stderr`` only."""
+        lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        causes: List[str] = []
+        for line in lines:
+            if _CAUSE.search(line) and not _TORCHRUN_CHATTER.search(line):
+                if line in causes:
+                    causes.remove(line)
+                causes.append(line)
+        evidence = causes[-limit:] or ([self.stderr_tail(limit).replace("\n", " | ")] if lines else [])
+        root = _torchrun_root_cause(lines)
+        return evidence + ([root] if root else [])
+
+
+def _torchrun_root_cause(lines: List[str]) -> Optional[str]:
+    """``rank 1 (local_rank: 1): Signal 6 (SIGABRT) received by PID 11721`` from torchrun's ChildFailedError summary."""
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith("Root Cause"))
+    except StopIteration:
+        return None
+    fields: Dict[str, str] = {}
+    for line in lines[start + 1:]:
+        if line.startswith("===="):
+            break
+        match = _ROOT_FIELD.match(line)
+        if match and match.group(1) not in fields:
+            fields[match.group(1)] = match.group(2)
+    said = fields.get("traceback", "")
+    if not said or said.startswith(("<", "To enable")):  # "<N/A>", "To enable traceback see: ...": the exit code
+        said = "exitcode %s" % fields["exitcode"] if "exitcode" in fields else ""
+    return "rank %s: %s" % (fields.get("rank", "?"), said) if said else None
 
 
 def parse_results(stdout: str) -> List[Dict[str, Any]]:

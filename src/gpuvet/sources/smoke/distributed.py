@@ -182,7 +182,7 @@ def failure_result(outcome: ChildOutcome, log: NcclLog, timeout: float, lang: st
         detail = outcome.start_error
     else:
         detail = text(lang, "smoke.dist.crashed", code=outcome.returncode)
-    evidence = log.warnings[-3:] or ([outcome.stderr_tail(3)] if outcome.stderr_tail(3) else [])
+    evidence = log.warnings[-3:] or outcome.crash_evidence()
     if evidence:
         detail += " — " + " | ".join(evidence)
     return {

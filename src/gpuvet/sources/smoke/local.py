@@ -46,9 +46,9 @@ def outcome_problems(framework: str, outcome: ChildOutcome, timeout: float, lang
         detail = outcome.start_error
     else:
         detail = text(lang, "smoke.crashed", framework=framework, code=outcome.returncode)
-    tail = outcome.stderr_tail(3)
-    if tail:
-        detail += " — " + tail.replace("\n", " | ")
+    evidence = outcome.crash_evidence()
+    if evidence:
+        detail += " — " + " | ".join(evidence)
     return [{"name": "worker", "kind": "error", "framework": framework, "status": "fail", "value": None,
              "unit": None, "detail": detail}]
 
