@@ -86,7 +86,7 @@ def images_message(images: List[Dict[str, Any]]) -> Optional[Message]:
         return None
     items = [msg("checks.platform.image", name=i["name"], contents=", ".join(i["contents"])) if i.get("contents")
              else msg("checks.platform.image_bare", name=i["name"]) for i in images]
-    return msg("checks.platform.images", images=_joined(items))
+    return msg("checks.platform.images", images=_chain(items, "checks.platform.list"))
 
 
 def profile_sources(profile: Dict[str, Any]) -> List[str]:
@@ -96,18 +96,13 @@ def profile_sources(profile: Dict[str, Any]) -> List[str]:
     return [s for s in found if s]
 
 
-def _joined(messages: List[Message]) -> Message:
-    """Several list items as one message, separated as the language separates them."""
+
+def _chain(messages: List[Message], key: str = "checks.platform.sentences") -> Message:
+    """Several messages as one, joined as the catalog entry ``key`` joins two: one-sentence messages each keep their
+    own full stop (``sentences``); list items are separated as the language separates them (``list``)."""
     if len(messages) == 1:
         return messages[0]
-    return msg("checks.platform.list", first=messages[0], rest=_joined(messages[1:]))
-
-
-def _sentences(messages: List[Message]) -> Message:
-    """Several one-sentence messages as one: each keeps its own full stop."""
-    if len(messages) == 1:
-        return messages[0]
-    return msg("checks.platform.sentences", first=messages[0], rest=_sentences(messages[1:]))
+    return msg(key, first=messages[0], rest=_chain(messages[1:], key))
 
 
 def platform_findings(view: SnapshotView, kb: Any) -> List[Finding]:
@@ -128,5 +123,5 @@ def platform_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     detail = "detail_unverified" if profile.get("unverified") else ("detail_as_of" if profile.get("as_of") else "")
     notes = notes or [msg("checks.platform.no_notes")]
     return [make("checks.platform", detail_variant=detail, platform=profile["display"], named_by=named_by,
-                 disks=disk_lines(profile), notes=_sentences(notes),
+                 disks=disk_lines(profile), notes=_chain(notes),
                  as_of=profile.get("as_of") or "", fix=advice(profile), sources=tuple(profile_sources(profile)))]
