@@ -108,3 +108,100 @@ def test_plan_on_a_platform_answers_the_storage_questions(capsys):
     assert main(["plan", "--framework", "torch==2.5.1", "--model-size", "7B", "--task", "lora", "--platform", "autodl"]) == 0
     out = capsys.readouterr().out
     assert "On AutoDL" in out and "/root/autodl-tmp (50 GB+): yes / no / ?" in out
+
+
+# Where each platform keeps its own documentation: a profile is verified only while every URL it cites is one of these.
+# GPUhub is AutoDL's international edition; RunPod, Vast.ai and Lambda keep their documentation sites in these repositories.
+OWN_DOCUMENTATION = {
+    "autodl": ("autodl.com/", "docs.gpuhub.com/", "gpuhub.com/"),
+    "runpod": ("github.com/runpod/",),
+    "vastai": ("github.com/vast-ai/",),
+    "pai-dsw": ("alibabacloud.com/", "help.aliyun.com/"),
+    "lambda": ("github.com/LambdaLabs/",),
+    "gpushare": ("gpushare.com/",),
+    "matpool": ("matpool.com/",),
+    "tencent-cvm": ("tencentcloud.com/", "intl.cloud.tencent.com/", "cloud.tencent.com/"),
+}
+
+
+def _urls(profile):
+    import re
+
+    from gpuvet.checks.platform import profile_sources
+
+    urls = [u for s in profile_sources(profile) for u in re.findall(r"https?://[^\s;,()\"]+", s)]
+    return [re.sub(r"^https?://(www\.)?", "", u) for u in urls]
+
+
+@pytest.mark.parametrize("name", sorted(OWN_DOCUMENTATION))
+def test_a_profile_is_unverified_exactly_when_it_cites_pages_other_than_the_platforms_own(name):
+    profile = load().platform(name)
+    urls = _urls(profile)
+    assert urls, name
+    foreign = [u for u in urls if not u.startswith(OWN_DOCUMENTATION[name])]
+    assert bool(profile.get("unverified")) == bool(foreign), (name, foreign)
+
+
+def test_the_known_platforms_are_the_table_above():
+    assert set(load().platform_names()) == set(OWN_DOCUMENTATION)
+
+
+@pytest.mark.parametrize("name, driver, images", [
+    # RunPod: "Additional filters → CUDA Versions", runpodctl --min-cuda-version; its PyTorch base image's stated contents
+    ("runpod", {"filter_by_cuda"}, {"runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404": ["PyTorch 2.8.0", "CUDA 12.8.1", "Ubuntu 24.04"]}),
+    # Vast.ai: cuda_vers is the "machine max supported cuda version (based on driver version)", a search filter; the
+    # FAQ: "CUDA version depends on the Docker image"
+    ("vastai", {"shown_cuda_is_max", "filter_by_cuda", "cuda_from_image"}, {"vastai/pytorch": ["PyTorch"]}),
+    ("lambda", set(), {"Lambda Stack": ["PyTorch", "TensorFlow"]}),  # cuDNN only for Lambda Stack's PyTorch/TensorFlow
+    ("autodl", set(), {}),  # its driver, image and network_turbo pages were not found in a readable copy: nothing said
+    ("gpushare", {"shown_cuda_is_max", "cuda_from_image"}, {}),  # from a copy of its FAQ: still unverified
+])
+def test_driver_and_image_facts_are_the_documented_ones(name, driver, images):
+    from gpuvet.checks.platform import driver_keys
+
+    profile = load().platform(name)
+    assert {key.rsplit(".", 1)[1] for key in driver_keys(profile)} == driver
+    named = {i["name"]: i.get("contents", []) for i in profile.get("image", [])}
+    assert {n: named.get(n) for n in images} == images
+
+
+def test_every_driver_and_image_fact_is_sourced_and_worded_in_both_languages():
+    from gpuvet.checks.platform import DRIVER_FACTS
+
+    kb = load()
+    for name in kb.platform_names():
+        profile = kb.platform(name)
+        driver = profile.get("driver")
+        if driver:
+            assert driver["source"].startswith("https://"), name
+            assert set(driver) - {"source"} <= set(DRIVER_FACTS) and all(v is True for k, v in driver.items() if k != "source")
+        for image in profile.get("image", []):
+            assert image["name"] and image["source"].startswith("https://"), (name, image)
+            assert all(isinstance(c, str) and c for c in image.get("contents", [])), (name, image)
+    for key in ["checks.platform.driver." + f for f in DRIVER_FACTS] + ["checks.platform.images", "checks.platform.image",
+                                                                        "checks.platform.image_bare", "checks.platform.list"]:
+        assert has_message(key, "en") and has_message(key, "zh"), key
+
+
+def test_check_on_vastai_says_what_the_shown_cuda_means_and_names_its_images(capsys):
+    (note,) = [f for f in _machine(capsys, "--platform", "vastai") if f["code"] == "platform_note"]
+    assert "The CUDA version shown for a machine is the highest its driver supports" in note["detail"]
+    assert "Images its documentation names: vastai/pytorch (PyTorch); vastai/base-image:" in note["detail"]
+    assert any("search-offers.mdx" in s for s in note["sources"]) and any("advanced-setup.mdx" in s for s in note["sources"])
+    (note,) = [f for f in _machine(capsys, "--platform", "vastai", "--lang", "zh") if f["code"] == "platform_note"]
+    assert "驱动支持的最高版本" in note["detail"] and "vastai/pytorch（PyTorch）；" in note["detail"]
+
+
+def test_plan_on_runpod_gives_the_driver_rule_and_the_image_with_its_contents(capsys):
+    args = ["plan", "--framework", "torch==2.5.1", "--model-size", "7B", "--task", "lora", "--platform", "runpod"]
+    assert main([*args, "-f", "json"]) == 0
+    platform = json.loads(capsys.readouterr().out)["plan"]["platform"]
+    assert platform["images"] == [{"name": "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404",
+                                   "contents": ["PyTorch 2.8.0", "CUDA 12.8.1", "Ubuntu 24.04"]}]
+    assert len(platform["driver"]) == 1 and "CUDA version their driver supports" in platform["driver"][0]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "  Images its documentation names: runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404 (PyTorch 2.8.0, CUDA 12.8.1, Ubuntu 24.04)." in out
+    assert main([*args[:-1], "autodl"]) == 0  # AutoDL documents neither: no such line is invented
+    out = capsys.readouterr().out
+    assert "Images its documentation names" not in out and "driver supports" not in out

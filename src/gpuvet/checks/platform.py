@@ -2,8 +2,8 @@
 
 The platform is the one the probe recognised from documented evidence (gpuvet.probe.rental) or the one the user
 named with ``--platform``. The note lists each disk with what it keeps on a stop, in a saved image and after a
-release, the platform's release rule and its own warnings, and one piece of advice derived from those facts:
-where the environment survives."""
+release, the platform's release rule and its own warnings, what its documentation says of the host's driver and the
+images it offers, and one piece of advice derived from those facts: where the environment survives."""
 
 from __future__ import annotations
 
@@ -70,17 +70,39 @@ def advice(profile: Dict[str, Any]) -> Message:
     return msg("checks.platform.advice_unknown")
 
 
+# What a profile's [platform.driver] may say, in the order the sentences read.
+DRIVER_FACTS = ("shown_cuda_is_max", "filter_by_cuda", "cuda_from_image")
+
+
+def driver_keys(profile: Dict[str, Any]) -> List[str]:
+    """The catalog ids of what the platform documents about the host's driver (only facts it states as true)."""
+    driver = profile.get("driver") or {}
+    return ["checks.platform.driver." + fact for fact in DRIVER_FACTS if driver.get(fact) is True]
+
+
+def images_message(images: List[Dict[str, Any]]) -> Optional[Message]:
+    """The images the platform's documentation names, each with what it says the image contains."""
+    if not images:
+        return None
+    items = [msg("checks.platform.image", name=i["name"], contents=", ".join(i["contents"])) if i.get("contents")
+             else msg("checks.platform.image_bare", name=i["name"]) for i in images]
+    return msg("checks.platform.images", images=_chain(items, "checks.platform.list"))
+
+
 def profile_sources(profile: Dict[str, Any]) -> List[str]:
     found = [profile.get("source"), profile.get("release_source"), profile.get("notes_source")]
     found += [d.get("source") for d in profile.get("disk", [])]
+    found += [(profile.get("driver") or {}).get("source")] + [i.get("source") for i in profile.get("image", [])]
     return [s for s in found if s]
 
 
-def _sentences(messages: List[Message]) -> Message:
-    """Several one-sentence messages as one: each keeps its own full stop."""
+
+def _chain(messages: List[Message], key: str = "checks.platform.sentences") -> Message:
+    """Several messages as one, joined as the catalog entry ``key`` joins two: one-sentence messages each keep their
+    own full stop (``sentences``); list items are separated as the language separates them (``list``)."""
     if len(messages) == 1:
         return messages[0]
-    return msg("checks.platform.sentences", first=messages[0], rest=_sentences(messages[1:]))
+    return msg(key, first=messages[0], rest=_chain(messages[1:], key))
 
 
 def platform_findings(view: SnapshotView, kb: Any) -> List[Finding]:
@@ -92,11 +114,14 @@ def platform_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     notes += [msg("checks.platform.note." + d["note"]) for d in profile.get("disk", []) if d.get("note")]
     if profile.get("release_after_stopped_days"):
         notes.insert(0, msg("checks.platform.release_after", days=profile["release_after_stopped_days"]))
+    notes += [msg(key) for key in driver_keys(profile)]
+    images = images_message(profile.get("image", []))
+    notes += [images] if images else []
     how = view.fact("host.platform")
     named_by = (msg("checks.platform.named_by_user") if how.get("source") == "--platform"
                 else msg("checks.platform.named_by_evidence", evidence=", ".join((how.get("value") or {}).get("evidence") or [])))
     detail = "detail_unverified" if profile.get("unverified") else ("detail_as_of" if profile.get("as_of") else "")
     notes = notes or [msg("checks.platform.no_notes")]
     return [make("checks.platform", detail_variant=detail, platform=profile["display"], named_by=named_by,
-                 disks=disk_lines(profile), notes=_sentences(notes),
+                 disks=disk_lines(profile), notes=_chain(notes),
                  as_of=profile.get("as_of") or "", fix=advice(profile), sources=tuple(profile_sources(profile)))]

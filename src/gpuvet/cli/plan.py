@@ -18,6 +18,7 @@ def localize(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
     if plan.get("platform"):
         platform = dict(plan["platform"])
         platform["notes"] = [text(lang, note) for note in platform["notes"]]
+        platform["driver"] = [text(lang, fact) for fact in platform["driver"]]
         platform["advice"] = render(platform["advice"], lang)
         platform["answers"] = [text(lang, q) for q in platform["answers"]]
         plan["platform"] = platform

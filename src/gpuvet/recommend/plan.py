@@ -305,9 +305,10 @@ _ANSWERED_BY = {"plan.q.snapshots": "in_saved_image", "plan.q.disk": "size_gib"}
 
 
 def platform_answers(name: str, kb: Any, weights_gib: float) -> Dict[str, Any]:
-    """What ``plan --platform NAME`` knows before renting: the platform's disks (kb/data/platforms.toml), the advice
-    ``check`` gives there, the questions its documentation answers, and whether the weights fit its data disks."""
-    from gpuvet.checks.platform import advice, profile_of, profile_sources
+    """What ``plan --platform NAME`` knows before renting: the platform's disks (kb/data/platforms.toml), what its
+    documentation says of the host's driver and the images it offers, the advice ``check`` gives there, the questions
+    its documentation answers, and whether the weights fit its data disks."""
+    from gpuvet.checks.platform import advice, driver_keys, profile_of, profile_sources
 
     profile = profile_of(kb, name)
     keys = ("path", "role", "size_gib", "size_is_minimum", "kept_on_stop", "in_saved_image", "kept_on_release",
@@ -323,6 +324,8 @@ def platform_answers(name: str, kb: Any, weights_gib: float) -> Dict[str, Any]:
         "disks": disks,
         "release_after_stopped_days": profile.get("release_after_stopped_days"),
         "notes": ["checks.platform.note." + note for note in profile.get("notes", [])],
+        "driver": driver_keys(profile),
+        "images": [{"name": i["name"], "contents": list(i.get("contents", []))} for i in profile.get("image", [])],
         "advice": advice(profile),
         "weights_gib": round(weights_gib, 1),
         "weights_fit_on": roomy,

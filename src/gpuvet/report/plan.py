@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from gpuvet.checks.platform import size_text
-from gpuvet.i18n import text
+from gpuvet.checks.platform import images_message, size_text
+from gpuvet.i18n import render, text
 
 
 def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
@@ -54,7 +54,10 @@ def _platform_lines(platform: Dict[str, Any], lang: str) -> List[str]:
                                    image=mark[disk.get("in_saved_image")], release=mark[disk.get("kept_on_release")]))
     if platform.get("release_after_stopped_days"):
         lines.append("  " + text(lang, "checks.platform.release_after", days=platform["release_after_stopped_days"]))
-    lines += ["  " + note for note in platform["notes"]]
+    lines += ["  " + note for note in platform["notes"] + platform.get("driver", [])]
+    images = images_message(platform.get("images", []))
+    if images:
+        lines.append("  " + render(images, lang))
     if platform["weights_fit_on"]:
         lines.append("  " + text(lang, "plan.platform.weights", weights=platform["weights_gib"],
                                  disks=", ".join(platform["weights_fit_on"])))
