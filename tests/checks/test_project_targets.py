@@ -224,3 +224,64 @@ def test_encoding_guess(data, guess):
     from gpuvet.ingest.project import encoding_guess
 
     assert encoding_guess(data) == guess
+
+
+# --- lockfiles: the builds uv.lock / pixi.lock pin are what gets checked (real locks, trimmed; PROVENANCE.md)
+
+def test_a_uv_lock_pins_the_build_its_index_served(capsys, tmp_path):
+    import shutil
+
+    shutil.copytree(PROJECTS / "uv-lock-cu118", tmp_path / "project")
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    # pyproject.toml asks for torch>=2.7.1 (cu118 index on Linux); the lock resolved it to 2.7.1+cu118, the build
+    # checked; the macOS entry (PyPI's 2.7.1, darwin markers) and torch-cluster (not a framework) are not
+    assert document["project"]["targets"] == ["torch==2.7.1+cu118"]
+    assert "uv.lock" in document["project"]["files"]
+    torch = document["targets"][0]
+    assert torch["target"] == "torch==2.7.1+cu118"
+    driver = next(link for link in torch["chain"] if link["layer"] == "driver")
+    assert driver["verdict"] == "pass" and "11.8" in driver["expected"]
+    assert code == 3 and torch["verdict"] == "unknown"  # the cu118 build's arch list is not in the data: said, not guessed
+
+
+def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
+    import shutil
+
+    shutil.copytree(PROJECTS / "pixi-lock-pytorch-gpu", tmp_path / "project")
+    t4 = str(FIXTURES / "nvidia-smi" / "tesla-t4-1gpu_drv510.47.03.txt")  # R510: CUDA 11.6, below the 12.x floor
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", t4, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    # linux-64 locks pytorch 2.8.0 cuda129_... (win-64's cuda128 and osx-arm64's cpu build are not the server's)
+    assert document["project"]["targets"] == ["torch==2.8.0+cu129"]
+    torch = document["targets"][0]
+    assert torch["verdict"] == "fail" and "driver_too_old" in [f["code"] for f in torch["findings"]]
+    assert code == 1
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
+    assert json.loads(capsys.readouterr().out)["targets"][0]["verdict"] == "pass" and code == 0
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("uv.lock", "version = 1\n[[package]\nname = \"torch\"\n", "not valid TOML"),
+    ("pixi.lock", "version: 6\nenvironments: [default:\n  - {conda: x\n", "not valid YAML"),
+])
+def test_a_lockfile_that_does_not_parse_is_one_line(tmp_path, capsys, name, text, message):
+    (tmp_path / name).write_text(text)
+    assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and name in err and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2  # the error line, and at most its hint
+
+
+def test_lockfile_entries_gpuvet_cannot_read_are_named_in_the_report(tmp_path, capsys):
+    (tmp_path / "uv.lock").write_text(
+        'version = 1\n[[package]]\nname = "torch"\nversion = "2.5.0"\nsource = { git = "https://github.com/pytorch/pytorch" }\n'
+        '[[package]]\nversion = "1"\n')
+    (tmp_path / "pixi.lock").write_text("version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n"
+                                        "      - conda: https://registry.invalid/conda-forge/linux-64/tensorflow-2.17.0-cuda120py312h02ad488_203.conda\n")
+    code = main(["check", "--project", str(tmp_path), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    skipped = {(s["file"], s["line"]) for s in document["project"]["skipped"]}
+    assert {("uv.lock", "torch 2.5.0"), ("uv.lock", "[[package]] #2"),
+            ("pixi.lock", "tensorflow 2.17.0 cuda120py312h02ad488_203 (conda-forge)")} <= skipped
+    assert document["project"]["targets"] == [] and code == 0

@@ -48,3 +48,117 @@ def test_uv_sources_name_the_index_of_torch():
                                            "explicit": True}]}}}
     assert read_pyproject(document).targets == ["torch==2.5.1+cu124", "numpy>=1.26"]
     assert read_pyproject({"project": {"dependencies": ["torch==2.5.1"]}}).targets == ["torch==2.5.1"]
+
+
+# --- lockfiles: uv.lock and pixi.lock, read as what uv sync / pixi install put on the Linux server
+
+def _uv(*packages):
+    return {"version": 1, "package": list(packages)}
+
+
+@pytest.mark.parametrize("package, expected", [
+    # the locked version carries the build its index served
+    ({"name": "torch", "version": "2.5.1+cu124", "source": {"registry": "https://download.pytorch.org/whl/cu124"}},
+     ["torch==2.5.1+cu124"]),
+    # a version without a local label from a PyTorch index: that index's build, as pip would install it
+    ({"name": "torchvision", "version": "0.20.1", "source": {"registry": "https://download.pytorch.org/whl/cu121"}},
+     ["torchvision==0.20.1+cu121"]),
+    # PyPI's own build: no label (pip's default index)
+    ({"name": "torch", "version": "2.5.1", "source": {"registry": "https://registry.invalid/simple"}}, ["torch==2.5.1"]),
+    # a direct wheel URL: the version (and build) its file name carries, %2B decoded
+    ({"name": "torch", "version": "2.4.0+cu121", "source": {
+        "url": "https://download.pytorch.org/whl/cu121/torch-2.4.0%2Bcu121-cp311-cp311-linux_x86_64.whl"}},
+     ["torch==2.4.0+cu121"]),
+    # a marker false on Linux x86_64 (the macOS build of a split lock)
+    ({"name": "torch", "version": "2.7.1", "source": {"registry": "https://registry.invalid/simple"},
+      "resolution-markers": ["sys_platform == 'darwin'"]}, []),
+    # uv's conflicting extras: the build the extra selects is read
+    ({"name": "torch", "version": "2.5.1+cu124", "source": {"registry": "https://download.pytorch.org/whl/cu124"},
+      "resolution-markers": ["sys_platform == 'linux' and extra == 'extra-7-project-cu124'"]}, ["torch==2.5.1+cu124"]),
+])
+def test_uv_lock_packages(package, expected):
+    from gpuvet.ingest.project import read_uv_lock
+
+    assert read_uv_lock(_uv(package)).targets == expected
+
+
+def test_uv_lock_python_markers_follow_the_machine():
+    from gpuvet.ingest.project import read_uv_lock
+
+    lock = _uv({"name": "torch", "version": "2.2.2", "source": {"registry": "https://registry.invalid/simple"},
+                "resolution-markers": ["python_full_version < '3.10'"]},
+               {"name": "torch", "version": "2.5.1", "source": {"registry": "https://registry.invalid/simple"},
+                "resolution-markers": ["python_full_version >= '3.10'"]})
+    assert read_uv_lock(lock, python="3.9.18").targets == ["torch==2.2.2"]
+    assert read_uv_lock(lock, python="3.12.3").targets == ["torch==2.5.1"]
+    assert read_uv_lock(lock).targets == ["torch==2.2.2", "torch==2.5.1"]  # Python not known: both builds
+
+
+def test_uv_lock_entries_it_cannot_read_are_named():
+    from gpuvet.ingest.project import read_uv_lock
+
+    declared = read_uv_lock(_uv(
+        {"name": "torch", "version": "2.5.0", "source": {"git": "https://github.com/pytorch/pytorch?rev=v2.5.0"}},
+        {"name": "vllm", "version": "0.6.3", "source": {"url": "https://example.com/vllm-0.6.3.tar.gz"}},
+        {"version": "1.0"}, "not a table",
+        {"name": "xformers", "source": {"registry": "https://registry.invalid/simple"}},
+        {"name": "numpy", "version": "2.1.0", "source": {"registry": "https://registry.invalid/simple"}}),
+        wanted=lambda name: name != "numpy")
+    assert declared.targets == []
+    assert declared.skipped == [
+        ("torch 2.5.0", "locked from a git, not a release gpuvet can look up"),
+        ("vllm 0.6.3", "locked as a direct URL to a source archive: which build is not known"),
+        ("[[package]] #3", "an entry without a name"), ("[[package]] #4", "an entry without a name"),
+        ("xformers ?", "an entry without a version")]
+    assert read_uv_lock({"version": 1}).skipped == [("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read")]
+
+
+def _pixi(*urls, platform="linux-64"):
+    return {"version": 6, "environments": {"default": {"packages": {platform: [
+        {"pypi" if url.endswith(".whl") else "conda": url} for url in urls]}}}}
+
+
+@pytest.mark.parametrize("urls, expected", [
+    # conda-forge: the CUDA in the build string
+    (["https://registry.invalid/conda-forge/linux-64/pytorch-2.5.1-cuda126_py312h1763f6d_303.conda"],
+     ["torch==2.5.1+cu126"]),
+    (["https://registry.invalid/conda-forge/linux-64/pytorch-2.5.1-cpu_mkl_py312_heeca0f5_108.conda"],
+     ["torch==2.5.1+cpu"]),
+    # the pytorch channel's own builds name CUDA dotted
+    (["https://registry.invalid/pytorch/linux-64/pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0.tar.bz2"],
+     ["torch==2.1.0+cu121"]),
+    # no CUDA in the build string: the locked cuda-version decides
+    (["https://registry.invalid/conda-forge/noarch/cuda-version-11.8-h70ddcb2_3.conda",
+      "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda"], ["torch==2.0.0+cu118"]),
+    # pytorch-gpu is a metapackage beside pytorch: the build is pytorch's
+    (["https://registry.invalid/conda-forge/linux-64/pytorch-2.8.0-cuda129_mkl_py313_h7947483_302.conda",
+      "https://registry.invalid/conda-forge/linux-64/pytorch-gpu-2.8.0-cuda129_mkl_h43a4b0b_302.conda"],
+     ["torch==2.8.0+cu129"]),
+    # a PyPI wheel in the environment
+    (["https://registry.invalid/packages/ab/cd/vllm-0.6.3-cp38-abi3-manylinux1_x86_64.whl"], ["vllm==0.6.3"]),
+])
+def test_pixi_lock_packages(urls, expected):
+    from gpuvet.ingest.project import read_pixi_lock
+
+    assert read_pixi_lock(_pixi(*urls)).targets == expected
+
+
+def test_pixi_lock_what_it_cannot_judge_is_named():
+    from gpuvet.ingest.project import read_pixi_lock
+
+    declared = read_pixi_lock(_pixi(
+        "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda",
+        "https://registry.invalid/conda-forge/linux-64/tensorflow-2.17.0-cuda120py312h02ad488_203.conda"))
+    assert declared.targets == []
+    assert declared.skipped == [
+        ("pytorch 2.0.0 py311h1234567_0 (conda-forge)",
+         "its build string names no CUDA version: which build is locked is not known"),
+        ("tensorflow 2.17.0 cuda120py312h02ad488_203 (conda-forge)",
+         "a conda build: gpuvet knows this framework's PyPI builds only")]
+    # only the Linux server's platform is read
+    osx = read_pixi_lock(_pixi("https://registry.invalid/conda-forge/osx-arm64/pytorch-2.5.1-cpu_generic_py312_0.conda",
+                               platform="osx-arm64"))
+    assert osx.targets == [] and osx.skipped[0][0] == "environments.default"
+    assert read_pixi_lock({"version": 3, "package": []}).skipped == [
+        ("version: 3", "not a pixi.lock format gpuvet reads (4 and later)")]
+    assert read_pixi_lock(["a", "list"]).skipped[0][1].startswith("not a pixi.lock format")

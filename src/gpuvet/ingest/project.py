@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 # A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
 # an index of PyTorch's builds (/whl/cu121), or its older find-links page (/whl/cu111/torch_stable.html)
@@ -438,3 +438,171 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
         declared.skipped += found.skipped
         declared.skipped += [("-r " + include, "a file inside the image: not read") for include in found.includes]
     return declared
+
+
+# --- lockfiles: what `uv sync` / `pixi install` install, exactly -------------------------------------------------
+
+def _marker_holds(markers: Any, python: Optional[str]) -> bool:
+    """Does any of uv's ``resolution-markers`` hold on the Linux x86_64 server? With the server's Python unknown, a
+    marker that holds for some Python from 3.8 to 3.14 counts; an ``extra == '...'`` (uv's conflicting extras: one
+    build per extra) holds when that extra is chosen, so each such build is read."""
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+
+    if not markers:
+        return True
+    pythons = [python] if python else ["3.%d" % minor for minor in range(8, 15)]
+    for text in markers if isinstance(markers, list) else [markers]:
+        try:
+            marker = Marker(str(text))
+        except InvalidMarker:
+            continue
+        extras = re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", str(text)) or [""]
+        for version in pythons:
+            environment = _environment(version if version.count(".") >= 2 else version + ".0")
+            for extra in extras:
+                try:
+                    if marker.evaluate(dict(environment, extra=extra)):
+                        return True
+                except (UndefinedComparison, UndefinedEnvironmentName):
+                    continue
+    return False
+
+
+def _wheel_version(url: str) -> Optional[str]:
+    """The version (with its local label) a wheel's file name carries: ``torch-2.5.1%2Bcu124-cp312-...whl`` -> 2.5.1+cu124."""
+    from urllib.parse import unquote
+
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    name = unquote(url.split("?")[0].split("#")[0].rsplit("/", 1)[-1])
+    if not name.endswith(".whl"):
+        return None
+    try:
+        return str(parse_wheel_filename(name)[1])
+    except InvalidWheelFilename:
+        return None
+
+
+def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
+                 wanted: Callable[[str], bool] = lambda name: True) -> Declared:
+    """A ``uv.lock`` (https://docs.astral.sh/uv/concepts/projects/layout/#the-lockfile): each ``[[package]]`` whose
+    ``resolution-markers`` hold on the Linux server, as ``name==version``. The locked version carries the build
+    (``2.7.1+cu118`` from ``source = { registry = ".../whl/cu118" }``); a version without a local label from a
+    PyTorch index gets the index's, as pip would install it; a ``source = { url = "...whl" }`` is read from the wheel's
+    file name. Only the packages ``wanted`` names are returned; a locked path, git or directory build of one of them
+    is listed as not read."""
+    declared = Declared()
+    packages = document.get("package")
+    if not isinstance(packages, list):
+        declared.skipped.append(("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read"))
+        return declared
+    for number, package in enumerate(packages, 1):
+        if not isinstance(package, dict) or not isinstance(package.get("name"), str):
+            declared.skipped.append(("[[package]] #%d" % number, "an entry without a name"))
+            continue
+        name = package["name"]
+        if not wanted(name) or not _marker_holds(package.get("resolution-markers"), python):
+            continue
+        source: Dict[str, Any] = package["source"] if isinstance(package.get("source"), dict) else {}
+        label = "%s %s" % (name, package.get("version", "?"))
+        version = package.get("version")
+        if "url" in source:
+            version = _wheel_version(str(source["url"]))
+            if version is None:
+                declared.skipped.append((label, "locked as a direct URL to a source archive: which build is not known"))
+                continue
+        elif "registry" not in source:
+            kind = next(iter(source), "no source")
+            declared.skipped.append((label, "locked from a %s, not a release gpuvet can look up" % kind))
+            continue
+        if not isinstance(version, str):
+            declared.skipped.append((label, "an entry without a version"))
+            continue
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        try:
+            requirement = Requirement("%s==%s" % (name, version))
+        except InvalidRequirement:
+            declared.skipped.append((label, "its version is not PEP 440"))
+            continue
+        declared.targets.append(_qualified(requirement, _variant(str(source.get("registry", "")))))
+    return declared
+
+
+def _conda_file(url: str) -> Optional[Tuple[str, str, str, str]]:
+    """(channel, name, version, build) of a conda package URL: ``.../conda-forge/linux-64/pytorch-2.8.0-cuda129_..._302.conda``."""
+    parts = url.split("?")[0].rstrip("/").split("/")
+    match = re.match(r"^(?P<name>.+)-(?P<version>[^-]+)-(?P<build>[^-]+?)(?:\.conda|\.tar\.bz2)$", parts[-1])
+    if not match or len(parts) < 3:
+        return None
+    return (parts[-3], match.group("name"), match.group("version"), match.group("build"))
+
+
+def read_pixi_lock(document: Any, python: Optional[str] = None,
+                   wanted: Callable[[str], bool] = lambda name: True) -> Declared:
+    """A ``pixi.lock`` (format 4 and later: ``environments.default.packages.linux-64``, each a ``conda:`` or ``pypi:``
+    URL; https://pixi.sh/latest/workspace/lockfile/). A conda ``pytorch`` build is torch's build of the CUDA its build
+    string names (``cuda129_mkl_py313_...`` -> cu129, the pytorch channel's ``py3.10_cuda12.1_cudnn8.9.2_0`` -> cu121;
+    without one, the locked ``cuda-version``), its ``cpu_*`` builds the CPU build; a PyPI package is its wheel's
+    version. Other conda builds of a framework gpuvet knows (their CUDA builds are not PyPI's) are listed as not
+    judged."""
+    from gpuvet.ingest.packages import _conda_torch_cuda
+
+    declared = Declared()
+    if not isinstance(document, dict) or not isinstance(document.get("environments"), dict):
+        version = document.get("version") if isinstance(document, dict) else None
+        declared.skipped.append(("version: %s" % version, "not a pixi.lock format gpuvet reads (4 and later)"))
+        return declared
+    default = document["environments"].get("default")
+    packages = (default or {}).get("packages") if isinstance(default, dict) else None
+    entries = packages.get("linux-64") if isinstance(packages, dict) else None
+    if not isinstance(entries, list):
+        declared.skipped.append(("environments.default", "no linux-64 packages: the lock does not cover the Linux server"))
+        return declared
+    conda: Dict[str, Tuple[str, str, str, str]] = {}
+    for entry in entries:
+        url = entry.get("conda") if isinstance(entry, dict) else None
+        parsed = _conda_file(str(url)) if url else None
+        if parsed:
+            conda[parsed[1].lower()] = parsed
+        elif isinstance(entry, dict) and isinstance(entry.get("pypi"), str):
+            version = _wheel_version(entry["pypi"])
+            name = _distribution_name(entry["pypi"])
+            if name and wanted(name):
+                if version:
+                    declared.targets.append("%s==%s" % (name, version))
+                else:
+                    declared.skipped.append((entry["pypi"].rsplit("/", 1)[-1], "a PyPI source build: which build is not known"))
+        elif entry:
+            declared.skipped.append((str(entry)[:120], "an entry gpuvet cannot read"))
+    locked_cuda = conda.get("cuda-version")
+    for conda_name, (channel, _, version, build) in sorted(conda.items()):
+        name = _CONDA_NAMES.get(conda_name, conda_name)
+        if not wanted(name) or conda_name in ("python", "cuda-version") or conda_name == "pytorch-gpu" and "pytorch" in conda:
+            continue
+        label = "%s %s %s (%s)" % (conda_name, version, build, channel)
+        if name != "torch":
+            declared.skipped.append((label, "a conda build: gpuvet knows this framework's PyPI builds only"))
+            continue
+        build_info = _conda_torch_cuda(build)
+        variant = build_info.get("variant")
+        if variant is None and locked_cuda and "cpu" not in build:
+            variant = "cu" + "".join(locked_cuda[2].split(".")[:2])
+        if variant is None:
+            declared.skipped.append((label, "its build string names no CUDA version: which build is locked is not known"))
+            continue
+        declared.targets.append("torch==%s+%s" % (version, variant))
+    return declared
+
+
+def _distribution_name(url: str) -> Optional[str]:
+    """The distribution name of a wheel or sdist URL (``.../torch-2.5.1%2Bcu124-cp312-...whl`` -> torch)."""
+    from urllib.parse import unquote
+
+    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_sdist_filename, parse_wheel_filename
+
+    name = unquote(url.split("?")[0].split("#")[0].rsplit("/", 1)[-1])
+    try:
+        return str(parse_wheel_filename(name)[0]) if name.endswith(".whl") else str(parse_sdist_filename(name)[0])
+    except (InvalidWheelFilename, InvalidSdistFilename):
+        return None

@@ -66,6 +66,67 @@ def code_lint(root: Path) -> List[Dict[str, str]]:
     return found
 
 
+def _load_lock(path: Path, kind: str) -> Any:
+    """A lockfile parsed: TOML (uv.lock) or YAML (pixi.lock, with the optional PyYAML); a file that does not parse is
+    an input error naming it."""
+    if kind == "toml":
+        from gpuvet.tomlfile import loads_toml
+
+        try:
+            return loads_toml(_read(path))
+        except ValueError as exc:
+            raise InputError(f"{path}: not valid TOML ({str(exc).splitlines()[0]})") from None
+    import yaml  # the optional extra gpuvet[project]
+
+    try:
+        return yaml.safe_load(_read(path))
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
+
+
+def _locked(root: Path, python: Optional[str], targets: List[str], seen: List[Path],
+            skipped: List[Dict[str, str]]) -> List[str]:
+    """The frameworks a ``uv.lock`` or ``pixi.lock`` pins: what ``uv sync`` / ``pixi install`` installs, so they
+    replace what a manifest or requirements file declares for the same framework (a range there is what the lock
+    resolved)."""
+    from gpuvet.kb import load
+    from gpuvet.probe.names import canonical_name
+
+    kb = load()
+
+    def wanted(name: str) -> bool:
+        return kb.framework(canonical_name(name)) is not None
+
+    locked: List[str] = []
+    for name, kind, reader in (("uv.lock", "toml", project.read_uv_lock), ("pixi.lock", "yaml", project.read_pixi_lock)):
+        path = root / name
+        if not path.is_file():
+            continue
+        seen.append(path.resolve())
+        if kind == "yaml":
+            try:
+                import yaml  # noqa: F401  (the optional extra gpuvet[project])
+            except ImportError:
+                skipped.append({"file": name, "line": "", "why": "reading it needs PyYAML: pip install 'gpuvet[project]'"})
+                continue
+        declared = reader(_load_lock(path, kind), python, wanted)
+        locked += declared.targets
+        skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
+    if not locked:
+        return targets
+    names = {_name(t) for t in locked}
+    return [t for t in targets if _name(t) not in names] + locked
+
+
+def _name(target: str) -> str:
+    """The canonical distribution name a requirement string starts with."""
+    import re
+
+    from gpuvet.probe.names import canonical_name
+
+    return canonical_name(re.split(r"[\s\[=<>!~;@]", target.strip(), maxsplit=1)[0])
+
+
 def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     """{"path", "files": [...], "targets": [...], "skipped": [{"file", "line", "why"}]} of a project folder."""
     root = Path(folder).expanduser()
@@ -138,9 +199,10 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         declared = project.read_dockerfile(_read(dockerfile), python)
         targets += declared.targets
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
+    targets = _locked(root, python, targets, seen, skipped)
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml or "
-                         "Dockerfile there")
+        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
+                         "uv.lock, pixi.lock or Dockerfile there")
     lint += code_lint(root)
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
