@@ -285,3 +285,21 @@ def test_lockfile_entries_gpuvet_cannot_read_are_named_in_the_report(tmp_path, c
     assert {("uv.lock", "torch 2.5.0"), ("uv.lock", "[[package]] #2"),
             ("pixi.lock", "tensorflow 2.17.0 cuda120py312h02ad488_203 (conda-forge)")} <= skipped
     assert document["project"]["targets"] == [] and code == 0
+
+
+def test_a_dataloader_that_would_use_cuda_in_forked_workers_is_a_warning_with_the_fix(tmp_path, capsys):
+    (tmp_path / "requirements.txt").write_text("torch==2.5.1\n")
+    (tmp_path / "data.py").write_text("import torch\nfrom torch.utils.data import Dataset\n\n\nclass Frames(Dataset):\n"
+                                      "    def __getitem__(self, index):\n        return torch.load(index).cuda()\n")
+    (tmp_path / "train.py").write_text("from torch.utils.data import DataLoader\nfrom data import Frames\n\n"
+                                       "if __name__ == '__main__':\n    loader = DataLoader(Frames(), batch_size=8, num_workers=4)\n")
+    code = main(["check", "--project", str(tmp_path), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["lint"] == [{"file": "train.py", "problem": "dataloader_fork", "line":
+        "5: DataLoader(num_workers=4) over Frames, which puts data on the GPU: .cuda() in __getitem__ (data.py:7)"}]
+    finding = next(f for f in document["machine"] if "DataLoader" in f["title"])
+    assert finding["code"] == "platform_unsupported" and finding["severity"] == "warn"
+    assert "Cannot re-initialize CUDA in forked subprocess" in finding["detail"]
+    assert 'multiprocessing_context="spawn"' in finding["fix"]["summary"]
+    assert "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing" in finding["sources"]
+    assert code == 0 and document["verdict"] == "warn"

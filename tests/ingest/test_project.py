@@ -162,3 +162,81 @@ def test_pixi_lock_what_it_cannot_judge_is_named():
     assert read_pixi_lock({"version": 3, "package": []}).skipped == [
         ("version: 3", "not a pixi.lock format gpuvet reads (4 and later)")]
     assert read_pixi_lock(["a", "list"]).skipped[0][1].startswith("not a pixi.lock format")
+
+
+# --- DataLoader workers that would use CUDA once they fork (Linux) instead of spawn (Windows); read with ast
+
+DATASETS = '''
+import torch
+from torch.utils.data import Dataset
+
+
+class OnGpu(Dataset):
+    def __init__(self, items):
+        self.items = torch.tensor(items, device="cuda")
+
+    def __getitem__(self, index):
+        return self.items[index]
+
+
+class MovesEachItem(Dataset):
+    def __getitem__(self, index):
+        return torch.zeros(3).to(torch.device("cuda:0"))
+
+
+class CallsCuda(Dataset):
+    def __getitem__(self, index):
+        return torch.zeros(3).cuda()
+
+
+class StaysOnCpu(Dataset):
+    def __getitem__(self, index):
+        x = torch.zeros(3)
+        return x.to("cpu")  # "cuda" in a comment or elsewhere is not a device
+'''
+
+
+@pytest.mark.parametrize("loader, flagged", [
+    ("DataLoader(OnGpu([1]), batch_size=2, num_workers=4)", "OnGpu, which puts data on the GPU: device=\"cuda\" in __init__"),
+    ("DataLoader(MovesEachItem(), num_workers=args.workers)", ".to(\"cuda\") in __getitem__"),  # a variable may be > 0
+    ("torch.utils.data.DataLoader(dataset=CallsCuda(), num_workers=2)", ".cuda() in __getitem__"),
+    ("DataLoader(CallsCuda(), 8, True, None, None, 2)", ".cuda() in __getitem__"),  # num_workers given by position
+    ("DataLoader(CallsCuda(), num_workers=2, multiprocessing_context='fork')", ".cuda() in __getitem__"),
+    ("DataLoader(CallsCuda())", None),  # no workers: the main process loads
+    ("DataLoader(CallsCuda(), num_workers=0)", None),
+    ("DataLoader(CallsCuda(), num_workers=2, multiprocessing_context='spawn')", None),
+    ("DataLoader(StaysOnCpu(), num_workers=8)", None),
+    ("DataLoader(SomethingElse(), num_workers=8)", None),  # a class gpuvet cannot see is not guessed
+])
+def test_dataloader_fork_risks(loader, flagged):
+    from gpuvet.ingest.project import dataloader_fork_risks
+
+    train = "import torch\nfrom torch.utils.data import DataLoader\nfrom data import *\nloader = %s\n" % loader
+    found = dataloader_fork_risks({"data.py": DATASETS, "train.py": train})
+    if flagged is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0]["file"] == "train.py" and found[0]["problem"] == "dataloader_fork"
+        assert found[0]["line"].startswith("4: DataLoader(num_workers=") and flagged in found[0]["line"]
+        assert "(data.py:" in found[0]["line"]
+
+
+def test_dataloader_fork_risks_follow_a_variable_and_the_start_method():
+    from gpuvet.ingest.project import dataloader_fork_risks
+
+    train = ("from torch.utils.data import DataLoader\nfrom data import OnGpu\n\n\ndef main():\n"
+             "    dataset = OnGpu([1, 2])\n    return DataLoader(dataset, num_workers=4)\n\n\n"
+             "if __name__ == \"__main__\":\n    main()\n")
+    found = dataloader_fork_risks({"data.py": DATASETS, "train.py": train})
+    assert [entry["line"][:2] for entry in found] == ["7:"]
+    assert "guard" not in found[0]["line"]  # the script has its __main__ guard: spawn is a one-line change
+    unguarded = dataloader_fork_risks({"data.py": DATASETS, "t.py": "loader = DataLoader(CallsCuda(), num_workers=2)\n"})
+    assert unguarded[0]["line"].endswith('no if __name__ == "__main__": guard in this file')
+    # the project already starts workers with spawn (or forkserver): nothing to say
+    for fix in ("import torch.multiprocessing as mp\nmp.set_start_method('spawn', force=True)\n",
+                "import multiprocessing\nmultiprocessing.set_start_method(method='forkserver')\n"):
+        assert dataloader_fork_risks({"data.py": DATASETS, "train.py": train, "launch.py": fix}) == []
+    # Python 3.14 starts them with forkserver on Linux; a file that does not parse is left alone
+    assert dataloader_fork_risks({"data.py": DATASETS, "train.py": train}, python="3.14.0") == []
+    assert dataloader_fork_risks({"data.py": DATASETS, "train.py": train}, python="3.13.1") != []
+    assert dataloader_fork_risks({"broken.py": "def (:\n", "data.py": DATASETS}) == []

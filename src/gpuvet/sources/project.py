@@ -44,11 +44,13 @@ def _project_files(root: Path) -> List[Path]:
     return out
 
 
-def code_lint(root: Path) -> List[Dict[str, str]]:
+def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, str]]:
     """Code and configs moved from Windows: absolute Windows paths in Python string literals and config values,
     and text files that are not UTF-8 (what Chinese Windows saves as GB18030 fails to decode on Linux, where
-    open() without an encoding reads UTF-8, and a Python source in it does not even import)."""
+    open() without an encoding reads UTF-8, and a Python source in it does not even import), and DataLoaders whose
+    workers would use CUDA once they fork instead of spawn."""
     found: List[Dict[str, str]] = []
+    code: Dict[str, str] = {}
     for path in _project_files(root):
         try:
             data = path.read_bytes()[:_MAX_BYTES]
@@ -61,9 +63,10 @@ def code_lint(root: Path) -> List[Dict[str, str]]:
         text = data.decode("utf-8", "replace")
         if path.suffix.lower() in _CODE_SUFFIXES:
             found += project.python_windows_paths(text, name)
+            code[name] = text
         elif path.suffix.lower() in _CONFIG_SUFFIXES:
             found += project.config_windows_paths(text, name)
-    return found
+    return found + project.dataloader_fork_risks(code, python)
 
 
 def _load_lock(path: Path, kind: str) -> Any:
@@ -203,7 +206,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     if not seen:
         raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
                          "uv.lock, pixi.lock or Dockerfile there")
-    lint += code_lint(root)
+    lint += code_lint(root, python)
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
