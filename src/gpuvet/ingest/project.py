@@ -694,8 +694,8 @@ def dataloader_fork_risks(sources: Mapping[str, str], python: Optional[str] = No
     for name, tree in trees.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and _call_name(node) == "set_start_method":
-                method = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "method"), None)
-                if _string(method) in ("spawn", "forkserver"):
+                chosen = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "method"), None)
+                if _string(chosen) in ("spawn", "forkserver"):
                     return []
             if not isinstance(node, ast.ClassDef):
                 continue
@@ -716,7 +716,7 @@ def dataloader_fork_risks(sources: Mapping[str, str], python: Optional[str] = No
                         assigned[key] = str(_call_name(node.value))
         guarded = any(isinstance(n, ast.If) and "__name__" in ast.dump(n.test) for n in tree.body)
         for node in ast.walk(tree):
-            if _call_name(node) != "DataLoader" or len(found) >= limit:
+            if not isinstance(node, ast.Call) or _call_name(node) != "DataLoader" or len(found) >= limit:
                 continue
             keywords = {k.arg: k.value for k in node.keywords if k.arg}
             workers = keywords.get("num_workers")
