@@ -702,9 +702,9 @@ def dataloader_fork_risks(sources: Mapping[str, str], python: Optional[str] = No
             for method in node.body:
                 if not isinstance(method, ast.FunctionDef) or method.name not in _DATASET_METHODS:
                     continue
-                touch = next(((_cuda_touch(n), n) for n in ast.walk(method) if _cuda_touch(n)), None)
+                touch = next(((_cuda_touch(n), getattr(n, "lineno", 0)) for n in ast.walk(method) if _cuda_touch(n)), None)
                 if touch and node.name not in touching:
-                    touching[node.name] = "%s in %s (%s:%d)" % (touch[0], method.name, name, touch[1].lineno)
+                    touching[node.name] = "%s in %s (%s:%d)" % (touch[0], method.name, name, touch[1])
     found: List[Dict[str, str]] = []
     for name, tree in trees.items():
         assigned: Dict[str, str] = {}  # variable -> the class it was made from
