@@ -252,13 +252,18 @@ def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
     t4 = str(FIXTURES / "nvidia-smi" / "tesla-t4-1gpu_drv510.47.03.txt")  # R510: CUDA 11.6, below the 12.x floor
     code = main(["check", "--project", str(tmp_path / "project"), "--from", t4, "--no-network", "-f", "json"])
     document = json.loads(capsys.readouterr().out)
-    # linux-64 locks pytorch 2.8.0 cuda129_... (win-64's cuda128 and osx-arm64's cpu build are not the server's)
-    assert document["project"]["targets"] == ["torch==2.8.0+cu129"]
+    # linux-64 locks pytorch 2.8.0 cuda129_... (win-64's cuda128 and osx-arm64's cpu build are not the server's):
+    # conda-forge's own CUDA 12.9 build, whose driver floor is judged and whose arch list (conda-forge's
+    # TORCH_CUDA_ARCH_LIST, not the PyPI wheel's) is said to be unknown
+    assert document["project"]["targets"] == ["torch==2.8.0+cu129.conda"]
     torch = document["targets"][0]
     assert torch["verdict"] == "fail" and "driver_too_old" in [f["code"] for f in torch["findings"]]
     assert code == 1
     code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
-    assert json.loads(capsys.readouterr().out)["targets"][0]["verdict"] == "pass" and code == 0
+    torch = json.loads(capsys.readouterr().out)["targets"][0]
+    assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
+    assert torch["verdict"] == "unknown" and "arch_list_unknown" in [f["code"] for f in torch["findings"]]
+    assert code == 3
 
 
 @pytest.mark.parametrize("name, text, message", [
@@ -303,3 +308,22 @@ def test_a_dataloader_that_would_use_cuda_in_forked_workers_is_a_warning_with_th
     assert 'multiprocessing_context="spawn"' in finding["fix"]["summary"]
     assert "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing" in finding["sources"]
     assert code == 0 and document["verdict"] == "warn"
+
+
+@pytest.mark.parametrize("target, cuda", [("torch==2.8.0+cu129.conda", "12.9"), ("torch==2.1.0+cu118.conda", "11.8"),
+                                          ("torch==2.8.0+cpu.conda", None)])
+def test_a_conda_build_is_judged_for_its_cuda_with_its_archs_unknown(target, cuda):
+    """A conda build (``+cu129.conda``): the CUDA version is the build string's; the arch lists, Python range, glibc
+    floor, cuDNN and NCCL are the conda environment's own, so none of PyPI's wheel is borrowed."""
+    from gpuvet.checks.resolve import resolve
+    from gpuvet.checks.targets import parse_target
+    from gpuvet.kb import load
+    from gpuvet.snapshot import SnapshotView, new_snapshot
+
+    candidate = resolve(SnapshotView(new_snapshot("stated")), parse_target(target), load()).candidate
+    assert candidate is not None and candidate.variant.cuda == cuda
+    assert (candidate.variant.sass, candidate.variant.ptx, candidate.variant.cudnn, candidate.variant.nccl) == ((), (), None, None)
+    assert candidate.release.python == "" and candidate.release.glibc_min is None
+    pypi = load().framework("torch").release(candidate.release.version)
+    assert pypi.glibc_min is not None and pypi.python  # the shipped record itself is untouched
+    assert resolve(SnapshotView(new_snapshot("stated")), parse_target("torch==2.8.0+rocm6.3x.conda"), load()).candidate is None

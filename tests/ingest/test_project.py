@@ -119,21 +119,21 @@ def _pixi(*urls, platform="linux-64"):
 
 
 @pytest.mark.parametrize("urls, expected", [
-    # conda-forge: the CUDA in the build string
+    # conda-forge: the CUDA in the build string; ".conda": a conda build, whose arch lists are its own
     (["https://registry.invalid/conda-forge/linux-64/pytorch-2.5.1-cuda126_py312h1763f6d_303.conda"],
-     ["torch==2.5.1+cu126"]),
+     ["torch==2.5.1+cu126.conda"]),
     (["https://registry.invalid/conda-forge/linux-64/pytorch-2.5.1-cpu_mkl_py312_heeca0f5_108.conda"],
-     ["torch==2.5.1+cpu"]),
+     ["torch==2.5.1+cpu.conda"]),
     # the pytorch channel's own builds name CUDA dotted
     (["https://registry.invalid/pytorch/linux-64/pytorch-2.1.0-py3.10_cuda12.1_cudnn8.9.2_0.tar.bz2"],
-     ["torch==2.1.0+cu121"]),
+     ["torch==2.1.0+cu121.conda"]),
     # no CUDA in the build string: the locked cuda-version decides
     (["https://registry.invalid/conda-forge/noarch/cuda-version-11.8-h70ddcb2_3.conda",
-      "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda"], ["torch==2.0.0+cu118"]),
+      "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda"], ["torch==2.0.0+cu118.conda"]),
     # pytorch-gpu is a metapackage beside pytorch: the build is pytorch's
     (["https://registry.invalid/conda-forge/linux-64/pytorch-2.8.0-cuda129_mkl_py313_h7947483_302.conda",
       "https://registry.invalid/conda-forge/linux-64/pytorch-gpu-2.8.0-cuda129_mkl_h43a4b0b_302.conda"],
-     ["torch==2.8.0+cu129"]),
+     ["torch==2.8.0+cu129.conda"]),
     # a PyPI wheel in the environment
     (["https://registry.invalid/packages/ab/cd/vllm-0.6.3-cp38-abi3-manylinux1_x86_64.whl"], ["vllm==0.6.3"]),
 ])

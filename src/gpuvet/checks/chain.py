@@ -33,7 +33,7 @@ def _arch_commands(candidate: "Candidate") -> Tuple[str, ...]:
     harvest = f"gpuvet kb harvest {candidate.framework.distributions[0]}=={candidate.release.version}"
     if candidate.variant.index_url:
         harvest += f" --index-url {candidate.variant.index_url}"
-    commands = [harvest]
+    commands = [] if candidate.variant.extra.get("conda") else [harvest]  # a conda build has no wheel to read
     if candidate.framework.name == "torch":
         commands.append("gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')")
     return tuple(commands)

@@ -591,7 +591,7 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
         if variant is None:
             declared.skipped.append((label, "its build string names no CUDA version: which build is locked is not known"))
             continue
-        declared.targets.append("torch==%s+%s" % (version, variant))
+        declared.targets.append("torch==%s+%s.conda" % (version, variant))
     return declared
 
 
