@@ -262,8 +262,9 @@ def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
     code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
     torch = json.loads(capsys.readouterr().out)["targets"][0]
     assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
-    assert torch["verdict"] == "unknown" and "arch_list_unknown" in [f["code"] for f in torch["findings"]]
-    assert code == 3
+    assert torch["verdict"] == "unknown" and code == 3
+    unknown = next(f for f in torch["findings"] if f["code"] == "arch_list_unknown")
+    assert unknown["fix"]["commands"] == ["gpuvet archs $(pixi run python -c 'import sys; print(sys.prefix)')/lib/libtorch_cuda.so"]
 
 
 @pytest.mark.parametrize("name, text, message", [
