@@ -50,6 +50,15 @@ def test_uv_sources_name_the_index_of_torch():
     assert read_pyproject({"project": {"dependencies": ["torch==2.5.1"]}}).targets == ["torch==2.5.1"]
 
 
+def test_uv_torch_backend_is_said_not_to_choose_the_build():
+    """uv reads torch-backend in its pip interface only: the build `uv sync` installs is the index's or the lock's."""
+    declared = read_pyproject({"project": {"dependencies": ["torch==2.5.1"]},
+                               "tool": {"uv": {"pip": {"torch-backend": "auto"}}}})
+    assert declared.targets == ["torch==2.5.1"]
+    assert declared.skipped[0][0] == "[tool.uv.pip] torch-backend = auto"
+    assert declared.skipped[0][1].startswith("read by uv pip commands only")
+
+
 # --- lockfiles: uv.lock and pixi.lock, read as what uv sync / pixi install put on the Linux server
 
 def _uv(*packages):

@@ -219,6 +219,13 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) ->
     uv = (document.get("tool") or {}).get("uv") or {}
     indexes = {str(i.get("name")): str(i.get("url") or "") for i in uv.get("index") or [] if isinstance(i, dict)}
     sources = uv.get("sources") or {}
+    # torch-backend is respected by `uv pip` commands only ("At present, --torch-backend is only available in the
+    # uv pip interface": https://docs.astral.sh/uv/guides/integration/pytorch/): uv sync installs what the lock says
+    for where, table in (("[tool.uv.pip]", uv.get("pip")), ("[tool.uv]", uv)):
+        if isinstance(table, dict) and "torch-backend" in table:
+            declared.skipped.append(("%s torch-backend = %s" % (where, table["torch-backend"]),
+                                     "read by uv pip commands only, not by uv sync or uv lock: it does not choose the "
+                                     "build checked here (try gpuvet check --installer uv for uv pip's choice)"))
     for line in project.get("dependencies") or []:
         requirement = _requirement(str(line), environment, declared)
         if requirement is None:
