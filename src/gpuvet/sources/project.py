@@ -13,13 +13,17 @@ _MAX_FILES = 64
 _MAX_BYTES = 1024 * 1024
 
 
-def _read(path: Path) -> str:
+_MAX_LOCK_BYTES = 64 * 1024 * 1024  # a lockfile of a large workspace runs to megabytes
+
+
+def _read(path: Path, limit: int = _MAX_BYTES, kind: str = "a requirements file") -> str:
     try:
-        data = path.read_bytes()[: _MAX_BYTES + 1]
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > _MAX_BYTES:
-        raise InputError(f"{path} is over {_MAX_BYTES // 1024} KiB: not a requirements file")
+    if len(data) > limit:
+        raise InputError(f"{path} is over {limit // 1024} KiB: not {kind}")
     return data.decode("utf-8", "replace")
 
 
@@ -72,17 +76,18 @@ def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, str]]:
 def _load_lock(path: Path, kind: str) -> Any:
     """A lockfile parsed: TOML (uv.lock) or YAML (pixi.lock, with the optional PyYAML); a file that does not parse is
     an input error naming it."""
+    text = _read(path, _MAX_LOCK_BYTES, "a lockfile")
     if kind == "toml":
         from gpuvet.tomlfile import loads_toml
 
         try:
-            return loads_toml(_read(path))
+            return loads_toml(text)
         except ValueError as exc:
             raise InputError(f"{path}: not valid TOML ({str(exc).splitlines()[0]})") from None
     import yaml  # the optional extra gpuvet[project]
 
     try:
-        return yaml.safe_load(_read(path))
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's when built with it
     except yaml.YAMLError as exc:
         raise InputError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
 
