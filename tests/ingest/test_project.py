@@ -81,7 +81,7 @@ def _uv(*packages):
     # a marker false on Linux x86_64 (the macOS build of a split lock)
     ({"name": "torch", "version": "2.7.1", "source": {"registry": "https://registry.invalid/simple"},
       "resolution-markers": ["sys_platform == 'darwin'"]}, []),
-    # uv's conflicting extras: the build the extra selects is read
+    # uv's conflicting extras: the only build of the package, selected by an extra, is read
     ({"name": "torch", "version": "2.5.1+cu124", "source": {"registry": "https://download.pytorch.org/whl/cu124"},
       "resolution-markers": ["sys_platform == 'linux' and extra == 'extra-7-project-cu124'"]}, ["torch==2.5.1+cu124"]),
 ])
@@ -89,6 +89,50 @@ def test_uv_lock_packages(package, expected):
     from gpuvet.ingest.project import read_uv_lock
 
     assert read_uv_lock(_uv(package)).targets == expected
+
+
+def test_uv_lock_builds_chosen_by_conflicting_extras_are_each_named():
+    """uv's PyTorch guide pattern: extras cpu and cu124 in conflict, one torch build per extra (markers as uv writes
+    them). Which one is installed is `uv sync --extra ...`'s choice, so neither is assumed; each is named with the
+    command that checks it."""
+    from gpuvet.ingest.project import read_uv_lock
+
+    lock = _uv({"name": "torch", "version": "2.5.1+cpu", "source": {"registry": "https://download.pytorch.org/whl/cpu"},
+                "resolution-markers": ["extra == 'extra-7-project-cpu' and extra != 'extra-7-project-cu124'"]},
+               {"name": "torch", "version": "2.5.1+cu124", "source": {"registry": "https://download.pytorch.org/whl/cu124"},
+                "resolution-markers": ["extra != 'extra-7-project-cpu' and extra == 'extra-7-project-cu124'"]},
+               {"name": "vllm", "version": "0.6.3", "source": {"registry": "https://registry.invalid/simple"}})
+    declared = read_uv_lock(lock)
+    assert declared.targets == ["vllm==0.6.3"]
+    assert [line for line, _ in declared.skipped] == ["torch==2.5.1+cpu", "torch==2.5.1+cu124"]
+    assert declared.skipped[1][1] == ("installed by uv sync --extra cu124 (the lock has 2 builds of torch): check it "
+                                      "with gpuvet check torch==2.5.1+cu124")
+
+
+def test_uv_lock_builds_reached_through_a_members_extras():
+    """The lock uv writes for its PyTorch guide's conflicting extras (entries as in astral-sh/uv#14540, with uv's
+    extra-<len>-<package>-<extra> markers): PyPI's build without resolution markers is what a plain `uv sync`
+    installs (the member's dependency edge holds with no extra), +cpu and +cu126 only with --extra."""
+    from gpuvet.ingest.project import read_uv_lock
+
+    pypi, cpu = {"registry": "https://registry.invalid/simple"}, {"registry": "https://download.pytorch.org/whl/cpu"}
+    cu126 = {"registry": "https://download.pytorch.org/whl/cu126"}
+    plain = "extra != 'extra-2-ml-pytorch-cpu' and extra != 'extra-2-ml-pytorch-gpu'"
+    lock = _uv(
+        {"name": "ml", "version": "1.0.0", "source": {"virtual": "."},
+         "dependencies": [{"name": "torch", "version": "2.6.0", "source": pypi, "marker": plain}],
+         "optional-dependencies": {
+             "pytorch-cpu": [{"name": "torch", "version": "2.6.0+cpu", "source": cpu, "marker": "sys_platform != 'darwin'"}],
+             "pytorch-gpu": [{"name": "torch", "version": "2.6.0+cu126", "source": cu126}]}},
+        {"name": "torch", "version": "2.6.0", "source": cpu, "resolution-markers": ["sys_platform == 'darwin'"]},
+        {"name": "torch", "version": "2.6.0", "source": pypi},
+        {"name": "torch", "version": "2.6.0+cpu", "source": cpu, "resolution-markers": ["sys_platform != 'darwin'"]},
+        {"name": "torch", "version": "2.6.0+cu126", "source": cu126})
+    declared = read_uv_lock(lock, wanted=lambda name: name == "torch")
+    assert declared.targets == ["torch==2.6.0"]
+    assert [(line, why.split(" (")[0]) for line, why in declared.skipped] == [
+        ("torch==2.6.0+cpu", "installed by uv sync --extra pytorch-cpu"),
+        ("torch==2.6.0+cu126", "installed by uv sync --extra pytorch-gpu")]
 
 
 def test_uv_lock_python_markers_follow_the_machine():

@@ -449,30 +449,75 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
 
 # --- lockfiles: what `uv sync` / `pixi install` install, exactly -------------------------------------------------
 
-def _marker_holds(markers: Any, python: Optional[str]) -> bool:
-    """Does any of uv's ``resolution-markers`` hold on the Linux x86_64 server? With the server's Python unknown, a
-    marker that holds for some Python from 3.8 to 3.14 counts; an ``extra == '...'`` (uv's conflicting extras: one
-    build per extra) holds when that extra is chosen, so each such build is read."""
+def _held_by(markers: Any, python: Optional[str]) -> Optional[str]:
+    """When one of uv's ``resolution-markers`` holds on the Linux x86_64 server: "" when it holds as the project is
+    synced plainly, the extra (``cu124``) when only that extra makes it hold (uv's conflicting extras: one build per
+    extra, written ``extra == 'extra-7-project-cu124'``), None when none holds. With the server's Python unknown, a
+    marker that holds for some Python from 3.8 to 3.14 counts."""
     from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 
     if not markers:
-        return True
+        return ""
     pythons = [python] if python else ["3.%d" % minor for minor in range(8, 15)]
+    held: Optional[str] = None
     for text in markers if isinstance(markers, list) else [markers]:
         try:
             marker = Marker(str(text))
         except InvalidMarker:
             continue
-        extras = re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", str(text)) or [""]
+        extras = [""] + re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", str(text))
         for version in pythons:
             environment = _environment(version if version.count(".") >= 2 else version + ".0")
             for extra in extras:
                 try:
                     if marker.evaluate(dict(environment, extra=extra)):
-                        return True
+                        if not extra:
+                            return ""
+                        held = held or extra
                 except (UndefinedComparison, UndefinedEnvironmentName):
                     continue
-    return False
+    return held
+
+
+def _extra_name(encoded: str) -> str:
+    """uv writes a conflicting extra as ``extra-<length of the package name>-<package>-<extra>``; the extra itself
+    is what ``uv sync --extra`` takes."""
+    match = re.match(r"^(?:extra|group)-(\d+)-(.*)$", encoded)
+    if not match:
+        return encoded
+    rest, length = match.group(2), int(match.group(1))
+    return rest[length + 1:] if len(rest) > length + 1 and rest[length] == "-" else rest
+
+
+def _how_reached(packages: List[Any], name: str, entry: Mapping[str, Any], python: Optional[str]) -> List[str]:
+    """How ``uv sync`` comes to install one locked entry of a package the lock holds several of: "" when a plain
+    sync does, ``--extra cu124`` / ``--group train`` when only that choice does. Read from the edges that point at
+    it: the ``dependencies`` (their markers, uv's conflict markers included), a workspace member's
+    ``optional-dependencies`` (an extra) and ``dev-dependencies`` (a group; uv syncs ``dev`` by default)."""
+    ways: List[str] = []
+
+    def points_here(edge: Any) -> bool:
+        return (isinstance(edge, dict) and edge.get("name") == name
+                and edge.get("version", entry.get("version")) == entry.get("version")
+                and edge.get("source", entry.get("source")) == entry.get("source"))
+
+    for package in packages:
+        if not isinstance(package, dict):
+            continue
+        member = bool({"virtual", "editable", "directory"} & set(package.get("source") or {}))
+        tables: List[Tuple[str, Any]] = [("", package.get("dependencies"))]
+        for kind, key in (("--extra ", "optional-dependencies"), ("--group ", "dev-dependencies")):
+            for choice, edges in (package.get(key) or {}).items() if isinstance(package.get(key), dict) else []:
+                plain = not member or kind == "--group " and choice == "dev"
+                tables.append(("" if plain else kind + str(choice), edges))
+        for way, edges in tables:
+            for edge in edges if isinstance(edges, list) else []:
+                if not points_here(edge):
+                    continue
+                held = _held_by(edge.get("marker"), python)
+                if held is not None:
+                    ways.append(way or ("--extra " + _extra_name(held) if held else ""))
+    return ways
 
 
 def _wheel_version(url: str) -> Optional[str]:
@@ -503,12 +548,14 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
     if not isinstance(packages, list):
         declared.skipped.append(("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read"))
         return declared
+    chosen: List[Tuple[str, str, str, Mapping[str, Any]]] = []  # (name, target, the extra its markers need, entry)
     for number, package in enumerate(packages, 1):
         if not isinstance(package, dict) or not isinstance(package.get("name"), str):
             declared.skipped.append(("[[package]] #%d" % number, "an entry without a name"))
             continue
         name = package["name"]
-        if not wanted(name) or not _marker_holds(package.get("resolution-markers"), python):
+        extra = _held_by(package.get("resolution-markers"), python) if wanted(name) else None
+        if extra is None:
             continue
         source: Dict[str, Any] = package["source"] if isinstance(package.get("source"), dict) else {}
         label = "%s %s" % (name, package.get("version", "?"))
@@ -532,7 +579,20 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
         except InvalidRequirement:
             declared.skipped.append((label, "its version is not PEP 440"))
             continue
-        declared.targets.append(_qualified(requirement, _variant(str(source.get("registry", "")))))
+        chosen.append((name, _qualified(requirement, _variant(str(source.get("registry", "")))), extra, package))
+    for name, target, extra, entry in chosen:
+        rivals = {t for n, t, _, _ in chosen if n == name}
+        if len(rivals) == 1:
+            declared.targets.append(target)
+            continue
+        # several builds of one package: which is installed is chosen at sync time (an extra, a group)
+        ways = ["--extra " + _extra_name(extra)] if extra else _how_reached(packages, name, entry, python)
+        if not ways or "" in ways:
+            declared.targets.append(target)
+        else:
+            declared.skipped.append((target, "installed by uv sync %s (the lock has %d builds of %s): check it with "
+                                             "gpuvet check %s" % (" or ".join(sorted(set(ways))), len(rivals), name,
+                                                                  target)))
     return declared
 
 
