@@ -267,6 +267,21 @@ def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
     assert unknown["fix"]["commands"] == ["gpuvet archs $(pixi run python -c 'import sys; print(sys.prefix)')/lib/libtorch_cuda.so"]
 
 
+def test_a_uv_lock_with_a_build_per_extra_names_each_with_its_sync_option(capsys):
+    """uv's conflicting extras (cpu / cu126, a real lock): neither build is what a plain `uv sync` installs, so
+    neither is assumed; each is named with the `uv sync --extra` that installs it and the check line for it."""
+    code = main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network",
+                 "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["targets"] == [] and code == 0
+    skipped = {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == "uv.lock"}
+    assert skipped == {
+        "torch==2.6.0+cpu": "installed by uv sync --extra cpu (the lock has 2 builds of torch for Linux): check it "
+                            "with gpuvet check torch==2.6.0+cpu",
+        "torch==2.6.0+cu126": "installed by uv sync --extra cu126 (the lock has 2 builds of torch for Linux): check "
+                              "it with gpuvet check torch==2.6.0+cu126"}
+
+
 @pytest.mark.parametrize("name, text, message", [
     ("uv.lock", "version = 1\n[[package]\nname = \"torch\"\n", "not valid TOML"),
     ("pixi.lock", "version: 6\nenvironments: [default:\n  - {conda: x\n", "not valid YAML"),

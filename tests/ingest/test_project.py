@@ -105,7 +105,7 @@ def test_uv_lock_builds_chosen_by_conflicting_extras_are_each_named():
     declared = read_uv_lock(lock)
     assert declared.targets == ["vllm==0.6.3"]
     assert [line for line, _ in declared.skipped] == ["torch==2.5.1+cpu", "torch==2.5.1+cu124"]
-    assert declared.skipped[1][1] == ("installed by uv sync --extra cu124 (the lock has 2 builds of torch): check it "
+    assert declared.skipped[1][1] == ("installed by uv sync --extra cu124 (the lock has 2 builds of torch for Linux): check it "
                                       "with gpuvet check torch==2.5.1+cu124")
 
 

@@ -489,35 +489,73 @@ def _extra_name(encoded: str) -> str:
     return rest[length + 1:] if len(rest) > length + 1 and rest[length] == "-" else rest
 
 
-def _how_reached(packages: List[Any], name: str, entry: Mapping[str, Any], python: Optional[str]) -> List[str]:
-    """How ``uv sync`` comes to install one locked entry of a package the lock holds several of: "" when a plain
-    sync does, ``--extra cu124`` / ``--group train`` when only that choice does. Read from the edges that point at
-    it: the ``dependencies`` (their markers, uv's conflict markers included), a workspace member's
-    ``optional-dependencies`` (an extra) and ``dev-dependencies`` (a group; uv syncs ``dev`` by default)."""
-    ways: List[str] = []
+def _holds(marker: Any, python: Optional[str], extra: str) -> bool:
+    """Does an edge's marker hold on the Linux server with uv's conflict marker ``extra`` set to ``extra``?"""
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 
-    def points_here(edge: Any) -> bool:
-        return (isinstance(edge, dict) and edge.get("name") == name
-                and edge.get("version", entry.get("version")) == entry.get("version")
-                and edge.get("source", entry.get("source")) == entry.get("source"))
-
-    for package in packages:
-        if not isinstance(package, dict):
+    if not marker:
+        return True
+    try:
+        parsed = Marker(str(marker))
+    except InvalidMarker:
+        return False
+    for version in [python] if python else ["3.%d" % minor for minor in range(8, 15)]:
+        environment = _environment(version if version.count(".") >= 2 else version + ".0")
+        try:
+            if parsed.evaluate(dict(environment, extra=extra)):
+                return True
+        except (UndefinedComparison, UndefinedEnvironmentName):
             continue
-        member = bool({"virtual", "editable", "directory"} & set(package.get("source") or {}))
-        tables: List[Tuple[str, Any]] = [("", package.get("dependencies"))]
-        for kind, key in (("--extra ", "optional-dependencies"), ("--group ", "dev-dependencies")):
-            for choice, edges in (package.get(key) or {}).items() if isinstance(package.get(key), dict) else []:
-                plain = not member or kind == "--group " and choice == "dev"
-                tables.append(("" if plain else kind + str(choice), edges))
-        for way, edges in tables:
-            for edge in edges if isinstance(edges, list) else []:
-                if not points_here(edge):
-                    continue
-                held = _held_by(edge.get("marker"), python)
-                if held is not None:
-                    ways.append(way or ("--extra " + _extra_name(held) if held else ""))
-    return ways
+    return False
+
+
+def _installed_by(packages: List[Any], python: Optional[str],
+                  choice: Optional[Tuple[str, str, str]] = None) -> set:
+    """The indexes of the [[package]] entries ``uv sync`` installs on the Linux server: a walk from the workspace
+    members (``virtual``/``editable`` sources) along the edges whose markers hold, with the ``dev`` group (uv syncs
+    it by default) and, for ``choice`` = (member, "extra" or "group", name), that member's extra or group too. uv
+    writes an extra into markers as ``extra-<len>-<member>-<extra>`` (its conflicting extras)."""
+    by_name: Dict[str, List[int]] = {}
+    for number, package in enumerate(packages):
+        if isinstance(package, dict) and isinstance(package.get("name"), str):
+            by_name.setdefault(package["name"], []).append(number)
+    encoded = "%s-%d-%s-%s" % (choice[1], len(choice[0]), choice[0], choice[2]) if choice else ""
+    pending: List[Any] = []
+    for package in packages:
+        if not isinstance(package, dict) or not {"virtual", "editable"} & set(package.get("source") or {}):
+            continue
+        pending += list(package.get("dependencies") or [])
+        pending += list((package.get("dev-dependencies") or {}).get("dev") or [])
+        if choice and package.get("name") == choice[0]:
+            table = package.get("optional-dependencies" if choice[1] == "extra" else "dev-dependencies") or {}
+            pending += list(table.get(choice[2]) or [])
+    reached: set = set()
+    while pending:
+        edge = pending.pop()
+        if not isinstance(edge, dict) or not _holds(edge.get("marker"), python, encoded):
+            continue
+        for number in by_name.get(str(edge.get("name")), []):
+            package = packages[number]
+            if edge.get("version", package.get("version")) != package.get("version") or \
+                    edge.get("source", package.get("source")) != package.get("source") or number in reached:
+                continue
+            reached.add(number)
+            pending += list(package.get("dependencies") or [])
+            for extra in edge.get("extra") or []:  # a dependency on package[extra]
+                pending += list((package.get("optional-dependencies") or {}).get(extra) or [])
+    return reached
+
+
+def _choices(packages: List[Any]) -> List[Tuple[str, str, str]]:
+    """Each (member, "extra"/"group", name) a ``uv sync --extra``/``--group`` can add."""
+    out = []
+    for package in packages:
+        if isinstance(package, dict) and {"virtual", "editable"} & set(package.get("source") or {}):
+            for kind, key in (("extra", "optional-dependencies"), ("group", "dev-dependencies")):
+                for name in package.get(key) or {}:
+                    if not (kind == "group" and name == "dev"):
+                        out.append((str(package.get("name")), kind, str(name)))
+    return out
 
 
 def _wheel_version(url: str) -> Optional[str]:
@@ -580,19 +618,29 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
             declared.skipped.append((label, "its version is not PEP 440"))
             continue
         chosen.append((name, _qualified(requirement, _variant(str(source.get("registry", "")))), extra, package))
-    for name, target, extra, entry in chosen:
-        rivals = {t for n, t, _, _ in chosen if n == name}
-        if len(rivals) == 1:
+    count = {name: len({t for n, t, _, _ in chosen if n == name}) for name, _, _, _ in chosen}
+    plain: set = set()
+    ways: Dict[Tuple[str, str, str], set] = {}
+    if any(number > 1 for number in count.values()):  # several builds of one framework: chosen at sync time
+        plain = _installed_by(packages, python)
+        ways = {choice: _installed_by(packages, python, choice) for choice in _choices(packages)}
+    how: Dict[int, List[str]] = {}  # entry -> the uv sync options that install it ("" for a plain sync)
+    for _, _, extra, entry in chosen:
+        number = next(i for i, package in enumerate(packages) if package is entry)
+        how[id(entry)] = ([""] if number in plain else []) + sorted(
+            "--%s %s" % (kind, choice) for (_, kind, choice), reached in ways.items() if number in reached)
+        if extra and not how[id(entry)]:
+            how[id(entry)] = ["--extra " + _extra_name(extra)]  # its own resolution-markers name the extra
+    for name, target, _, entry in chosen:
+        told = any(how[id(other)] for n, _, _, other in chosen if n == name)
+        if count[name] == 1 or "" in how[id(entry)] or not told:  # not told: no walk reached any build of it
             declared.targets.append(target)
             continue
-        # several builds of one package: which is installed is chosen at sync time (an extra, a group)
-        ways = ["--extra " + _extra_name(extra)] if extra else _how_reached(packages, name, entry, python)
-        if not ways or "" in ways:
-            declared.targets.append(target)
+        if how[id(entry)]:
+            why = "installed by uv sync %s (the lock has %d builds of %s for Linux)" % (" or ".join(how[id(entry)]), count[name], name)
         else:
-            declared.skipped.append((target, "installed by uv sync %s (the lock has %d builds of %s): check it with "
-                                             "gpuvet check %s" % (" or ".join(sorted(set(ways))), len(rivals), name,
-                                                                  target)))
+            why = "not installed by uv sync, nor with one --extra or --group (the lock has %d builds of %s for Linux)" % (count[name], name)
+        declared.skipped.append((target, why + ": check it with gpuvet check %s" % target))
     return declared
 
 
