@@ -293,3 +293,44 @@ def test_dataloader_fork_risks_follow_a_variable_and_the_start_method():
     assert dataloader_fork_risks({"data.py": DATASETS, "train.py": train}, python="3.14.0") == []
     assert dataloader_fork_risks({"data.py": DATASETS, "train.py": train}, python="3.13.1") != []
     assert dataloader_fork_risks({"broken.py": "def (:\n", "data.py": DATASETS}) == []
+
+
+# --- lockfiles of any shape: a parsed TOML/YAML document that is not what uv or pixi write is said, never a crash
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=12),
+                     st.sampled_from(["torch", "2.5.1+cu124", "cuda129_py312_0", "extra == 'x'", "linux-64",
+                                      "https://registry.invalid/conda-forge/linux-64/pytorch-2.5.1-cuda126_0.conda"]))
+_VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(st.sampled_from(["name", "version", "source", "registry", "url", "git", "resolution-markers",
+                                     "dependencies", "optional-dependencies", "marker", "extra", "virtual",
+                                     "environments", "default", "packages", "linux-64", "conda", "pypi"]),
+                    inner, max_size=5)), max_leaves=20)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(packages=st.lists(_VALUES, max_size=4), environments=_VALUES, linux=st.lists(_VALUES, max_size=4))
+def test_lock_readers_take_any_shape(packages, environments, linux):
+    from gpuvet.ingest.project import read_pixi_lock, read_uv_lock
+
+    uv = read_uv_lock({"version": 1, "package": packages})
+    rivals = [{"name": "torch", "version": v, "source": {"registry": "https://registry.invalid/simple"}}
+              for v in ("2.5.1", "2.6.0")]  # two builds of one package: the walk from the members runs
+    uv.targets += read_uv_lock({"package": rivals + [dict(p, source={"virtual": "."}) if isinstance(p, dict) else p
+                                                     for p in packages]}).targets
+    pixi = read_pixi_lock({"version": 6, "environments": environments})
+    pixi.targets += read_pixi_lock({"environments": {"default": {"packages": {"linux-64": linux}}}}).targets
+    assert all(isinstance(t, str) for t in uv.targets + pixi.targets)
+
+
+def test_uv_lock_walk_takes_odd_tables():
+    from gpuvet.ingest.project import read_uv_lock
+
+    rivals = [{"name": "torch", "version": v, "source": {"registry": "https://registry.invalid/simple"}}
+              for v in ("2.5.1", "2.6.0")]
+    odd = [{"name": "a", "source": 5}, {"name": "b", "source": {"virtual": "."}, "dev-dependencies": ["dev"],
+                                         "optional-dependencies": 3, "dependencies": [{"name": "torch", "extra": 7}]}]
+    assert read_uv_lock({"package": rivals + odd}).targets == ["torch==2.5.1", "torch==2.6.0"]

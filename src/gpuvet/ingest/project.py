@@ -522,13 +522,13 @@ def _installed_by(packages: List[Any], python: Optional[str],
     encoded = "%s-%d-%s-%s" % (choice[1], len(choice[0]), choice[0], choice[2]) if choice else ""
     pending: List[Any] = []
     for package in packages:
-        if not isinstance(package, dict) or not {"virtual", "editable"} & set(package.get("source") or {}):
+        if not _member(package):
             continue
-        pending += list(package.get("dependencies") or [])
-        pending += list((package.get("dev-dependencies") or {}).get("dev") or [])
+        pending += _edges(package.get("dependencies"))
+        pending += _edges(_table(package, "dev-dependencies").get("dev"))
         if choice and package.get("name") == choice[0]:
-            table = package.get("optional-dependencies" if choice[1] == "extra" else "dev-dependencies") or {}
-            pending += list(table.get(choice[2]) or [])
+            table = _table(package, "optional-dependencies" if choice[1] == "extra" else "dev-dependencies")
+            pending += _edges(table.get(choice[2]))
     reached: set = set()
     while pending:
         edge = pending.pop()
@@ -540,9 +540,9 @@ def _installed_by(packages: List[Any], python: Optional[str],
                     edge.get("source", package.get("source")) != package.get("source") or number in reached:
                 continue
             reached.add(number)
-            pending += list(package.get("dependencies") or [])
-            for extra in edge.get("extra") or []:  # a dependency on package[extra]
-                pending += list((package.get("optional-dependencies") or {}).get(extra) or [])
+            pending += _edges(package.get("dependencies"))
+            for extra in _edges(edge.get("extra")):  # a dependency on package[extra]
+                pending += _edges(_table(package, "optional-dependencies").get(str(extra)))
     return reached
 
 
@@ -550,12 +550,27 @@ def _choices(packages: List[Any]) -> List[Tuple[str, str, str]]:
     """Each (member, "extra"/"group", name) a ``uv sync --extra``/``--group`` can add."""
     out = []
     for package in packages:
-        if isinstance(package, dict) and {"virtual", "editable"} & set(package.get("source") or {}):
+        if _member(package):
             for kind, key in (("extra", "optional-dependencies"), ("group", "dev-dependencies")):
-                for name in package.get(key) or {}:
+                for name in _table(package, key):
                     if not (kind == "group" and name == "dev"):
                         out.append((str(package.get("name")), kind, str(name)))
     return out
+
+
+def _member(package: Any) -> bool:
+    """A workspace member: a ``virtual`` or ``editable`` source (what ``uv sync`` starts from)."""
+    source = package.get("source") if isinstance(package, dict) else None
+    return isinstance(source, dict) and bool({"virtual", "editable"} & set(source))
+
+
+def _table(package: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = package.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _edges(value: Any) -> List[Any]:
+    return list(value) if isinstance(value, list) else []
 
 
 def _wheel_version(url: str) -> Optional[str]:
