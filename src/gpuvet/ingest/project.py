@@ -690,9 +690,9 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
         declared.skipped.append(("environments.default", "no linux-64 packages: the lock does not cover the Linux server"))
         return declared
     conda: Dict[str, Tuple[str, str, str, str]] = {}
-    for entry in entries:
+    for number, entry in enumerate(entries, 1):
         url = entry.get("conda") if isinstance(entry, dict) else None
-        parsed = _conda_file(str(url)) if url else None
+        parsed = _conda_file(url) if isinstance(url, str) else None
         if parsed:
             conda[parsed[1].lower()] = parsed
         elif isinstance(entry, dict) and isinstance(entry.get("pypi"), str):
@@ -704,7 +704,7 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
                 else:
                     declared.skipped.append((entry["pypi"].rsplit("/", 1)[-1], "a PyPI source build: which build is not known"))
         elif entry:
-            declared.skipped.append((str(entry)[:120], "an entry gpuvet cannot read"))
+            declared.skipped.append(("linux-64 #%d" % number, "an entry gpuvet cannot read"))  # never str(): YAML aliases nest
     locked_cuda = conda.get("cuda-version")
     for conda_name, (channel, _, version, build) in sorted(conda.items()):
         name = _CONDA_NAMES.get(conda_name, conda_name)
