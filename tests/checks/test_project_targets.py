@@ -280,6 +280,14 @@ def test_a_uv_lock_with_a_build_per_extra_names_each_with_its_sync_option(capsys
                             "with gpuvet check torch==2.6.0+cpu",
         "torch==2.6.0+cu126": "installed by uv sync --extra cu126 (the lock has 2 builds of torch for Linux): check "
                               "it with gpuvet check torch==2.6.0+cu126"}
+    # the text report names them too (a line whose marker is false on Linux is not an unknown, and is not shown)
+    assert main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network"]) == 0
+    out = capsys.readouterr().out
+    assert "not read: uv.lock: torch==2.6.0+cpu (installed by uv sync --extra cpu" in out
+    assert main(["check", "--project", str(PROJECTS / "vllm-cpu"), "--from", A10, "--no-network"]) in (0, 1, 3)
+    out = capsys.readouterr().out
+    assert "not read: requirements/cpu.txt: -r common.txt (the included file is not there)" in out
+    assert "marker is false" not in out
 
 
 @pytest.mark.parametrize("name, text, message", [
