@@ -290,6 +290,28 @@ def test_a_uv_lock_with_a_build_per_extra_names_each_with_its_sync_option(capsys
     assert "marker is false" not in out
 
 
+def test_a_pixi_lock_with_one_environment_per_cuda_names_each_with_its_install(capsys):
+    """A real pixi.lock (format 5) whose default environment has no torch and whose other environments each lock a
+    pytorch channel build: each build is named once, with the environments that hold it."""
+    code = main(["check", "--project", str(PROJECTS / "pixi-lock-environments"), "--from", A10, "--no-network",
+                 "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["targets"] == [] and code == 0
+    skipped = {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == "pixi.lock"}
+    assert skipped == {
+        "torch==1.11.0+cu115.conda": "not in the default environment: installed by pixi install -e py310cu115 (also in "
+                                     "py39cu115); check it with gpuvet check torch==1.11.0+cu115.conda",
+        "torch==2.3.0+cu121.conda": "not in the default environment: installed by pixi install -e py310cu121; check it "
+                                    "with gpuvet check torch==2.3.0+cu121.conda",
+        "torch==1.7.1+cu101.conda": "not in the default environment: installed by pixi install -e py38cu101; check it "
+                                    "with gpuvet check torch==1.7.1+cu101.conda"}
+    # the named check: the pytorch channel's CUDA 12.1 build, its driver floor judged on this driver (550: CUDA 12.4)
+    code = main(["check", "torch==2.3.0+cu121.conda", "--from", A10, "--no-network", "-f", "json"])
+    torch = json.loads(capsys.readouterr().out)["targets"][0]
+    assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
+    assert torch["verdict"] == "unknown" and code == 3
+
+
 @pytest.mark.parametrize("name, text, message", [
     ("uv.lock", "version = 1\n[[package]\nname = \"torch\"\n", "not valid TOML"),
     ("pixi.lock", "version: 6\nenvironments: [default:\n  - {conda: x\n", "not valid YAML"),

@@ -672,25 +672,46 @@ def _conda_file(url: str) -> Optional[Tuple[str, str, str, str]]:
 
 def read_pixi_lock(document: Any, python: Optional[str] = None,
                    wanted: Callable[[str], bool] = lambda name: True) -> Declared:
-    """A ``pixi.lock`` (format 4 and later: ``environments.default.packages.linux-64``, each a ``conda:`` or ``pypi:``
-    URL; https://pixi.sh/latest/workspace/lockfile/). A conda ``pytorch`` build is torch's build of the CUDA its build
-    string names (``cuda129_mkl_py313_...`` -> cu129, the pytorch channel's ``py3.10_cuda12.1_cudnn8.9.2_0`` -> cu121;
-    without one, the locked ``cuda-version``), its ``cpu_*`` builds the CPU build; a PyPI package is its wheel's
-    version. Other conda builds of a framework gpuvet knows (their CUDA builds are not PyPI's) are listed as not
-    judged."""
-    from gpuvet.ingest.packages import _conda_torch_cuda
-
+    """A ``pixi.lock`` (format 4 and later: ``environments.<name>.packages.linux-64``, each a ``conda:`` or ``pypi:``
+    URL; https://pixi.sh/latest/workspace/lockfile/). The ``default`` environment is what ``pixi install`` installs:
+    its frameworks are the targets; a framework build only another environment holds is listed with the
+    ``pixi install -e NAME`` that installs it. A conda ``pytorch`` build is a conda build of the CUDA its build string
+    names (``cuda129_mkl_py313_...``, the pytorch channel's ``py3.10_cuda12.1_cudnn8.9.2_0``; without one, the locked
+    ``cuda-version``): ``torch==VERSION+cu129.conda``, its ``cpu_*`` builds ``+cpu.conda``; a PyPI package is its
+    wheel's version. Other conda builds of a framework gpuvet knows are listed as not judged."""
     declared = Declared()
-    if not isinstance(document, dict) or not isinstance(document.get("environments"), dict):
+    environments = document.get("environments") if isinstance(document, dict) else None
+    if not isinstance(environments, dict):
         version = document.get("version") if isinstance(document, dict) else None
         declared.skipped.append(("version: %s" % version, "not a pixi.lock format gpuvet reads (4 and later)"))
         return declared
-    default = document["environments"].get("default")
-    packages = (default or {}).get("packages") if isinstance(default, dict) else None
+    default = _pixi_environment(environments.get("default"), wanted)
+    if default is None:
+        declared.skipped.append(("environments.default", "no linux-64 packages: the lock does not cover the Linux server"))
+    else:
+        declared.targets, declared.skipped = default.targets, default.skipped
+    elsewhere: Dict[str, List[str]] = {}  # a build only other environments hold -> those environments
+    for name, environment in environments.items():
+        other = _pixi_environment(environment, wanted) if name != "default" else None
+        for target in other.targets if other is not None else []:
+            if target not in declared.targets:
+                elsewhere.setdefault(target, []).append(str(name))
+    for target, names in elsewhere.items():
+        also = " (also in %s)" % ", ".join(names[1:]) if len(names) > 1 else ""
+        declared.skipped.append((target, "not in the default environment: installed by pixi install -e %s%s; check it "
+                                         "with gpuvet check %s" % (names[0], also, target)))
+    return declared
+
+
+def _pixi_environment(environment: Any, wanted: Callable[[str], bool]) -> Optional[Declared]:
+    """The frameworks one environment of a pixi.lock holds for linux-64, or None when it has no linux-64 packages."""
+    from gpuvet.ingest.packages import _conda_torch_cuda
+
+    packages = environment.get("packages") if isinstance(environment, dict) else None
     entries = packages.get("linux-64") if isinstance(packages, dict) else None
     if not isinstance(entries, list):
-        declared.skipped.append(("environments.default", "no linux-64 packages: the lock does not cover the Linux server"))
-        return declared
+        return None
+    declared = Declared()
     conda: Dict[str, Tuple[str, str, str, str]] = {}
     for number, entry in enumerate(entries, 1):
         url = entry.get("conda") if isinstance(entry, dict) else None
@@ -716,8 +737,7 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
         if name != "torch":
             declared.skipped.append((label, "a conda build: gpuvet knows this framework's PyPI builds only"))
             continue
-        build_info = _conda_torch_cuda(build)
-        variant = build_info.get("variant")
+        variant = _conda_torch_cuda(build).get("variant")
         if variant is None and locked_cuda and "cpu" not in build:
             variant = "cu" + "".join(locked_cuda[2].split(".")[:2])
         if variant is None:
