@@ -597,7 +597,9 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
     (``2.7.1+cu118`` from ``source = { registry = ".../whl/cu118" }``); a version without a local label from a
     PyTorch index gets the index's, as pip would install it; a ``source = { url = "...whl" }`` is read from the wheel's
     file name. Only the packages ``wanted`` names are returned; a locked path, git or directory build of one of them
-    is listed as not read."""
+    is listed as not read. Where the lock holds several builds of one package (uv's conflicting extras), the one a
+    plain ``uv sync`` installs is the target and each other is listed with the ``--extra``/``--group`` that
+    installs it (a walk of the lock from the workspace members, ``_installed_by``)."""
     declared = Declared()
     packages = document.get("package")
     if not isinstance(packages, list):
