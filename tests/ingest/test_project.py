@@ -86,7 +86,7 @@ def _uv(*packages):
       "resolution-markers": ["sys_platform == 'linux' and extra == 'extra-7-project-cu124'"]}, ["torch==2.5.1+cu124"]),
 ])
 def test_uv_lock_packages(package, expected):
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     assert read_uv_lock(_uv(package)).targets == expected
 
@@ -95,7 +95,7 @@ def test_uv_lock_builds_chosen_by_conflicting_extras_are_each_named():
     """uv's PyTorch guide pattern: extras cpu and cu124 in conflict, one torch build per extra (markers as uv writes
     them). Which one is installed is `uv sync --extra ...`'s choice, so neither is assumed; each is named with the
     command that checks it."""
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     lock = _uv({"name": "torch", "version": "2.5.1+cpu", "source": {"registry": "https://download.pytorch.org/whl/cpu"},
                 "resolution-markers": ["extra == 'extra-7-project-cpu' and extra != 'extra-7-project-cu124'"]},
@@ -113,7 +113,7 @@ def test_uv_lock_builds_reached_through_a_members_extras():
     """The lock uv writes for its PyTorch guide's conflicting extras (entries as in astral-sh/uv#14540, with uv's
     extra-<len>-<package>-<extra> markers): PyPI's build without resolution markers is what a plain `uv sync`
     installs (the member's dependency edge holds with no extra), +cpu and +cu126 only with --extra."""
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     pypi, cpu = {"registry": "https://registry.invalid/simple"}, {"registry": "https://download.pytorch.org/whl/cpu"}
     cu126 = {"registry": "https://download.pytorch.org/whl/cu126"}
@@ -136,7 +136,7 @@ def test_uv_lock_builds_reached_through_a_members_extras():
 
 
 def test_uv_lock_python_markers_follow_the_machine():
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     lock = _uv({"name": "torch", "version": "2.2.2", "source": {"registry": "https://registry.invalid/simple"},
                 "resolution-markers": ["python_full_version < '3.10'"]},
@@ -148,7 +148,7 @@ def test_uv_lock_python_markers_follow_the_machine():
 
 
 def test_uv_lock_entries_it_cannot_read_are_named():
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     declared = read_uv_lock(_uv(
         {"name": "torch", "version": "2.5.0", "source": {"git": "https://github.com/pytorch/pytorch?rev=v2.5.0"}},
@@ -191,13 +191,13 @@ def _pixi(*urls, platform="linux-64"):
     (["https://registry.invalid/packages/ab/cd/vllm-0.6.3-cp38-abi3-manylinux1_x86_64.whl"], ["vllm==0.6.3"]),
 ])
 def test_pixi_lock_packages(urls, expected):
-    from gpuvet.ingest.project import read_pixi_lock
+    from gpuvet.ingest.lockfiles import read_pixi_lock
 
     assert read_pixi_lock(_pixi(*urls)).targets == expected
 
 
 def test_pixi_lock_what_it_cannot_judge_is_named():
-    from gpuvet.ingest.project import read_pixi_lock
+    from gpuvet.ingest.lockfiles import read_pixi_lock
 
     declared = read_pixi_lock(_pixi(
         "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda",
@@ -262,7 +262,7 @@ class StaysOnCpu(Dataset):
     ("DataLoader(SomethingElse(), num_workers=8)", None),  # a class gpuvet cannot see is not guessed
 ])
 def test_dataloader_fork_risks(loader, flagged):
-    from gpuvet.ingest.project import dataloader_fork_risks
+    from gpuvet.ingest.dataloader import dataloader_fork_risks
 
     train = "import torch\nfrom torch.utils.data import DataLoader\nfrom data import *\nloader = %s\n" % loader
     found = dataloader_fork_risks({"data.py": DATASETS, "train.py": train})
@@ -275,7 +275,7 @@ def test_dataloader_fork_risks(loader, flagged):
 
 
 def test_dataloader_fork_risks_follow_a_variable_and_the_start_method():
-    from gpuvet.ingest.project import dataloader_fork_risks
+    from gpuvet.ingest.dataloader import dataloader_fork_risks
 
     train = ("from torch.utils.data import DataLoader\nfrom data import OnGpu\n\n\ndef main():\n"
              "    dataset = OnGpu([1, 2])\n    return DataLoader(dataset, num_workers=4)\n\n\n"
@@ -314,7 +314,7 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.one_of(
 @settings(max_examples=40, deadline=None, derandomize=True, database=None)
 @given(packages=st.lists(_VALUES, max_size=4), environments=_VALUES, linux=st.lists(_VALUES, max_size=4))
 def test_lock_readers_take_any_shape(packages, environments, linux):
-    from gpuvet.ingest.project import read_pixi_lock, read_uv_lock
+    from gpuvet.ingest.lockfiles import read_pixi_lock, read_uv_lock
 
     uv = read_uv_lock({"version": 1, "package": packages})
     rivals = [{"name": "torch", "version": v, "source": {"registry": "https://registry.invalid/simple"}}
@@ -327,7 +327,7 @@ def test_lock_readers_take_any_shape(packages, environments, linux):
 
 
 def test_uv_lock_walk_takes_odd_tables():
-    from gpuvet.ingest.project import read_uv_lock
+    from gpuvet.ingest.lockfiles import read_uv_lock
 
     rivals = [{"name": "torch", "version": v, "source": {"registry": "https://registry.invalid/simple"}}
               for v in ("2.5.1", "2.6.0")]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from gpuvet.errors import InputError
-from gpuvet.ingest import project
+from gpuvet.ingest import dataloader, lockfiles, project
 
 _MAX_FILES = 64
 _MAX_BYTES = 1024 * 1024
@@ -70,7 +70,7 @@ def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, str]]:
             code[name] = text
         elif path.suffix.lower() in _CONFIG_SUFFIXES:
             found += project.config_windows_paths(text, name)
-    return found + project.dataloader_fork_risks(code, python)
+    return found + dataloader.dataloader_fork_risks(code, python)
 
 
 def _load_lock(path: Path, kind: str) -> Any:
@@ -106,7 +106,7 @@ def _locked(root: Path, python: Optional[str], targets: List[str], seen: List[Pa
         return kb.framework(canonical_name(name)) is not None
 
     locked: List[str] = []
-    for name, kind, reader in (("uv.lock", "toml", project.read_uv_lock), ("pixi.lock", "yaml", project.read_pixi_lock)):
+    for name, kind, reader in (("uv.lock", "toml", lockfiles.read_uv_lock), ("pixi.lock", "yaml", lockfiles.read_pixi_lock)):
         path = root / name
         if not path.is_file():
             continue
