@@ -267,45 +267,42 @@ def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
     assert unknown["fix"]["commands"] == ["gpuvet archs $(pixi run python -c 'import sys; print(sys.prefix)')/lib/libtorch_cuda.so"]
 
 
-def test_a_uv_lock_with_a_build_per_extra_names_each_with_its_sync_option(capsys):
-    """uv's conflicting extras (cpu / cu126, a real lock): neither build is what a plain `uv sync` installs, so
-    neither is assumed; each is named with the `uv sync --extra` that installs it and the check line for it."""
-    code = main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network",
-                 "-f", "json"])
-    document = json.loads(capsys.readouterr().out)
-    assert document["project"]["targets"] == [] and code == 0
-    skipped = {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == "uv.lock"}
-    assert skipped == {
+@pytest.mark.parametrize("project, lock, named", [
+    # uv's conflicting extras (cpu / cu126): neither build is what a plain `uv sync` installs
+    ("uv-lock-conflicting-extras", "uv.lock", {
         "torch==2.6.0+cpu": "installed by uv sync --extra cpu (the lock has 2 builds of torch for Linux): check it "
                             "with gpuvet check torch==2.6.0+cpu",
         "torch==2.6.0+cu126": "installed by uv sync --extra cu126 (the lock has 2 builds of torch for Linux): check "
-                              "it with gpuvet check torch==2.6.0+cu126"}
-    # the text report names them too (a line whose marker is false on Linux is not an unknown, and is not shown)
-    assert main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network"]) == 0
-    out = capsys.readouterr().out
-    assert "not read: uv.lock: torch==2.6.0+cpu (installed by uv sync --extra cpu" in out
-    assert main(["check", "--project", str(PROJECTS / "vllm-cpu"), "--from", A10, "--no-network"]) in (0, 1, 3)
-    out = capsys.readouterr().out
-    assert "not read: requirements/cpu.txt: -r common.txt (the included file is not there)" in out
-    assert "marker is false" not in out
-
-
-def test_a_pixi_lock_with_one_environment_per_cuda_names_each_with_its_install(capsys):
-    """A real pixi.lock (format 5) whose default environment has no torch and whose other environments each lock a
-    pytorch channel build: each build is named once, with the environments that hold it."""
-    code = main(["check", "--project", str(PROJECTS / "pixi-lock-environments"), "--from", A10, "--no-network",
-                 "-f", "json"])
-    document = json.loads(capsys.readouterr().out)
-    assert document["project"]["targets"] == [] and code == 0
-    skipped = {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == "pixi.lock"}
-    assert skipped == {
+                              "it with gpuvet check torch==2.6.0+cu126"}),
+    # a pixi.lock (format 5) whose default environment has no torch, one environment per Python/CUDA pair
+    ("pixi-lock-environments", "pixi.lock", {
         "torch==1.11.0+cu115.conda": "not in the default environment: installed by pixi install -e py310cu115 (also in "
                                      "py39cu115); check it with gpuvet check torch==1.11.0+cu115.conda",
         "torch==2.3.0+cu121.conda": "not in the default environment: installed by pixi install -e py310cu121; check it "
                                     "with gpuvet check torch==2.3.0+cu121.conda",
         "torch==1.7.1+cu101.conda": "not in the default environment: installed by pixi install -e py38cu101; check it "
-                                    "with gpuvet check torch==1.7.1+cu101.conda"}
-    # the named check: the pytorch channel's CUDA 12.1 build, its driver floor judged on this driver (550: CUDA 12.4)
+                                    "with gpuvet check torch==1.7.1+cu101.conda"}),
+])
+def test_builds_another_extra_or_environment_installs_are_named_with_their_option(project, lock, named, capsys):
+    """Real locks holding one build per choice made at install time: none is assumed; each is named once, with the
+    option that installs it and the check line for it."""
+    code = main(["check", "--project", str(PROJECTS / project), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["targets"] == [] and code == 0
+    assert {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == lock} == named
+
+
+def test_what_a_project_did_not_read_is_in_the_text_report_and_a_named_conda_build_is_checked(capsys):
+    assert main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network"]) == 0
+    out = capsys.readouterr().out
+    assert "not read: uv.lock: torch==2.6.0+cpu (installed by uv sync --extra cpu" in out
+    # a line whose marker is false on Linux is not an unknown, and is not shown
+    assert main(["check", "--project", str(PROJECTS / "vllm-cpu"), "--from", A10, "--no-network"]) in (0, 1, 3)
+    out = capsys.readouterr().out
+    assert "not read: requirements/cpu.txt: -r common.txt (the included file is not there)" in out
+    assert "marker is false" not in out
+    # the check line named for a pixi environment: the pytorch channel's CUDA 12.1 build, its driver floor judged on
+    # this driver (550: CUDA 12.4), its arch list unknown
     code = main(["check", "torch==2.3.0+cu121.conda", "--from", A10, "--no-network", "-f", "json"])
     torch = json.loads(capsys.readouterr().out)["targets"][0]
     assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
