@@ -370,3 +370,17 @@ def test_a_conda_build_is_judged_for_its_cuda_with_its_archs_unknown(target, cud
     pypi = load().framework("torch").release(candidate.release.version)
     assert pypi.glibc_min is not None and pypi.python  # the shipped record itself is untouched
     assert resolve(SnapshotView(new_snapshot("stated")), parse_target("torch==2.8.0+rocm6.3x.conda"), load()).candidate is None
+
+
+def test_a_lock_replaces_its_own_manifests_range_and_leaves_other_install_paths(tmp_path):
+    """uv.lock resolves pyproject.toml: its pin replaces the range there; a requirements.txt (another way to install,
+    pip's) keeps its own target."""
+    from gpuvet.sources.project import read_project
+
+    (tmp_path / "requirements.txt").write_text("torch==2.1.2\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["torch>=2.5"]\n')
+    (tmp_path / "uv.lock").write_text('version = 1\n[[package]]\nname = "torch"\nversion = "2.5.1+cu124"\n'
+                                      'source = { registry = "https://download.pytorch.org/whl/cu124" }\n')
+    declared = read_project(str(tmp_path))
+    assert declared["targets"] == ["torch==2.1.2", "torch==2.5.1+cu124"]
+    assert declared["files"] == ["requirements.txt", "pyproject.toml", "uv.lock"]

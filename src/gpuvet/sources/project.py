@@ -92,11 +92,16 @@ def _load_lock(path: Path, kind: str) -> Any:
         raise InputError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
 
 
-def _locked(root: Path, python: Optional[str], targets: List[str], seen: List[Path],
+# The manifests each lockfile resolves (pixi reads [tool.pixi] of a pyproject.toml too)
+_LOCKED_MANIFESTS = {"uv.lock": ("pyproject.toml",), "pixi.lock": ("pixi.toml", "pyproject.toml")}
+
+
+def _locked(root: Path, python: Optional[str], targets: List[str], origins: List[str], seen: List[Path],
             skipped: List[Dict[str, str]]) -> List[str]:
     """The frameworks a ``uv.lock`` or ``pixi.lock`` pins: what ``uv sync`` / ``pixi install`` installs, so they
-    replace what a manifest or requirements file declares for the same framework (a range there is what the lock
-    resolved)."""
+    replace what the lock's own manifest declares for the same framework (a range there is what the lock resolved);
+    a requirements file, environment.yml or Dockerfile beside it is another way to install and keeps its targets.
+    ``origins[i]`` is the file ``targets[i]`` came from."""
     from gpuvet.kb import load
     from gpuvet.probe.names import canonical_name
 
@@ -106,6 +111,7 @@ def _locked(root: Path, python: Optional[str], targets: List[str], seen: List[Pa
         return kb.framework(canonical_name(name)) is not None
 
     locked: List[str] = []
+    replaced: Dict[str, set] = {}  # manifest -> the framework names its lock pins
     for name, kind, reader in (("uv.lock", "toml", lockfiles.read_uv_lock), ("pixi.lock", "yaml", lockfiles.read_pixi_lock)):
         path = root / name
         if not path.is_file():
@@ -120,10 +126,10 @@ def _locked(root: Path, python: Optional[str], targets: List[str], seen: List[Pa
         declared = reader(_load_lock(path, kind), python, wanted)
         locked += declared.targets
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
-    if not locked:
-        return targets
-    names = {_name(t) for t in locked}
-    return [t for t in targets if _name(t) not in names] + locked
+        for manifest in _LOCKED_MANIFESTS[name]:
+            replaced.setdefault(manifest, set()).update(_name(t) for t in declared.targets)
+    kept = [t for t, origin in zip(targets, origins) if _name(t) not in replaced.get(origin, set())]
+    return kept + locked
 
 
 def _name(target: str) -> str:
@@ -144,6 +150,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     seen: List[Path] = []
     lint: List[Dict[str, str]] = []
     targets: List[str] = []
+    origins: List[str] = []  # the file each target came from
     skipped: List[Dict[str, str]] = []
     while queue and len(seen) < _MAX_FILES:
         path = queue.pop(0).resolve()
@@ -155,6 +162,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         lint += project.windows_lint(text, relative)
         declared = project.read_requirements(text, python)
         targets += declared.targets
+        origins += [relative] * len(declared.targets)
         skipped += [{"file": str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path),
                      "line": line, "why": why} for line, why in declared.skipped]
         for include in declared.includes:
@@ -180,6 +188,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         seen.append(manifest.resolve())
         declared = reader(document, python)
         targets += declared.targets
+        origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
         system_requirements += [{"file": name, "name": k, "value": v} for k, v in declared.system_requirements.items()]
     for name in ("environment.yml", "environment.yaml"):
@@ -198,6 +207,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
             raise InputError(f"{conda_file}: not valid YAML ({str(exc).splitlines()[0]})") from None
         declared = project.read_environment_yml(document, python)
         targets += declared.targets
+        origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
     for dockerfile in sorted(root.glob("Dockerfile*"))[:_MAX_FILES] + sorted(root.glob("docker/Dockerfile*"))[:_MAX_FILES]:
         if not dockerfile.is_file():
@@ -206,8 +216,9 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         where = str(dockerfile.relative_to(root))
         declared = project.read_dockerfile(_read(dockerfile), python)
         targets += declared.targets
+        origins += [where] * len(declared.targets)
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
-    targets = _locked(root, python, targets, seen, skipped)
+    targets = _locked(root, python, targets, origins, seen, skipped)
     if not seen:
         raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
                          "uv.lock, pixi.lock or Dockerfile there")
