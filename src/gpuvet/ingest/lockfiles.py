@@ -13,31 +13,16 @@ from gpuvet.ingest.project import _CONDA_NAMES, Declared, _environment, _qualifi
 
 def _held_by(markers: Any, python: Optional[str]) -> Optional[str]:
     """When one of uv's ``resolution-markers`` holds on the Linux x86_64 server: "" when it holds as the project is
-    synced plainly, the extra (``cu124``) when only that extra makes it hold (uv's conflicting extras: one build per
-    extra, written ``extra == 'extra-7-project-cu124'``), None when none holds. With the server's Python unknown, a
-    marker that holds for some Python from 3.8 to 3.14 counts."""
-    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
-
+    synced plainly, the extra (``extra-7-project-cu124``) when only that extra makes it hold (uv's conflicting extras:
+    one build per extra), None when none holds."""
     if not markers:
         return ""
-    pythons = [python] if python else ["3.%d" % minor for minor in range(8, 15)]
     held: Optional[str] = None
     for text in markers if isinstance(markers, list) else [markers]:
-        try:
-            marker = Marker(str(text))
-        except InvalidMarker:
-            continue
-        extras = [""] + re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", str(text))
-        for version in pythons:
-            environment = _environment(version if version.count(".") >= 2 else version + ".0")
-            for extra in extras:
-                try:
-                    if marker.evaluate(dict(environment, extra=extra)):
-                        if not extra:
-                            return ""
-                        held = held or extra
-                except (UndefinedComparison, UndefinedEnvironmentName):
-                    continue
+        if _holds(text, python, ""):
+            return ""
+        extras = re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", str(text))
+        held = held or next((extra for extra in extras if _holds(text, python, extra)), None)
     return held
 
 
@@ -52,7 +37,8 @@ def _extra_name(encoded: str) -> str:
 
 
 def _holds(marker: Any, python: Optional[str], extra: str) -> bool:
-    """Does an edge's marker hold on the Linux server with uv's conflict marker ``extra`` set to ``extra``?"""
+    """Does a marker hold on the Linux x86_64 server with ``extra`` set to ``extra`` (uv's conflict markers)? With the
+    server's Python unknown, a marker that holds for some Python from 3.8 to 3.14 counts."""
     from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 
     if not marker:
