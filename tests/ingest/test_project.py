@@ -242,6 +242,10 @@ class CallsCuda(Dataset):
         return torch.zeros(3).cuda()
 
 
+class Augmented(CallsCuda):
+    pass
+
+
 class StaysOnCpu(Dataset):
     def __getitem__(self, index):
         x = torch.zeros(3)
@@ -260,6 +264,7 @@ class StaysOnCpu(Dataset):
     ("DataLoader(CallsCuda(), num_workers=2, multiprocessing_context='spawn')", None),
     ("DataLoader(StaysOnCpu(), num_workers=8)", None),
     ("DataLoader(SomethingElse(), num_workers=8)", None),  # a class gpuvet cannot see is not guessed
+    ("DataLoader(Augmented(), num_workers=8)", ".cuda() in __getitem__"),  # inherits CallsCuda's __getitem__
 ])
 def test_dataloader_fork_risks(loader, flagged):
     from gpuvet.ingest.dataloader import dataloader_fork_risks

@@ -103,6 +103,15 @@ def dataloader_fork_risks(sources: Mapping[str, str], python: Optional[str] = No
                 touch = next(((_cuda_touch(n), getattr(n, "lineno", 0)) for n in ast.walk(method) if _cuda_touch(n)), None)
                 if touch and node.name not in touching:
                     touching[node.name] = "%s in %s (%s:%d)" % (touch[0], method.name, name, touch[1])
+    classes = [node for tree in trees.values() for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    grown = True
+    while grown:  # a subclass inherits its base's __init__/__getitem__ (a base named in the project)
+        grown = False
+        for node in classes:
+            bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases]
+            inherited = next((touching[b] for b in bases if b in touching), None)
+            if inherited and node.name not in touching:
+                touching[node.name], grown = inherited, True
     found: List[Dict[str, str]] = []
     for name, tree in trees.items():
         assigned: Dict[str, str] = {}  # variable -> the class it was made from
