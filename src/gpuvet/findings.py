@@ -45,6 +45,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.project.pixi_cuda": ("driver_too_old", "driver", FAIL),
     "checks.project.windows_path_code": ("platform_unsupported", "python", WARN),
     "checks.project.not_utf8": ("platform_unsupported", "python", WARN),
+    "checks.project.dataloader_fork": ("platform_unsupported", "python", WARN),
     # what a broken install left in site-packages (gpuvet.checks.damage)
     "checks.damaged.files": ("damaged_install", "framework", FAIL),
     "checks.damaged.no_metadata": ("damaged_install", "framework", WARN),

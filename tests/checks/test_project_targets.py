@@ -224,3 +224,163 @@ def test_encoding_guess(data, guess):
     from gpuvet.ingest.project import encoding_guess
 
     assert encoding_guess(data) == guess
+
+
+# --- lockfiles: the builds uv.lock / pixi.lock pin are what gets checked (real locks, trimmed; PROVENANCE.md)
+
+def test_a_uv_lock_pins_the_build_its_index_served(capsys, tmp_path):
+    import shutil
+
+    shutil.copytree(PROJECTS / "uv-lock-cu118", tmp_path / "project")
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    # pyproject.toml asks for torch>=2.7.1 (cu118 index on Linux); the lock resolved it to 2.7.1+cu118, the build
+    # checked; the macOS entry (PyPI's 2.7.1, darwin markers) and torch-cluster (not a framework) are not
+    assert document["project"]["targets"] == ["torch==2.7.1+cu118"]
+    assert "uv.lock" in document["project"]["files"]
+    torch = document["targets"][0]
+    assert torch["target"] == "torch==2.7.1+cu118"
+    driver = next(link for link in torch["chain"] if link["layer"] == "driver")
+    assert driver["verdict"] == "pass" and "11.8" in driver["expected"]
+    assert code == 3 and torch["verdict"] == "unknown"  # the cu118 build's arch list is not in the data: said, not guessed
+
+
+def test_a_pixi_lock_pins_conda_forges_cuda_build(capsys, tmp_path):
+    import shutil
+
+    shutil.copytree(PROJECTS / "pixi-lock-pytorch-gpu", tmp_path / "project")
+    t4 = str(FIXTURES / "nvidia-smi" / "tesla-t4-1gpu_drv510.47.03.txt")  # R510: CUDA 11.6, below the 12.x floor
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", t4, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    # linux-64 locks pytorch 2.8.0 cuda129_... (win-64's cuda128 and osx-arm64's cpu build are not the server's):
+    # conda-forge's own CUDA 12.9 build, whose driver floor is judged and whose arch list (conda-forge's
+    # TORCH_CUDA_ARCH_LIST, not the PyPI wheel's) is said to be unknown
+    assert document["project"]["targets"] == ["torch==2.8.0+cu129.conda"]
+    torch = document["targets"][0]
+    assert torch["verdict"] == "fail" and "driver_too_old" in [f["code"] for f in torch["findings"]]
+    assert code == 1
+    code = main(["check", "--project", str(tmp_path / "project"), "--from", A10, "--no-network", "-f", "json"])
+    torch = json.loads(capsys.readouterr().out)["targets"][0]
+    assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
+    assert torch["verdict"] == "unknown" and code == 3
+    unknown = next(f for f in torch["findings"] if f["code"] == "arch_list_unknown")
+    assert unknown["fix"]["commands"] == ["gpuvet archs $(pixi run python -c 'import sys; print(sys.prefix)')/lib/libtorch_cuda.so"]
+
+
+@pytest.mark.parametrize("project, lock, named", [
+    # uv's conflicting extras (cpu / cu126): neither build is what a plain `uv sync` installs
+    ("uv-lock-conflicting-extras", "uv.lock", {
+        "torch==2.6.0+cpu": "installed by uv sync --extra cpu (the lock has 2 builds of torch for Linux): check it "
+                            "with gpuvet check torch==2.6.0+cpu",
+        "torch==2.6.0+cu126": "installed by uv sync --extra cu126 (the lock has 2 builds of torch for Linux): check "
+                              "it with gpuvet check torch==2.6.0+cu126"}),
+    # a pixi.lock (format 5) whose default environment has no torch, one environment per Python/CUDA pair
+    ("pixi-lock-environments", "pixi.lock", {
+        "torch==1.11.0+cu115.conda": "not in the default environment: installed by pixi install -e py310cu115 (also in "
+                                     "py39cu115); check it with gpuvet check torch==1.11.0+cu115.conda",
+        "torch==2.3.0+cu121.conda": "not in the default environment: installed by pixi install -e py310cu121; check it "
+                                    "with gpuvet check torch==2.3.0+cu121.conda",
+        "torch==1.7.1+cu101.conda": "not in the default environment: installed by pixi install -e py38cu101; check it "
+                                    "with gpuvet check torch==1.7.1+cu101.conda"}),
+])
+def test_builds_another_extra_or_environment_installs_are_named_with_their_option(project, lock, named, capsys):
+    """Real locks holding one build per choice made at install time: none is assumed; each is named once, with the
+    option that installs it and the check line for it."""
+    code = main(["check", "--project", str(PROJECTS / project), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["targets"] == [] and code == 0
+    assert {s["line"]: s["why"] for s in document["project"]["skipped"] if s["file"] == lock} == named
+
+
+def test_what_a_project_did_not_read_is_in_the_text_report_and_a_named_conda_build_is_checked(capsys):
+    assert main(["check", "--project", str(PROJECTS / "uv-lock-conflicting-extras"), "--from", A10, "--no-network"]) == 0
+    out = capsys.readouterr().out
+    assert "not read: uv.lock: torch==2.6.0+cpu (installed by uv sync --extra cpu" in out
+    # a line whose marker is false on Linux is not an unknown, and is not shown
+    assert main(["check", "--project", str(PROJECTS / "vllm-cpu"), "--from", A10, "--no-network"]) in (0, 1, 3)
+    out = capsys.readouterr().out
+    assert "not read: requirements/cpu.txt: -r common.txt (the included file is not there)" in out
+    assert "marker is false" not in out
+    # the check line named for a pixi environment: the pytorch channel's CUDA 12.1 build, its driver floor judged on
+    # this driver (550: CUDA 12.4), its arch list unknown
+    code = main(["check", "torch==2.3.0+cu121.conda", "--from", A10, "--no-network", "-f", "json"])
+    torch = json.loads(capsys.readouterr().out)["targets"][0]
+    assert [link["verdict"] for link in torch["chain"] if link["layer"] == "driver"] == ["pass"]
+    assert torch["verdict"] == "unknown" and code == 3
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("uv.lock", "version = 1\n[[package]\nname = \"torch\"\n", "not valid TOML"),
+    ("pixi.lock", "version: 6\nenvironments: [default:\n  - {conda: x\n", "not valid YAML"),
+])
+def test_a_lockfile_that_does_not_parse_is_one_line(tmp_path, capsys, name, text, message):
+    (tmp_path / name).write_text(text)
+    assert main(["check", "--project", str(tmp_path), "--from", A10, "--no-network"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and name in err and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) <= 2  # the error line, and at most its hint
+
+
+def test_lockfile_entries_gpuvet_cannot_read_are_named_in_the_report(tmp_path, capsys):
+    (tmp_path / "uv.lock").write_text(
+        'version = 1\n[[package]]\nname = "torch"\nversion = "2.5.0"\nsource = { git = "https://github.com/pytorch/pytorch" }\n'
+        '[[package]]\nversion = "1"\n')
+    (tmp_path / "pixi.lock").write_text("version: 6\nenvironments:\n  default:\n    packages:\n      linux-64:\n"
+                                        "      - conda: https://registry.invalid/conda-forge/linux-64/tensorflow-2.17.0-cuda120py312h02ad488_203.conda\n")
+    code = main(["check", "--project", str(tmp_path), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    skipped = {(s["file"], s["line"]) for s in document["project"]["skipped"]}
+    assert {("uv.lock", "torch 2.5.0"), ("uv.lock", "[[package]] #2"),
+            ("pixi.lock", "tensorflow 2.17.0 cuda120py312h02ad488_203 (conda-forge)")} <= skipped
+    assert document["project"]["targets"] == [] and code == 0
+
+
+def test_a_dataloader_that_would_use_cuda_in_forked_workers_is_a_warning_with_the_fix(tmp_path, capsys):
+    (tmp_path / "requirements.txt").write_text("torch==2.5.1\n")
+    (tmp_path / "data.py").write_text("import torch\nfrom torch.utils.data import Dataset\n\n\nclass Frames(Dataset):\n"
+                                      "    def __getitem__(self, index):\n        return torch.load(index).cuda()\n")
+    (tmp_path / "train.py").write_text("from torch.utils.data import DataLoader\nfrom data import Frames\n\n"
+                                       "if __name__ == '__main__':\n    loader = DataLoader(Frames(), batch_size=8, num_workers=4)\n")
+    code = main(["check", "--project", str(tmp_path), "--from", A10, "--no-network", "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["project"]["lint"] == [{"file": "train.py", "problem": "dataloader_fork", "line":
+        "5: DataLoader(num_workers=4) over Frames, which puts data on the GPU: .cuda() in __getitem__ (data.py:7)"}]
+    finding = next(f for f in document["machine"] if "DataLoader" in f["title"])
+    assert finding["code"] == "platform_unsupported" and finding["severity"] == "warn"
+    assert "Cannot re-initialize CUDA in forked subprocess" in finding["detail"]
+    assert 'multiprocessing_context="spawn"' in finding["fix"]["summary"]
+    assert "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing" in finding["sources"]
+    assert code == 0 and document["verdict"] == "warn"
+
+
+@pytest.mark.parametrize("target, cuda", [("torch==2.8.0+cu129.conda", "12.9"), ("torch==2.1.0+cu118.conda", "11.8"),
+                                          ("torch==2.8.0+cpu.conda", None)])
+def test_a_conda_build_is_judged_for_its_cuda_with_its_archs_unknown(target, cuda):
+    """A conda build (``+cu129.conda``): the CUDA version is the build string's; the arch lists, Python range, glibc
+    floor, cuDNN and NCCL are the conda environment's own, so none of PyPI's wheel is borrowed."""
+    from gpuvet.checks.resolve import resolve
+    from gpuvet.checks.targets import parse_target
+    from gpuvet.kb import load
+    from gpuvet.snapshot import SnapshotView, new_snapshot
+
+    candidate = resolve(SnapshotView(new_snapshot("stated")), parse_target(target), load()).candidate
+    assert candidate is not None and candidate.variant.cuda == cuda
+    assert (candidate.variant.sass, candidate.variant.ptx, candidate.variant.cudnn, candidate.variant.nccl) == ((), (), None, None)
+    assert candidate.release.python == "" and candidate.release.glibc_min is None
+    pypi = load().framework("torch").release(candidate.release.version)
+    assert pypi.glibc_min is not None and pypi.python  # the shipped record itself is untouched
+    assert resolve(SnapshotView(new_snapshot("stated")), parse_target("torch==2.8.0+rocm6.3x.conda"), load()).candidate is None
+
+
+def test_a_lock_replaces_its_own_manifests_range_and_leaves_other_install_paths(tmp_path):
+    """uv.lock resolves pyproject.toml: its pin replaces the range there; a requirements.txt (another way to install,
+    pip's) keeps its own target."""
+    from gpuvet.sources.project import read_project
+
+    (tmp_path / "requirements.txt").write_text("torch==2.1.2\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["torch>=2.5"]\n')
+    (tmp_path / "uv.lock").write_text('version = 1\n[[package]]\nname = "torch"\nversion = "2.5.1+cu124"\n'
+                                      'source = { registry = "https://download.pytorch.org/whl/cu124" }\n')
+    declared = read_project(str(tmp_path))
+    assert declared["targets"] == ["torch==2.1.2", "torch==2.5.1+cu124"]
+    assert declared["files"] == ["requirements.txt", "pyproject.toml", "uv.lock"]

@@ -33,8 +33,11 @@ def _arch_commands(candidate: "Candidate") -> Tuple[str, ...]:
     harvest = f"gpuvet kb harvest {candidate.framework.distributions[0]}=={candidate.release.version}"
     if candidate.variant.index_url:
         harvest += f" --index-url {candidate.variant.index_url}"
-    commands = [harvest]
-    if candidate.framework.name == "torch":
+    commands = [] if candidate.variant.extra.get("conda") else [harvest]  # a conda build has no wheel to read
+    if candidate.framework.name == "torch" and candidate.variant.extra.get("conda"):
+        # conda-forge's libtorch package puts the libraries in the environment's lib/ (its recipe's build.sh)
+        commands.append("gpuvet archs $(pixi run python -c 'import sys; print(sys.prefix)')/lib/libtorch_cuda.so")
+    elif candidate.framework.name == "torch":
         commands.append("gpuvet archs $(python -c 'import torch, os; print(os.path.dirname(torch.__file__))')")
     return tuple(commands)
 
@@ -549,7 +552,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 verdict = Verdict.UNKNOWN
             findings.append(make("checks.arch_list_unknown", build=candidate.label, gpu=label, cc=gpu.cc,
                                  expected=f"the archs of {candidate.label}", actual="not recorded",
-                                 commands=_arch_commands(candidate), sources=sources_of(variant)))
+                                 commands=_arch_commands(candidate), sources=sources_of(variant),
+                                 fix="checks.arch_list_unknown.conda_fix" if variant.extra.get("conda") else True))
             break
         if judgement.status == compat.RUNS and judgement.reason == "ptx":
             findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc))

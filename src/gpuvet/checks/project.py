@@ -10,7 +10,11 @@ from gpuvet.models import Finding
 
 _KEYS = {"crlf": "checks.project.crlf", "windows_only": "checks.project.windows_only",
          "windows_path": "checks.project.windows_path", "windows_path_in_code": "checks.project.windows_path_code",
-         "not_utf8": "checks.project.not_utf8"}
+         "not_utf8": "checks.project.not_utf8", "dataloader_fork": "checks.project.dataloader_fork"}
+# where each lint's rule is written (PyTorch's own docs for the DataLoader start method and CUDA under fork)
+_LINT_SOURCES = {"dataloader_fork": ("https://pytorch.org/docs/stable/data.html#platform-specific-behaviors",
+                                     "https://pytorch.org/docs/stable/notes/multiprocessing.html#cuda-in-multiprocessing",
+                                     "https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods")}
 
 
 def _lint_commands(entry: Mapping[str, Any]) -> tuple:
@@ -61,5 +65,6 @@ def project_findings(project: Mapping[str, Any], view: Optional[Any] = None, kb:
         key = _KEYS.get(str(entry.get("problem")))
         if key:
             out.append(make(key, file=entry.get("file", ""), line=entry.get("line", ""),
-                            encoding=entry.get("encoding") or "?", commands=_lint_commands(entry)))
+                            encoding=entry.get("encoding") or "?", commands=_lint_commands(entry),
+                            sources=_LINT_SOURCES.get(str(entry.get("problem")), ())))
     return out

@@ -11,6 +11,7 @@ Resolution rules (the knowledge base never guesses):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterator, List, Mapping, Optional, Tuple
 
@@ -19,6 +20,7 @@ from packaging.version import InvalidVersion, Version
 from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
+from gpuvet.kb.records import Variant
 from gpuvet.models import Finding, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -82,6 +84,30 @@ def _unknown_extras(framework: Any, release: Any, target: Target) -> Finding:
         variant="[" + ",".join(sorted(target.extras)) + "]",
         known=", ".join(release.variants) or "-",
     )
+
+
+# A conda build: conda-forge's builds set their own TORCH_CUDA_ARCH_LIST (its recipe, below), which is not the list
+# of PyTorch's wheels, and they bring their own Python, cuDNN and NCCL in the environment; the pytorch channel's builds
+# are not in the data either.
+CONDA_RECIPE = "https://github.com/conda-forge/pytorch-cpu-feedstock/blob/main/recipe/build.sh"
+_CONDA_LABEL = re.compile(r"^(?:cu(?P<major>\d+)(?P<minor>\d)|(?P<cpu>cpu))\.conda$")
+
+
+def conda_build(framework: Any, release: Any, local: str) -> Optional[Candidate]:
+    """``torch==2.8.0+cu129.conda`` (what gpuvet reads from a pixi.lock): a conda build of that release for CUDA 12.9.
+    What the data can judge is judged (the driver the CUDA version needs, the GPU's CUDA support); its compiled
+    architectures are unknown, never borrowed from PyPI's wheel; Python and glibc are the environment's own."""
+    match = _CONDA_LABEL.match(local.lower())
+    if match is None:
+        return None
+    import dataclasses
+
+    cuda = None if match.group("cpu") else "%d.%s" % (int(match.group("major")), match.group("minor"))
+    variant = Variant(name=local.lower(), cuda=cuda, cudnn=None, nccl=None, sass=(), ptx=(), index_url=None,
+                      install="pixi install --locked", source=CONDA_RECIPE, extra={"conda": True})
+    plain = dataclasses.replace(release, python="", glibc_min=None, variants={variant.name: variant},
+                                default_variant=variant.name)
+    return Candidate(framework, plain, variant)
 
 
 def _variant_for_installed(release: Any, installed: Optional[Mapping[str, Any]]) -> Optional[Any]:
@@ -198,6 +224,9 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
             return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
         if local:
             variant = release.variant(local)
+            conda = conda_build(framework, release, local) if variant is None else None
+            if conda is not None:
+                return Resolution(conda)
             if variant is None:
                 return Resolution(
                     None,

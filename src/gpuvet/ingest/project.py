@@ -19,6 +19,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 _VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)(?:/|/torch_stable\.html)?$")
 # Packages whose build the index decides (the PyTorch indexes serve these).
 _INDEXED = {"torch", "torchvision", "torchaudio"}
+# A line whose marker is false on the Linux server: pip leaves it out there, so it is not an unknown.
+NOT_FOR_LINUX = "its marker is false on Linux"
 # The server the project is checked for: markers are evaluated as pip on Linux x86_64 evaluates them.
 LINUX = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "platform_machine": "x86_64"}
 
@@ -159,7 +161,7 @@ def _requirement(line: str, environment: Dict[str, str], declared: Declared) -> 
         declared.skipped.append((line, "a direct URL or path, not a release gpuvet can look up"))
         return None
     if requirement.marker is not None and not requirement.marker.evaluate(environment):
-        declared.skipped.append((line, "its marker is false on Linux"))
+        declared.skipped.append((line, NOT_FOR_LINUX))
         return None
     return requirement
 
@@ -219,6 +221,13 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) ->
     uv = (document.get("tool") or {}).get("uv") or {}
     indexes = {str(i.get("name")): str(i.get("url") or "") for i in uv.get("index") or [] if isinstance(i, dict)}
     sources = uv.get("sources") or {}
+    # torch-backend is respected by `uv pip` commands only ("At present, --torch-backend is only available in the
+    # uv pip interface": https://docs.astral.sh/uv/guides/integration/pytorch/): uv sync installs what the lock says
+    for where, table in (("[tool.uv.pip]", uv.get("pip")), ("[tool.uv]", uv)):
+        if isinstance(table, dict) and "torch-backend" in table:
+            declared.skipped.append(("%s torch-backend = %s" % (where, table["torch-backend"]),
+                                     "read by uv pip commands only, not by uv sync or uv lock: it does not choose the "
+                                     "build checked here (try gpuvet check --installer uv for uv pip's choice)"))
     for line in project.get("dependencies") or []:
         requirement = _requirement(str(line), environment, declared)
         if requirement is None:

@@ -54,6 +54,9 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
     return lines
 
 
+_SKIPPED_SHOWN = 8
+
+
 def render_check_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
     from rich.console import Console
     from rich.markup import escape as esc
@@ -72,6 +75,14 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
                                    targets=", ".join(project.get("targets") or []) or "-")))
         if project.get("not_judged"):
             out.append("  " + esc(text(lang, "report.project_not_judged", names=", ".join(project["not_judged"]))))
+        from gpuvet.ingest.project import NOT_FOR_LINUX
+
+        skipped = [entry for entry in project.get("skipped") or [] if entry.get("why") != NOT_FOR_LINUX]
+        for entry in skipped[:_SKIPPED_SHOWN]:  # what gpuvet did not read, each named (the JSON has them all)
+            out.append("  " + esc(text(lang, "report.project_skipped", file=entry.get("file"), line=entry.get("line") or "-",
+                                       why=entry.get("why"))))
+        if len(skipped) > _SKIPPED_SHOWN:
+            out.append("  " + esc(text(lang, "report.project_skipped_more", count=len(skipped) - _SKIPPED_SHOWN)))
     machine = document.get("machine") or []
     if machine:
         out.append("")

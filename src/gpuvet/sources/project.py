@@ -7,19 +7,23 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from gpuvet.errors import InputError
-from gpuvet.ingest import project
+from gpuvet.ingest import dataloader, lockfiles, project
 
 _MAX_FILES = 64
 _MAX_BYTES = 1024 * 1024
 
 
-def _read(path: Path) -> str:
+_MAX_LOCK_BYTES = 64 * 1024 * 1024  # a lockfile of a large workspace runs to megabytes
+
+
+def _read(path: Path, limit: int = _MAX_BYTES, kind: str = "a requirements file") -> str:
     try:
-        data = path.read_bytes()[: _MAX_BYTES + 1]
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > _MAX_BYTES:
-        raise InputError(f"{path} is over {_MAX_BYTES // 1024} KiB: not a requirements file")
+    if len(data) > limit:
+        raise InputError(f"{path} is over {limit // 1024} KiB: not {kind}")
     return data.decode("utf-8", "replace")
 
 
@@ -44,11 +48,13 @@ def _project_files(root: Path) -> List[Path]:
     return out
 
 
-def code_lint(root: Path) -> List[Dict[str, str]]:
+def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, str]]:
     """Code and configs moved from Windows: absolute Windows paths in Python string literals and config values,
     and text files that are not UTF-8 (what Chinese Windows saves as GB18030 fails to decode on Linux, where
-    open() without an encoding reads UTF-8, and a Python source in it does not even import)."""
+    open() without an encoding reads UTF-8, and a Python source in it does not even import), and DataLoaders whose
+    workers would use CUDA once they fork instead of spawn."""
     found: List[Dict[str, str]] = []
+    code: Dict[str, str] = {}
     for path in _project_files(root):
         try:
             data = path.read_bytes()[:_MAX_BYTES]
@@ -61,9 +67,78 @@ def code_lint(root: Path) -> List[Dict[str, str]]:
         text = data.decode("utf-8", "replace")
         if path.suffix.lower() in _CODE_SUFFIXES:
             found += project.python_windows_paths(text, name)
+            code[name] = text
         elif path.suffix.lower() in _CONFIG_SUFFIXES:
             found += project.config_windows_paths(text, name)
-    return found
+    return found + dataloader.dataloader_fork_risks(code, python)
+
+
+def _load_lock(path: Path, kind: str) -> Any:
+    """A lockfile parsed: TOML (uv.lock) or YAML (pixi.lock, with the optional PyYAML); a file that does not parse is
+    an input error naming it."""
+    text = _read(path, _MAX_LOCK_BYTES, "a lockfile")
+    if kind == "toml":
+        from gpuvet.tomlfile import loads_toml
+
+        try:
+            return loads_toml(text)
+        except ValueError as exc:
+            raise InputError(f"{path}: not valid TOML ({str(exc).splitlines()[0]})") from None
+    import yaml  # the optional extra gpuvet[project]
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's when built with it
+    except yaml.YAMLError as exc:
+        raise InputError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
+
+
+# The manifests each lockfile resolves (pixi reads [tool.pixi] of a pyproject.toml too)
+_LOCKED_MANIFESTS = {"uv.lock": ("pyproject.toml",), "pixi.lock": ("pixi.toml", "pyproject.toml")}
+
+
+def _locked(root: Path, python: Optional[str], targets: List[str], origins: List[str], seen: List[Path],
+            skipped: List[Dict[str, str]]) -> List[str]:
+    """The frameworks a ``uv.lock`` or ``pixi.lock`` pins: what ``uv sync`` / ``pixi install`` installs, so they
+    replace what the lock's own manifest declares for the same framework (a range there is what the lock resolved);
+    a requirements file, environment.yml or Dockerfile beside it is another way to install and keeps its targets.
+    ``origins[i]`` is the file ``targets[i]`` came from."""
+    from gpuvet.kb import load
+    from gpuvet.probe.names import canonical_name
+
+    kb = load()
+
+    def wanted(name: str) -> bool:
+        return kb.framework(canonical_name(name)) is not None
+
+    locked: List[str] = []
+    replaced: Dict[str, set] = {}  # manifest -> the framework names its lock pins
+    for name, kind, reader in (("uv.lock", "toml", lockfiles.read_uv_lock), ("pixi.lock", "yaml", lockfiles.read_pixi_lock)):
+        path = root / name
+        if not path.is_file():
+            continue
+        seen.append(path.resolve())
+        if kind == "yaml":
+            try:
+                import yaml  # noqa: F401  (the optional extra gpuvet[project])
+            except ImportError:
+                skipped.append({"file": name, "line": "", "why": "reading it needs PyYAML: pip install 'gpuvet[project]'"})
+                continue
+        declared = reader(_load_lock(path, kind), python, wanted)
+        locked += declared.targets
+        skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
+        for manifest in _LOCKED_MANIFESTS[name]:
+            replaced.setdefault(manifest, set()).update(_name(t) for t in declared.targets)
+    kept = [t for t, origin in zip(targets, origins) if _name(t) not in replaced.get(origin, set())]
+    return kept + locked
+
+
+def _name(target: str) -> str:
+    """The canonical distribution name a requirement string starts with."""
+    import re
+
+    from gpuvet.probe.names import canonical_name
+
+    return canonical_name(re.split(r"[\s\[=<>!~;@]", target.strip(), maxsplit=1)[0])
 
 
 def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
@@ -75,6 +150,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     seen: List[Path] = []
     lint: List[Dict[str, str]] = []
     targets: List[str] = []
+    origins: List[str] = []  # the file each target came from
     skipped: List[Dict[str, str]] = []
     while queue and len(seen) < _MAX_FILES:
         path = queue.pop(0).resolve()
@@ -86,6 +162,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         lint += project.windows_lint(text, relative)
         declared = project.read_requirements(text, python)
         targets += declared.targets
+        origins += [relative] * len(declared.targets)
         skipped += [{"file": str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path),
                      "line": line, "why": why} for line, why in declared.skipped]
         for include in declared.includes:
@@ -111,6 +188,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         seen.append(manifest.resolve())
         declared = reader(document, python)
         targets += declared.targets
+        origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
         system_requirements += [{"file": name, "name": k, "value": v} for k, v in declared.system_requirements.items()]
     for name in ("environment.yml", "environment.yaml"):
@@ -129,6 +207,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
             raise InputError(f"{conda_file}: not valid YAML ({str(exc).splitlines()[0]})") from None
         declared = project.read_environment_yml(document, python)
         targets += declared.targets
+        origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
     for dockerfile in sorted(root.glob("Dockerfile*"))[:_MAX_FILES] + sorted(root.glob("docker/Dockerfile*"))[:_MAX_FILES]:
         if not dockerfile.is_file():
@@ -137,11 +216,13 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         where = str(dockerfile.relative_to(root))
         declared = project.read_dockerfile(_read(dockerfile), python)
         targets += declared.targets
+        origins += [where] * len(declared.targets)
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
+    targets = _locked(root, python, targets, origins, seen, skipped)
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml or "
-                         "Dockerfile there")
-    lint += code_lint(root)
+        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
+                         "uv.lock, pixi.lock or Dockerfile there")
+    lint += code_lint(root, python)
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
             head = script.read_bytes()[:_MAX_BYTES]
