@@ -14,6 +14,8 @@ from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
+from gpuvet.checks.images import PREFIX as IMAGE_PREFIX
+from gpuvet.checks.images import image_result
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
@@ -128,10 +130,12 @@ def run_checks(
 
         kb = kb_module.load()
     view = SnapshotView(snapshot)
-    parsed = [parse_target(text) for text in (targets or [])]
-    if not parsed:
+    images = [text for text in (targets or []) if text.startswith(IMAGE_PREFIX)]
+    parsed = [parse_target(text) for text in (targets or []) if not text.startswith(IMAGE_PREFIX)]
+    if not parsed and not images:
         parsed = [parse_target(text) for text in installed_targets(view, kb)]
     results = tuple(check_target(view, target, kb) for target in parsed)
+    results += tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) for text in images)
     return CheckReport(
         snapshot=snapshot,
         targets=results,

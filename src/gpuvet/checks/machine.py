@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 from gpuvet.findings import FAIL, make
 from gpuvet.models import Finding, Message, msg
@@ -68,30 +68,36 @@ def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
 def container_requirement_findings(view: SnapshotView) -> List[Finding]:
     """An image's NVIDIA_REQUIRE_CUDA (a pasted ``docker image inspect``) against the host driver, judged the way the
     NVIDIA container runtime judges it before it starts the container (gpuvet.kb.compat.container_requirement)."""
-    from gpuvet.kb import compat
-
     env = view.value("env")
     if not isinstance(env, dict) or not env.get("NVIDIA_REQUIRE_CUDA"):
         return []
     if str(env.get("NVIDIA_DISABLE_REQUIRE", "")).lower() in ("1", "true", "yes"):
         return []
+    image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
+    return requirement_findings(view, str(env["NVIDIA_REQUIRE_CUDA"]), image)[1]
+
+
+def requirement_findings(view: SnapshotView, expression: str, image: Any) -> Tuple[str, List[Finding]]:
+    """Whether the NVIDIA container runtime starts an image whose NVIDIA_REQUIRE_CUDA is ``expression`` on this host
+    (compat's status: runs, fails or unknown) and the findings that say so; unknown with no finding when the snapshot
+    has no driver (the driver findings already say so)."""
+    from gpuvet.kb import compat
+
     driver, cuda = view.driver_version, view.driver_cuda_max
     if not driver and not cuda:
-        return []  # no host to judge it against: the driver findings already say so
+        return compat.UNKNOWN, []
     gpus = view.gpus
     brands = [str(g["brand"]) for g in gpus] if gpus and all(g.get("brand") for g in gpus) else []
     ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
-    expression = str(env["NVIDIA_REQUIRE_CUDA"])
     verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
-    image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
     facts: Dict[str, Any] = dict(image=image, requirement=expression, driver=driver or "?", cuda=cuda or "?",
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
     if verdict.status == compat.FAILS:
-        return [make("checks.image_requirement", failed=", ".join(verdict.failed), expected=expression,
-                     actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
+        return verdict.status, [make("checks.image_requirement", failed=", ".join(verdict.failed), expected=expression,
+                                     actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
     if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
-        return [make("checks.image_requirement_branch", met=verdict.met, **facts)]
-    return []
+        return verdict.status, [make("checks.image_requirement_branch", met=verdict.met, **facts)]
+    return verdict.status, []
 
 
 def _version_before(version: Any, floor: str) -> Any:

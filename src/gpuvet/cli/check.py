@@ -57,15 +57,23 @@ def prolog_verdict(report, lang: str) -> int:
 
 
 def image_to_target(argument: str) -> str:
-    """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names."""
+    """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names; an image of
+    a family the knowledge base knows by tag (nvidia/cuda, NGC containers) stays an ``image:`` target for the checks
+    (a tag it does not list is judged unknown there); any other reference is a usage error."""
+    from gpuvet.checks.images import describe
     from gpuvet.errors import UsageError
     from gpuvet.ingest.project import image_target
+    from gpuvet.kb import load
 
-    target = image_target(argument[len("image:"):])
-    if target is None:
-        raise UsageError(f"{argument}: gpuvet reads the tags of the official pytorch/pytorch images only",
-                         hint="for another image, paste its `docker image inspect IMAGE` with --from")
-    return target
+    ref = argument[len("image:"):]
+    target = image_target(ref)
+    if target is not None:
+        return target
+    if describe(ref, load()) is not None:
+        return argument
+    raise UsageError(f"{argument}: gpuvet reads the tags of pytorch/pytorch, nvidia/cuda and NGC framework images only"
+                     " (REPOSITORY:TAG, no digest)",
+                     hint="for another image, paste its `docker image inspect IMAGE` with --from")
 
 
 def with_platform(snapshot: dict, name: str) -> dict:

@@ -1,0 +1,227 @@
+"""``gpuvet check image:REF`` for the images the knowledge base knows by tag (kb/data/images.toml): NVIDIA's CUDA
+images and NGC framework containers.
+
+An image runs on a host when the NVIDIA container runtime starts it (its NVIDIA_REQUIRE_CUDA, judged by
+gpuvet.kb.compat.container_requirement) and the CUDA runtime inside it then runs on the host driver (judged by
+gpuvet.kb.compat: minor-version compatibility, and forward compatibility through the image's own cuda-compat package
+on data-center GPUs). A failing image's fix names the newest tag of the same family that runs here, from the data.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from gpuvet.checks.chain import major_minor, model_gpus, model_host
+from gpuvet.checks.machine import requirement_findings
+from gpuvet.findings import make
+from gpuvet.kb import compat, versions
+from gpuvet.models import Finding, Fix, Link, TargetResult, Verdict, msg
+from gpuvet.snapshot import SnapshotView
+
+PREFIX = "image:"
+# nvidia/cuda tags: "<X.Y.Z>-<flavor>-<os>" (NVIDIA's doc/supported-tags.md)
+_CUDA_TAG = re.compile(r"^(?P<version>\d+\.\d+\.\d+)-(?P<flavor>[a-z0-9]+(?:-[a-z]+)?)-(?P<os>[a-z]+\d+(?:\.\d+)?)$")
+# NGC framework containers: "<YY.MM>-py3" (and "-tf2-py3"-style variants, not listed in the data)
+_NGC_TAG = re.compile(r"^(?P<version>\d{2}\.\d{2})-py3$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Image:
+    """One image tag as the knowledge base describes it."""
+
+    ref: str  # as the user wrote it
+    family: str  # "nvidia/cuda" | "nvcr.io/nvidia/pytorch" ...
+    tag: str
+    cuda: Optional[str]  # the CUDA the image carries, None when the tag is not in the data
+    requirement: Optional[str] = None  # NVIDIA_REQUIRE_CUDA
+    cuda_compat: bool = False  # carries the forward-compatibility package of its own CUDA
+    facts: Tuple[Tuple[str, str], ...] = ()  # what else the data says (cuDNN, NCCL, the framework, Python, driver)
+    source: str = ""
+
+
+def _repository(ref: str) -> Tuple[str, Optional[str]]:
+    """``docker.io/nvidia/cuda:12.4.1-base-ubuntu22.04`` -> (``nvidia/cuda``, ``12.4.1-base-ubuntu22.04``); a digest
+    or a missing tag gives None for the tag."""
+    name, _, digest = ref.partition("@")
+    tag = None
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = name.rsplit(":", 1)
+    if digest:
+        tag = None
+    for prefix in ("docker.io/library/", "docker.io/", "index.docker.io/"):
+        if name.lower().startswith(prefix):
+            name = name[len(prefix):]
+    return name.lower(), tag
+
+
+def family_of(ref: str, kb: Any) -> Optional[str]:
+    """The image family the knowledge base knows this reference by, or None."""
+    name, _ = _repository(ref)
+    data = kb.images()
+    if name in ("nvidia/cuda", "nvcr.io/nvidia/cuda"):
+        return "nvidia/cuda"
+    frameworks = {str(r["framework"]) for r in data.get("ngc", {}).get("release", [])}
+    if name.startswith("nvcr.io/nvidia/") and name.rsplit("/", 1)[-1] in frameworks:
+        return name
+    return None
+
+
+def describe(ref: str, kb: Any) -> Optional[Image]:
+    """The image a reference names, as far as the data knows it (``cuda`` None: a tag of a known family that the
+    data does not list); None for a family gpuvet does not read or a reference without a tag."""
+    family = family_of(ref, kb)
+    name, tag = _repository(ref)
+    if family is None or not tag:
+        return None
+    data = kb.images()
+    if family == "nvidia/cuda":
+        found = _CUDA_TAG.match(tag)
+        if found:
+            os_name, flavor = found.group("os"), found.group("flavor")
+            for release in data["nvidia_cuda"]["release"]:
+                if release["version"] == found.group("version") and os_name in release["os"] \
+                        and flavor in release["flavors"]:
+                    clauses = data["nvidia_cuda"]["clauses"][release["clauses"]]
+                    requirement = " ".join(p for p in ("cuda>=" + str(major_minor(release["version"])), clauses) if p)
+                    source = re.sub(r"/ubuntu\d{4}/base/", "/%s/base/" % os_name.replace(".", ""), str(release["source"]))
+                    return Image(ref, family, tag, release["version"], requirement, bool(release.get("cuda_compat")),
+                                 (), source)
+        return Image(ref, family, tag, None)
+    found = _NGC_TAG.match(tag)
+    framework = name.rsplit("/", 1)[-1]
+    for release in data["ngc"]["release"]:
+        if found and release["framework"] == framework and release["version"] == found.group("version"):
+            facts = tuple((key, str(release[key])) for key in ("framework_version", "cudnn", "nccl", "python", "driver")
+                          if release.get(key))
+            return Image(ref, family, tag, str(release["cuda"]), None, True, facts, str(release["source"]))
+    return Image(ref, family, tag, None)
+
+
+def _tags(image: Image, kb: Any) -> List[Image]:
+    """The other tags of the image's family and kind that the data lists, newest first: the same flavor and OS for
+    nvidia/cuda, the same framework for NGC."""
+    data = kb.images()
+    found: List[Image] = []
+    if image.family == "nvidia/cuda":
+        shape = _CUDA_TAG.match(image.tag)
+        if shape is None:
+            return []
+        for release in data["nvidia_cuda"]["release"]:
+            if shape.group("os") in release["os"] and shape.group("flavor") in release["flavors"]:
+                tag = f"{release['version']}-{shape.group('flavor')}-{shape.group('os')}"
+                described = describe(f"nvidia/cuda:{tag}", kb)
+                if described is not None:
+                    found.append(described)
+    else:
+        framework = image.family.rsplit("/", 1)[-1]
+        for release in data["ngc"]["release"]:
+            if release["framework"] == framework:
+                described = describe(f"{image.family}:{release['version']}-py3", kb)
+                if described is not None:
+                    found.append(described)
+    return sorted(found, key=lambda i: versions.parse(_version_of(i)) or versions.parse("0"), reverse=True)  # type: ignore[arg-type, return-value]
+
+
+def _version_of(image: Image) -> str:
+    return image.tag.split("-", 1)[0]
+
+
+def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding], Optional[compat.Judgement]]:
+    """compat's status for the image on this machine, the findings, and the runtime judgement that decided it."""
+    findings: List[Finding] = []
+    status = compat.RUNS
+    if image.requirement:
+        start, found = requirement_findings(view, image.requirement, image.ref)
+        findings += found
+        status = start
+    host = model_host(view, kb)
+    if image.cuda_compat:  # the image's own cuda-compat package lifts the runtime on eligible GPUs
+        host = dataclasses.replace(host, compat=image.cuda)
+    build = compat.Build(cuda=image.cuda, sass=None, ptx=None, own_kernels=False)
+    gpus = [gpu for _, gpu in model_gpus(view, kb)] or [compat.Gpu(name=None, cc=None)]
+    runtime: Optional[compat.Judgement] = None
+    for gpu in gpus:
+        judged = compat.gpu_driver(gpu, host, kb) or compat.runtime_driver(build, gpu, host, kb)
+        if runtime is None or judged.status == compat.FAILS:
+            runtime = judged
+    if runtime is not None and runtime.status == compat.FAILS:
+        status = compat.FAILS
+    elif runtime is not None and runtime.status == compat.UNKNOWN and status == compat.RUNS:
+        status = compat.UNKNOWN
+    return status, findings, runtime
+
+
+def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement) -> Optional[Finding]:
+    driver = view.driver_version or f"CUDA {view.driver_cuda_max or '?'}"
+    cuda = major_minor(image.cuda) or ""
+    if runtime.status == compat.FAILS:
+        facts = dict(runtime.facts)
+        minimum = facts.get("minimum") or facts.get("first") or "?"
+        return make("checks.image_runtime", image=image.ref, cuda=cuda, driver=driver, minimum=minimum,
+                    driver_floor=minimum, expected=f"driver >= {minimum} (CUDA {cuda})", actual=driver,
+                    sources=runtime.sources)
+    if runtime.status == compat.RUNS and "forward_compat" in runtime.notes:
+        return make("checks.forward_compat", driver=driver, cuda=cuda, compat=runtime.facts.get("compat"),
+                    actual=driver, sources=runtime.sources)
+    if runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes:
+        return make("checks.minor_compat", driver=driver, cuda=cuda, toolkit_driver=runtime.facts.get("toolkit_driver"),
+                    minimum=runtime.facts.get("minimum"), actual=driver,
+                    expected=f">= {runtime.facts.get('toolkit_driver')} (full CUDA {cuda} feature set)",
+                    sources=runtime.sources)
+    return None
+
+
+def newest_fitting(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]:
+    """The newest tag of the image's family and kind (from the data) that starts and runs on this machine."""
+    for other in _tags(image, kb):
+        if other.tag != image.tag and _judge(view, other, kb)[0] == compat.RUNS:
+            return other
+    return None
+
+
+def _choose(finding: Finding, better: Image) -> Finding:
+    """The finding with a fix that leads with the image to choose (the driver upgrade is the other way)."""
+    summary = msg("checks.image_choose.fix", image=better.family + ":" + better.tag, cuda=major_minor(better.cuda))
+    commands = (f"docker pull {better.family}:{better.tag}",) + (tuple(finding.fix.commands) if finding.fix else ())
+    return dataclasses.replace(finding, fix=Fix(summary, commands))
+
+
+def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
+    """The check of one ``image:REF`` target whose family the knowledge base knows (see ``describe``)."""
+    image = describe(ref, kb)
+    text = PREFIX + ref
+    if image is None or image.cuda is None:
+        known = [i.tag for i in (_tags(image, kb) if image is not None else [])][:5]
+        finding = make("checks.image_tag_unknown", image=ref, known=", ".join(known) or "-",
+                       sources=(kb.images()["nvidia_cuda" if image and image.family == "nvidia/cuda" else "ngc"]["source"],))
+        return TargetResult(text, None, (Link("image", Verdict.UNKNOWN, ref, msg("link.image_listed")),), (finding,))
+    status, findings, runtime = _judge(view, image, kb)
+    if runtime is not None:
+        note = _runtime_finding(view, image, runtime)
+        if note is not None:
+            findings.append(note)
+    if status == compat.FAILS:
+        better = newest_fitting(view, image, kb)
+        if better is not None:
+            findings = [_choose(f, better) if f.verdict is Verdict.FAIL else f for f in findings]
+    elif status == compat.UNKNOWN and image.requirement and view.driver_version:
+        findings.append(make("checks.image_brand_unknown", image=ref, requirement=image.requirement,
+                             sources=(compat.CONTAINER_REQUIREMENT_SOURCE,)))
+    verdict = {compat.RUNS: Verdict.PASS, compat.FAILS: Verdict.FAIL}.get(status, Verdict.UNKNOWN)
+    shown = view.driver_version or (f"CUDA {view.driver_cuda_max}" if view.driver_cuda_max else msg("link.not_provided"))
+    chain = (Link("image", Verdict.PASS, f"CUDA {image.cuda}" + "".join(f", {k} {v}" for k, v in image.facts
+                                                                       if k != "driver"), None, image.source),
+             Link("driver", verdict, shown, f"CUDA {major_minor(image.cuda)}" + (
+                 f" ({image.requirement.split(' ', 1)[0]} or a listed driver branch)" if image.requirement and " " in
+                 image.requirement else "")))
+    return TargetResult(text, f"{image.family}:{image.tag}", chain, tuple(findings))
+
+
+def image_facts(image: Image) -> Dict[str, Any]:
+    """The image as plain data (JSON, the replay plan)."""
+    return {"image": f"{image.family}:{image.tag}", "cuda": image.cuda, "requirement": image.requirement,
+            "cuda_compat": image.cuda_compat, **dict(image.facts), "source": image.source}
