@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from gpuvet.checks.chain import major_minor, model_gpus, model_host
 from gpuvet.checks.machine import requirement_findings
 from gpuvet.findings import make
-from gpuvet.kb import compat, versions
+from gpuvet.kb import compat
 from gpuvet.models import Finding, Fix, Link, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -123,11 +123,12 @@ def _tags(image: Image, kb: Any) -> List[Image]:
                 described = describe(f"{image.family}:{release['version']}-py3", kb)
                 if described is not None:
                     found.append(described)
-    return sorted(found, key=lambda i: versions.parse(_version_of(i)) or versions.parse("0"), reverse=True)  # type: ignore[arg-type, return-value]
+    return sorted(found, key=lambda i: _order(i.tag.split("-", 1)[0]), reverse=True)
 
 
-def _version_of(image: Image) -> str:
-    return image.tag.split("-", 1)[0]
+def _order(text: str) -> Tuple[int, ...]:
+    """``12.4.1`` or ``25.12`` as numbers, for newest-first sorting."""
+    return tuple(int(part) for part in re.findall(r"\d+", text))
 
 
 def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding], Optional[compat.Judgement]]:
@@ -225,3 +226,42 @@ def image_facts(image: Image) -> Dict[str, Any]:
     """The image as plain data (JSON, the replay plan)."""
     return {"image": f"{image.family}:{image.tag}", "cuda": image.cuda, "requirement": image.requirement,
             "cuda_compat": image.cuda_compat, **dict(image.facts), "source": image.source}
+
+
+# A distribution that puts the CUDA runtime into site-packages (NVIDIA's runtime wheels, which the CUDA builds of
+# PyTorch, JAX and others depend on): with it in the lock, the environment needs no CUDA base image.
+_RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime(-cu\d+)?$")
+
+
+def replay_base(capture: Any, target: Any, kb: Any) -> Dict[str, Any]:
+    """The base image of ``gpuvet replay --emit``'s Dockerfile and why: ``{"image", "reason", ...facts}``.
+
+    ``wheels``: the lock holds NVIDIA's CUDA runtime wheel, so a Python image suffices. ``cuda_image``: the capture
+    had a CUDA toolkit X.Y and no runtime wheel; the newest nvidia/cuda runtime tag of X.Y (kb/data/images.toml) that
+    starts and runs on the target machine. ``no_cuda_image``: no listed tag of X.Y runs there. ``no_cuda``: the
+    capture names no CUDA at all."""
+    from gpuvet.probe.names import canonical_name
+
+    snapshot = capture.get("snapshot") or {}
+    python = str((((snapshot.get("python") or {}).get("value")) or {}).get("version") or "")
+    python = ".".join(python.split(".")[:2]) or "3"
+    slim = f"python:{python}-slim"
+    lock = [entry for entry in capture.get("lock") or [] if isinstance(entry, dict)]
+    wheels = [f"{e.get('name')}=={e.get('version')}" for e in lock
+              if _RUNTIME_WHEEL.match(canonical_name(str(e.get("name") or "")))]
+    if wheels:
+        return {"image": slim, "reason": "wheels", "wheels": ", ".join(wheels), "python": python}
+    toolkits = ((snapshot.get("cuda_toolkits") or {}).get("value")) or []
+    cuda = next((str(t.get("version")) for t in toolkits if isinstance(t, dict) and t.get("version")), None)
+    if not cuda:
+        return {"image": slim, "reason": "no_cuda", "python": python}
+    view = SnapshotView(target)
+    wanted = major_minor(cuda)
+    for release in sorted(kb.images()["nvidia_cuda"]["release"], key=lambda r: _order(r["version"]), reverse=True):
+        if major_minor(release["version"]) != wanted or "runtime" not in release["flavors"]:
+            continue
+        image = describe(f"nvidia/cuda:{release['version']}-runtime-{release['os'][-1]}", kb)
+        if image is not None and image.cuda and _judge(view, image, kb)[0] == compat.RUNS:
+            return {"image": f"{image.family}:{image.tag}", "reason": "cuda_image", "cuda": cuda, "python": python,
+                    "source": image.source}
+    return {"image": slim, "reason": "no_cuda_image", "cuda": cuda, "python": python}
