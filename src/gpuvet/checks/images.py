@@ -131,14 +131,18 @@ def _order(text: str) -> Tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", text))
 
 
-def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding], Optional[compat.Judgement]]:
-    """compat's status for the image on this machine, the findings, and the runtime judgement that decided it."""
+def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding], Optional[compat.Judgement], str]:
+    """compat's status for the image on this machine, the findings, the runtime judgement, and the status of the
+    driver alone (start and runtime, before the GPU's architecture is weighed)."""
     findings: List[Finding] = []
     status = compat.RUNS
     if image.requirement:
         start, found = requirement_findings(view, image.requirement, image.ref)
         findings += found
         status = start
+        if start == compat.UNKNOWN and (view.driver_version or view.driver_cuda_max):
+            findings.append(make("checks.image_brand_unknown", image=image.ref, requirement=image.requirement,
+                                 sources=(compat.CONTAINER_REQUIREMENT_SOURCE,)))
     host = model_host(view, kb)
     if image.cuda_compat:  # the image's own cuda-compat package lifts the runtime on eligible GPUs
         host = dataclasses.replace(host, compat=image.cuda)
@@ -153,7 +157,15 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
         status = compat.FAILS
     elif runtime is not None and runtime.status == compat.UNKNOWN and status == compat.RUNS:
         status = compat.UNKNOWN
-    return status, findings, runtime
+    driver_status = status
+    for label, gpu in model_gpus(view, kb):
+        if gpu.cc and kb.cuda_supports_cc(image.cuda or "", gpu.cc) is False:
+            # The image's libraries come from a toolkit that cannot compile for this GPU: whether they run on it
+            # depends on the PTX they carry, which the data does not list.
+            findings.append(make("checks.image_gpu_newer", image=image.ref, gpu=label, cc=gpu.cc,
+                                 cuda=major_minor(image.cuda), sources=(image.source,)))
+            status = compat.UNKNOWN if status == compat.RUNS else status
+    return status, findings, runtime, driver_status
 
 
 def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement) -> Optional[Finding]:
@@ -200,7 +212,7 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
         finding = make("checks.image_tag_unknown", image=ref, known=", ".join(known) or "-",
                        sources=(kb.images()["nvidia_cuda" if image and image.family == "nvidia/cuda" else "ngc"]["source"],))
         return TargetResult(text, None, (Link("image", Verdict.UNKNOWN, ref, msg("link.image_listed")),), (finding,))
-    status, findings, runtime = _judge(view, image, kb)
+    status, findings, runtime, driver_status = _judge(view, image, kb)
     if runtime is not None:
         note = _runtime_finding(view, image, runtime)
         if note is not None:
@@ -209,16 +221,16 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
         better = newest_fitting(view, image, kb)
         if better is not None:
             findings = [_choose(f, better) if f.verdict is Verdict.FAIL else f for f in findings]
-    elif status == compat.UNKNOWN and image.requirement and view.driver_version:
-        findings.append(make("checks.image_brand_unknown", image=ref, requirement=image.requirement,
-                             sources=(compat.CONTAINER_REQUIREMENT_SOURCE,)))
-    verdict = {compat.RUNS: Verdict.PASS, compat.FAILS: Verdict.FAIL}.get(status, Verdict.UNKNOWN)
+    verdict = {compat.RUNS: Verdict.PASS, compat.FAILS: Verdict.FAIL}.get(driver_status, Verdict.UNKNOWN)
     shown = view.driver_version or (f"CUDA {view.driver_cuda_max}" if view.driver_cuda_max else msg("link.not_provided"))
-    chain = (Link("image", Verdict.PASS, f"CUDA {image.cuda}" + "".join(f", {k} {v}" for k, v in image.facts
+    chain: Tuple[Link, ...] = (Link("image", Verdict.PASS, f"CUDA {image.cuda}" + "".join(f", {k} {v}" for k, v in image.facts
                                                                        if k != "driver"), None, image.source),
              Link("driver", verdict, shown, f"CUDA {major_minor(image.cuda)}" + (
                  f" ({image.requirement.split(' ', 1)[0]} or a listed driver branch)" if image.requirement and " " in
                  image.requirement else "")))
+    if any(f.code == "gpu_unsupported_by_cuda" for f in findings):
+        chain += (Link("gpu", Verdict.UNKNOWN, ", ".join(str(g.cc) for _, g in model_gpus(view, kb)),
+                       msg("link.image_gpu", cuda=major_minor(image.cuda))),)
     return TargetResult(text, f"{image.family}:{image.tag}", chain, tuple(findings))
 
 
