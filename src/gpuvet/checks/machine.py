@@ -90,14 +90,29 @@ def requirement_findings(view: SnapshotView, expression: str, image: Any) -> Tup
     brands = [str(g["brand"]) for g in gpus] if gpus and all(g.get("brand") for g in gpus) else []
     ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
     verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
-    facts: Dict[str, Any] = dict(image=image, requirement=expression, driver=driver or "?", cuda=cuda or "?",
+    shown = _requirement_shown(expression)
+    facts: Dict[str, Any] = dict(image=image, requirement=shown, driver=driver or "?", cuda=cuda or "?",
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
     if verdict.status == compat.FAILS:
-        return verdict.status, [make("checks.image_requirement", failed=", ".join(verdict.failed), expected=expression,
+        failed = ", ".join(verdict.failed) if len(verdict.failed) <= 4 else \
+            "%s, and the brand or driver of every other clause" % verdict.failed[0]
+        return verdict.status, [make("checks.image_requirement", failed=failed, expected=shown,
                                      actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
     if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
         return verdict.status, [make("checks.image_requirement_branch", met=verdict.met, **facts)]
     return verdict.status, []
+
+
+def _requirement_shown(expression: str) -> str:
+    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) as its first
+    alternative and a summary of the rest; a short one as it is."""
+    alternatives = expression.split()
+    if len(alternatives) <= 4:
+        return expression
+    branches = sorted({m for a in alternatives for m in re.findall(r"driver>=(\d+)", a)}, key=int)
+    brands = list(dict.fromkeys(m for a in alternatives for m in re.findall(r"brand=([a-z]+)", a)))
+    return "%s, or one of %d brand and driver-branch clauses (branches %s; brands %s)" % (
+        alternatives[0], len(alternatives) - 1, ", ".join("R" + b for b in branches), ", ".join(brands))
 
 
 def _version_before(version: Any, floor: str) -> Any:
