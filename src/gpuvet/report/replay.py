@@ -114,10 +114,13 @@ def dockerfile(capture: Mapping[str, Any], base: Optional[Mapping[str, Any]] = N
     lines.append("# Run it with `docker run --gpus all ...` on a host whose driver `gpuvet replay` accepts.")
     lines.append("FROM %s" % base["image"])
     if base.get("reason") == "cuda_image":
-        lines.append("RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip"
-                     " && rm -rf /var/lib/apt/lists/*")
-        lines += ["COPY requirements.txt /tmp/requirements.txt",
-                  "RUN python3 -m pip install --no-cache-dir -r /tmp/requirements.txt"]
+        # A virtual environment: Ubuntu 24.04 marks its system Python externally managed (PEP 668), so a plain
+        # pip install there stops; a venv works the same on 20.04, 22.04 and 24.04.
+        lines.append("RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv"
+                     " && rm -rf /var/lib/apt/lists/* && python3 -m venv /opt/venv")
+        lines += ["ENV PATH=/opt/venv/bin:$PATH",
+                  "COPY requirements.txt /tmp/requirements.txt",
+                  "RUN pip install --no-cache-dir -r /tmp/requirements.txt"]
     else:
         lines += ["COPY requirements.txt /tmp/requirements.txt",
                   "RUN pip install --no-cache-dir -r /tmp/requirements.txt"]
