@@ -56,6 +56,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     # start that hangs on the GPU brand the snapshot lacks
     "checks.image_runtime": ("driver_too_old", "driver", FAIL),
     "checks.image_tag_unknown": ("unknown_version", "framework", WARN),
+    "checks.image_unsourced": ("unknown_version", "framework", WARN),
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),

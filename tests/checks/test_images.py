@@ -101,6 +101,24 @@ def test_a_tag_the_data_does_not_list_is_unknown_and_named():
     assert _result(H100_550_Q, "nvcr.io/nvidia/pytorch:24.05-py3").verdict.value == "unknown"  # notes not read
 
 
+def test_ngc_tags_carry_the_suffixes_their_notes_name():
+    # TensorFlow 21.05's notes: "Container image 21.05-tf1-py3 and 21.05-tf2-py3 contains Python 3.8", CUDA 11.3.0
+    assert _result(H100_550_Q, "nvcr.io/nvidia/tensorflow:21.05-tf2-py3").resolved == "nvcr.io/nvidia/tensorflow:21.05-tf2-py3"
+    unknown = _result(H100_550_Q, "nvcr.io/nvidia/tensorflow:21.05-py3")
+    assert unknown.verdict.value == "unknown" and "21.05-tf2-py3" in render(unknown.findings[0].detail, "en")
+    # MXNet 24.05: CUDA 12.4.1, which a 550 driver (CUDA 12.4) serves without any compatibility package
+    mxnet = _result(H100_550_Q, "nvcr.io/nvidia/mxnet:24.05-py3")
+    assert mxnet.verdict.value == "pass" and not {"forward_compat", "minor_version_compat"} & {f.code for f in mxnet.findings}
+
+
+def test_a_vllm_image_is_unknown_and_points_to_the_release_wheel():
+    result = _result(H100_550_Q, "vllm/vllm-openai:v0.6.3")
+    assert result.verdict.value == "unknown"
+    (finding,) = result.findings
+    assert finding.fix.commands == ("gpuvet check vllm==0.6.3",)  # a release kb/data/frameworks/vllm.toml lists
+    assert _result(H100_550_Q, "vllm/vllm-openai:latest").findings[0].fix.commands == ()
+
+
 def test_the_data_reads_as_the_runtime_reads_it():
     """Every clause parses with the runtime's grammar, and the facts the rows above rest on are in the data."""
     kb = load()

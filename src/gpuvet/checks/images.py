@@ -24,8 +24,9 @@ from gpuvet.snapshot import SnapshotView
 PREFIX = "image:"
 # nvidia/cuda tags: "<X.Y.Z>-<flavor>-<os>" (NVIDIA's doc/supported-tags.md)
 _CUDA_TAG = re.compile(r"^(?P<version>\d+\.\d+\.\d+)-(?P<flavor>[a-z0-9]+(?:-[a-z]+)?)-(?P<os>[a-z]+\d+(?:\.\d+)?)$")
-# NGC framework containers: "<YY.MM>-py3" (and "-tf2-py3"-style variants, not listed in the data)
-_NGC_TAG = re.compile(r"^(?P<version>\d{2}\.\d{2})-py3$")
+# NGC framework containers: "<YY.MM>-<suffix>", the suffixes each release's notes name ("py3", "tf2-py3" ...)
+_NGC_TAG = re.compile(r"^(?P<version>\d{2}\.\d{2})-(?P<suffix>[a-z0-9-]+)$")
+VLLM = "vllm/vllm-openai"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +65,8 @@ def family_of(ref: str, kb: Any) -> Optional[str]:
     data = kb.images()
     if name in ("nvidia/cuda", "nvcr.io/nvidia/cuda"):
         return "nvidia/cuda"
+    if name == data.get("vllm_openai", {}).get("repository"):
+        return VLLM
     frameworks = {str(r["framework"]) for r in data.get("ngc", {}).get("release", [])}
     if name.startswith("nvcr.io/nvidia/") and name.rsplit("/", 1)[-1] in frameworks:
         return name
@@ -91,10 +94,13 @@ def describe(ref: str, kb: Any) -> Optional[Image]:
                     return Image(ref, family, tag, release["version"], requirement, bool(release.get("cuda_compat")),
                                  (), source)
         return Image(ref, family, tag, None)
+    if family == VLLM:
+        return Image(ref, family, tag, None)
     found = _NGC_TAG.match(tag)
     framework = name.rsplit("/", 1)[-1]
     for release in data["ngc"]["release"]:
-        if found and release["framework"] == framework and release["version"] == found.group("version"):
+        if found and release["framework"] == framework and release["version"] == found.group("version") \
+                and found.group("suffix") in release.get("tags", ["py3"]):
             facts = tuple((key, str(release[key])) for key in ("framework_version", "cudnn", "nccl", "python", "driver")
                           if release.get(key))
             return Image(ref, family, tag, str(release["cuda"]), None, True, facts, str(release["source"]))
@@ -116,11 +122,13 @@ def _tags(image: Image, kb: Any) -> List[Image]:
                 described = describe(f"nvidia/cuda:{tag}", kb)
                 if described is not None:
                     found.append(described)
-    else:
+    elif image.family != VLLM:
         framework = image.family.rsplit("/", 1)[-1]
+        shape = _NGC_TAG.match(image.tag)
+        suffix = shape.group("suffix") if shape else "py3"
         for release in data["ngc"]["release"]:
-            if release["framework"] == framework:
-                described = describe(f"{image.family}:{release['version']}-py3", kb)
+            if release["framework"] == framework and suffix in release.get("tags", ["py3"]):
+                described = describe(f"{image.family}:{release['version']}-{suffix}", kb)
                 if described is not None:
                     found.append(described)
     return sorted(found, key=lambda i: _order(i.tag.split("-", 1)[0]), reverse=True)
@@ -203,15 +211,32 @@ def _choose(finding: Finding, better: Image) -> Finding:
     return dataclasses.replace(finding, fix=Fix(summary, commands))
 
 
+def _unknown_tag(image: Optional[Image], ref: str, kb: Any) -> Finding:
+    """The finding for a tag of a known family that the data does not describe."""
+    data = kb.images()
+    if image is not None and image.family == VLLM:
+        release = image.tag[1:] if image.tag.startswith("v") else image.tag
+        framework = kb.framework("vllm")
+        known = framework is not None and any(r.version == release for r in framework.releases)
+        return make("checks.image_unsourced", image=ref, release=release,
+                    commands=(f"gpuvet check vllm=={release}",) if known else (), sources=(data["vllm_openai"]["source"],))
+    known_tags = [i.tag for i in (_tags(image, kb) if image is not None else [])][:5]
+    if not known_tags and image is not None and image.family != "nvidia/cuda":  # another suffix: name them all
+        framework = image.family.rsplit("/", 1)[-1]
+        known_tags = ["%s-%s" % (r["version"], s) for r in data["ngc"]["release"] if r["framework"] == framework
+                      for s in r.get("tags", ["py3"])][:5]
+    table = "nvidia_cuda" if image is not None and image.family == "nvidia/cuda" else "ngc"
+    return make("checks.image_tag_unknown", image=ref, known=", ".join(known_tags) or "-",
+                sources=(data[table]["source"],))
+
+
 def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
     """The check of one ``image:REF`` target whose family the knowledge base knows (see ``describe``)."""
     image = describe(ref, kb)
     text = PREFIX + ref
     if image is None or image.cuda is None:
-        known = [i.tag for i in (_tags(image, kb) if image is not None else [])][:5]
-        finding = make("checks.image_tag_unknown", image=ref, known=", ".join(known) or "-",
-                       sources=(kb.images()["nvidia_cuda" if image and image.family == "nvidia/cuda" else "ngc"]["source"],))
-        return TargetResult(text, None, (Link("image", Verdict.UNKNOWN, ref, msg("link.image_listed")),), (finding,))
+        return TargetResult(text, None, (Link("image", Verdict.UNKNOWN, ref, msg("link.image_listed")),),
+                            (_unknown_tag(image, ref, kb),))
     status, findings, runtime, driver_status = _judge(view, image, kb)
     if runtime is not None:
         note = _runtime_finding(view, image, runtime)
