@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from gpuvet.checks import run_checks
-from gpuvet.checks.images import describe, replay_base
+from gpuvet.checks.images import replay_base
+from gpuvet.kb.images import describe
 from gpuvet.cli import main
 from gpuvet.i18n import render
 from gpuvet.ingest import detect_kind, parse
@@ -171,3 +172,11 @@ def test_replay_bases_a_system_cuda_on_an_nvidia_cuda_tag_the_target_runs():
     assert base["image"] == "nvidia/cuda:12.4.1-runtime-ubuntu22.04" and base["reason"] == "cuda_image"
     # R450 runs no CUDA 12.4 tag (no clause for it, below CUDA 12's floor): a Python image, and the comment says why
     assert replay_base(capture, _snapshot(T4_450), load())["reason"] == "no_cuda_image"
+
+
+def test_a_project_dockerfile_on_a_known_base_image_checks_that_image():
+    from gpuvet.ingest.project import read_dockerfile
+
+    declared = read_dockerfile("FROM nvidia/cuda:12.6.3-cudnn-runtime-ubuntu22.04 AS base\nFROM ubuntu:22.04\n")
+    assert declared.targets == ["image:nvidia/cuda:12.6.3-cudnn-runtime-ubuntu22.04"]
+    assert declared.skipped == [("FROM ubuntu:22.04", "a base image gpuvet does not read")]

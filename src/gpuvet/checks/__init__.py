@@ -130,19 +130,19 @@ def run_checks(
 
         kb = kb_module.load()
     view = SnapshotView(snapshot)
-    images = [text for text in (targets or []) if text.startswith(IMAGE_PREFIX)]
-    parsed = [parse_target(text) for text in (targets or []) if not text.startswith(IMAGE_PREFIX)]
-    if not parsed and not images:
-        parsed = [parse_target(text) for text in installed_targets(view, kb)]
-    results = tuple(check_target(view, target, kb) for target in parsed)
-    results += tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) for text in images)
+    given = list(targets or []) or installed_targets(view, kb)
+    # image:REF targets are judged as images; the others, parsed, also feed the checks of several targets together
+    parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
+    builds = iter(parsed)
+    results = tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
+                    else check_target(view, next(builds), kb) for text in given)
     return CheckReport(
         snapshot=snapshot,
         targets=results,
         machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)
                       + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)
                       + damage_findings(view) + shm_findings(view)),
-        together=tuple(together_findings(view, parsed, results, kb)),
+        together=tuple(together_findings(view, parsed, [r for r in results if not r.target.startswith(IMAGE_PREFIX)], kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,
         kb_overlay=getattr(kb, "overlay", None),
