@@ -73,7 +73,7 @@ def image_to_target(argument: str) -> str:
         return target
     if describe(ref, load()) is not None:
         return argument
-    raise UsageError(f"{argument}: gpuvet reads the tags of pytorch/pytorch, nvidia/cuda and NGC framework images only"
+    raise UsageError(f"{argument}: gpuvet reads the tags of pytorch/pytorch, nvidia/cuda, NGC framework and vLLM images only"
                      " (REPOSITORY:TAG, no digest)",
                      hint="for another image, paste its `docker image inspect IMAGE` with --from")
 
