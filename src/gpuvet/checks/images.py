@@ -134,9 +134,9 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
     shown = view.driver_version or (f"CUDA {view.driver_cuda_max}" if view.driver_cuda_max else msg("link.not_provided"))
     chain: Tuple[Link, ...] = (Link("image", Verdict.PASS, f"CUDA {image.cuda}" + "".join(f", {k} {v}" for k, v in image.facts
                                                                        if k != "driver"), None, image.source),
-             Link("driver", verdict, shown, f"CUDA {major_minor(image.cuda)}" + (
-                 f" ({image.requirement.split(' ', 1)[0]} or a listed driver branch)" if image.requirement and " " in
-                 image.requirement else "")))
+             Link("driver", verdict, shown, msg("link.image_driver", cuda=major_minor(image.cuda),
+                                                first=image.requirement.split(" ", 1)[0])
+                  if image.requirement and " " in image.requirement else f"CUDA {major_minor(image.cuda)}"))
     if any(f.code == "gpu_unsupported_by_cuda" for f in findings):
         chain += (Link("gpu", Verdict.UNKNOWN, ", ".join(str(g.cc) for _, g in model_gpus(view, kb)),
                        msg("link.image_gpu", cuda=major_minor(image.cuda))),)

@@ -91,11 +91,12 @@ def requirement_findings(view: SnapshotView, expression: str, image: Any) -> Tup
     ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
     verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
     shown = _requirement_shown(expression)
-    facts: Dict[str, Any] = dict(image=image, requirement=shown, driver=driver or "?", cuda=cuda or "?",
+    said = shown if shown == expression else msg("checks.image_requirement.summary", **_requirement_parts(expression))
+    facts: Dict[str, Any] = dict(image=image, requirement=said, driver=driver or "?", cuda=cuda or "?",
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
     if verdict.status == compat.FAILS:
-        failed = ", ".join(verdict.failed) if len(verdict.failed) <= 4 else \
-            "%s, and the brand or driver of every other clause" % verdict.failed[0]
+        failed: Any = ", ".join(verdict.failed) if len(verdict.failed) <= 4 else \
+            msg("checks.image_requirement.failed_many", first=verdict.failed[0])
         return verdict.status, [make("checks.image_requirement", failed=failed, expected=shown,
                                      actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
     if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
@@ -103,16 +104,20 @@ def requirement_findings(view: SnapshotView, expression: str, image: Any) -> Tup
     return verdict.status, []
 
 
-def _requirement_shown(expression: str) -> str:
-    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) as its first
-    alternative and a summary of the rest; a short one as it is."""
+def _requirement_parts(expression: str) -> Dict[str, Any]:
     alternatives = expression.split()
-    if len(alternatives) <= 4:
-        return expression
     branches = sorted({m for a in alternatives for m in re.findall(r"driver>=(\d+)", a)}, key=int)
     brands = list(dict.fromkeys(m for a in alternatives for m in re.findall(r"brand=([a-z]+)", a)))
-    return "%s, or one of %d brand and driver-branch clauses (branches %s; brands %s)" % (
-        alternatives[0], len(alternatives) - 1, ", ".join("R" + b for b in branches), ", ".join(brands))
+    return dict(first=alternatives[0], count=len(alternatives) - 1, branches=", ".join("R" + b for b in branches),
+                brands=", ".join(brands))
+
+
+def _requirement_shown(expression: str) -> str:
+    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) as its first
+    alternative and a summary of the rest (the ``expected`` field); a short one as it is."""
+    if len(expression.split()) <= 4:
+        return expression
+    return "{first} | {count} clauses: branches {branches}; brands {brands}".format(**_requirement_parts(expression))
 
 
 def _version_before(version: Any, floor: str) -> Any:
