@@ -180,3 +180,14 @@ def test_a_project_dockerfile_on_a_known_base_image_checks_that_image():
     declared = read_dockerfile("FROM nvidia/cuda:12.6.3-cudnn-runtime-ubuntu22.04 AS base\nFROM ubuntu:22.04\n")
     assert declared.targets == ["image:nvidia/cuda:12.6.3-cudnn-runtime-ubuntu22.04"]
     assert declared.skipped == [("FROM ubuntu:22.04", "a base image gpuvet does not read")]
+
+
+def test_an_image_beside_a_framework_target_under_uv(capsys):
+    """--installer uv weighs the framework targets only; the image is judged as an image beside them."""
+    code = main(["check", "--installer", "uv", "--no-network", "--from", str(FIXTURES / H100_550_Q),
+                 "image:nvidia/cuda:12.4.1-runtime-ubuntu22.04", "torch==2.5.1", "-f", "json"])
+    import json
+
+    document = json.loads(capsys.readouterr().out)
+    assert [t["target"] for t in document["targets"]] == ["image:nvidia/cuda:12.4.1-runtime-ubuntu22.04", "torch==2.5.1"]
+    assert code in (0, 1) and document["targets"][0]["verdict"] == "pass"

@@ -121,7 +121,8 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.kb import load
         from gpuvet.snapshot import SnapshotView
 
-        notes = uv_auto_findings(SnapshotView(report.snapshot), [parse_target(t) for t in targets], load())
+        builds = [parse_target(t) for t in targets if not t.startswith("image:")]
+        notes = uv_auto_findings(SnapshotView(report.snapshot), builds, load())
         report = with_installer(report, args.installer)  # the notes' own commands are uv's already
         report = dataclasses.replace(report, machine=report.machine + tuple(notes))
     if prolog:
