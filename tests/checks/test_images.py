@@ -14,18 +14,19 @@ Facts each row rests on, from their sources:
 - Product Brand: "NVIDIA" for the H100 NVL, "GeForce" for the GTX 1050 Ti and RTX 4090 (their nvidia-smi -q).
 """
 
+import json
 from pathlib import Path
 
 import pytest
 
 from gpuvet.checks import run_checks
 from gpuvet.checks.images import replay_base
-from gpuvet.kb.images import describe
 from gpuvet.cli import main
 from gpuvet.i18n import render
 from gpuvet.ingest import detect_kind, parse
 from gpuvet.kb import load
 from gpuvet.kb.compat import _CONSTRAINT
+from gpuvet.kb.images import describe
 from gpuvet.probe.facts import found
 from gpuvet.snapshot import merge_all
 
@@ -186,7 +187,7 @@ def test_an_image_beside_a_framework_target_under_uv(capsys):
     """--installer uv weighs the framework targets only; the image is judged as an image beside them."""
     code = main(["check", "--installer", "uv", "--no-network", "--from", str(FIXTURES / H100_550_Q),
                  "image:nvidia/cuda:12.4.1-runtime-ubuntu22.04", "torch==2.5.1", "-f", "json"])
-    import json
+
 
     document = json.loads(capsys.readouterr().out)
     assert [t["target"] for t in document["targets"]] == ["image:nvidia/cuda:12.4.1-runtime-ubuntu22.04", "torch==2.5.1"]
