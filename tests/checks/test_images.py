@@ -192,3 +192,9 @@ def test_an_image_beside_a_framework_target_under_uv(capsys):
     document = json.loads(capsys.readouterr().out)
     assert [t["target"] for t in document["targets"]] == ["image:nvidia/cuda:12.4.1-runtime-ubuntu22.04", "torch==2.5.1"]
     assert code in (0, 1) and document["targets"][0]["verdict"] == "pass"
+
+
+def test_the_gpu_brand_comes_from_nvidia_smi_q_text_and_xml():
+    """nvidia-smi -q prints "Product Brand", -q -x <product_brand>: what brand= clauses are matched against."""
+    assert {g["brand"] for g in _snapshot(RTX4090_550_Q)["gpus"]["value"]} == {"GeForce"}
+    assert [g["brand"] for g in _snapshot("nvidia-smi-q-x/a10g-1gpu_drv515.105.01.xml")["gpus"]["value"]] == ["NVIDIA"]
