@@ -37,6 +37,7 @@ H100_550 = "nvidia-smi/h100-nvl-2gpu_drv550.54.14.txt"  # the same machine witho
 RTX4090_550_Q = "nvidia-smi-q/rtx-4090-8gpu_drv550.127.05.txt"  # consumer, GeForce
 GTX1050TI_535_Q = "nvidia-smi-q/gtx-1050ti-1gpu_drv535.161.07.txt"  # consumer, GeForce
 H800_525_Q = "nvidia-smi-q/h800-gpu0-of-8_drv525.105.17.txt"  # data center on R525
+K80_375 = "nvidia-smi/tesla-k80-4gpu_drv375.66.txt"  # an nvidia-smi too old to print the driver's CUDA version
 
 
 def _snapshot(name):
@@ -80,6 +81,9 @@ def _fix(result):
     (RTX4090_550_Q, "nvcr.io/nvidia/pytorch:25.12-py3", "fail", {"driver_too_old"}, None,
      "CUDA 13.1 on a consumer GPU needs a 13.x driver; the other listed PyTorch releases (CUDA 10.x) cannot compile "
      "for compute capability 8.9, so none is proposed"),
+    (K80_375, "nvidia/cuda:12.4.1-runtime-ubuntu22.04", "fail", {"driver_too_old"}, None,
+     "nvidia-smi 375 prints no CUDA version: R375 serves CUDA 8.0 (driver table), below every cuda>= and clause; no "
+     "listed tag is that old"),
     (RTX4090_550_Q, "nvidia/cuda:11.0.3-base-ubuntu20.04", "unknown", {"gpu_unsupported_by_cuda"}, None,
      "the driver starts and runs CUDA 11.0, but CUDA 11.0 has no code generation for the Ada GPU (8.9)"),
 ])

@@ -29,7 +29,7 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
     findings: List[Finding] = []
     status = compat.RUNS
     if image.requirement:
-        start, found = requirement_findings(view, image.requirement, image.ref)
+        start, found = requirement_findings(view, image.requirement, image.ref, kb)
         findings += found
         status = start
         if start == compat.UNKNOWN and (view.driver_version or view.driver_cuda_max):
@@ -39,12 +39,12 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
     if image.cuda_compat:  # the image's own cuda-compat package lifts the runtime on eligible GPUs
         host = dataclasses.replace(host, compat=image.cuda)
     build = compat.Build(cuda=image.cuda, sass=None, ptx=None, own_kernels=False)
-    gpus = [gpu for _, gpu in model_gpus(view, kb)] or [compat.Gpu(name=None, cc=None)]
+    gpus = model_gpus(view, kb) or [("GPU", compat.Gpu(name=None, cc=None))]
     runtime: Optional[compat.Judgement] = None
-    for gpu in gpus:
+    for label, gpu in gpus:
         judged = compat.gpu_driver(gpu, host, kb) or compat.runtime_driver(build, gpu, host, kb)
         if runtime is None or judged.status == compat.FAILS:
-            runtime = judged
+            runtime = dataclasses.replace(judged, facts=dict(judged.facts, gpu=label))
     if runtime is not None and runtime.status == compat.FAILS:
         status = compat.FAILS
     elif runtime is not None and runtime.status == compat.UNKNOWN and status == compat.RUNS:
@@ -63,6 +63,14 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
 def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement) -> Optional[Finding]:
     driver = view.driver_version or f"CUDA {view.driver_cuda_max or '?'}"
     cuda = major_minor(image.cuda) or ""
+    if runtime.reason == "gpu_needs_newer_driver":  # the GPU itself is newer than the driver (rule 5)
+        return make("checks.gpu_needs_driver", gpu=runtime.facts["gpu"], driver=driver, first=runtime.facts["first"],
+                    driver_floor=runtime.facts["first"], family=runtime.facts["family"], branch=runtime.facts["branch"],
+                    expected=f"driver >= {runtime.facts['first']}", actual=driver, sources=runtime.sources)
+    if runtime.reason == "gpu_past_last_driver":
+        return make("checks.gpu_past_driver", gpu=runtime.facts["gpu"], driver=driver, family=runtime.facts["family"],
+                    last_branch=runtime.facts["last_branch"], expected=f"driver branch <= R{runtime.facts['last_branch']}",
+                    actual=driver, sources=runtime.sources)
     if runtime.status == compat.FAILS:
         facts = dict(runtime.facts)
         minimum = facts.get("minimum") or facts.get("first") or "?"
@@ -141,12 +149,6 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
         chain += (Link("gpu", Verdict.UNKNOWN, ", ".join(str(g.cc) for _, g in model_gpus(view, kb)),
                        msg("link.image_gpu", cuda=major_minor(image.cuda))),)
     return TargetResult(text, f"{image.family}:{image.tag}", chain, tuple(findings))
-
-
-def image_facts(image: Image) -> Dict[str, Any]:
-    """The image as plain data (JSON, the replay plan)."""
-    return {"image": f"{image.family}:{image.tag}", "cuda": image.cuda, "requirement": image.requirement,
-            "cuda_compat": image.cuda_compat, **dict(image.facts), "source": image.source}
 
 
 # A distribution that puts the CUDA runtime into site-packages (NVIDIA's runtime wheels, which the CUDA builds of

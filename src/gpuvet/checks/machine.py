@@ -65,7 +65,7 @@ def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
                  commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]
 
 
-def container_requirement_findings(view: SnapshotView) -> List[Finding]:
+def container_requirement_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
     """An image's NVIDIA_REQUIRE_CUDA (a pasted ``docker image inspect``) against the host driver, judged the way the
     NVIDIA container runtime judges it before it starts the container (gpuvet.kb.compat.container_requirement)."""
     env = view.value("env")
@@ -74,16 +74,19 @@ def container_requirement_findings(view: SnapshotView) -> List[Finding]:
     if str(env.get("NVIDIA_DISABLE_REQUIRE", "")).lower() in ("1", "true", "yes"):
         return []
     image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
-    return requirement_findings(view, str(env["NVIDIA_REQUIRE_CUDA"]), image)[1]
+    return requirement_findings(view, str(env["NVIDIA_REQUIRE_CUDA"]), image, kb)[1]
 
 
-def requirement_findings(view: SnapshotView, expression: str, image: Any) -> Tuple[str, List[Finding]]:
+def requirement_findings(view: SnapshotView, expression: str, image: Any, kb: Any = None) -> Tuple[str, List[Finding]]:
     """Whether the NVIDIA container runtime starts an image whose NVIDIA_REQUIRE_CUDA is ``expression`` on this host
     (compat's status: runs, fails or unknown) and the findings that say so; unknown with no finding when the snapshot
-    has no driver (the driver findings already say so)."""
+    has no driver (the driver findings already say so). Without nvidia-smi's "CUDA Version" the driver's CUDA comes
+    from the knowledge base's driver table, when given one."""
     from gpuvet.kb import compat
 
     driver, cuda = view.driver_version, view.driver_cuda_max
+    if not cuda and driver and kb is not None:
+        cuda = kb.cuda_for_driver(driver)
     if not driver and not cuda:
         return compat.UNKNOWN, []
     gpus = view.gpus
@@ -161,7 +164,7 @@ def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
 
 
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
-    findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view)
+    findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view, kb)
     findings += container_engine_findings(view, kb)
     from gpuvet.checks.platform import platform_findings
 
