@@ -91,8 +91,9 @@ def describe(ref: str, kb: Any) -> Optional[Image]:
     for release in data["ngc"]["release"]:
         if found and release["framework"] == framework and release["version"] == found.group("version") \
                 and found.group("suffix") in release.get("tags", ["py3"]):
-            facts = tuple((key, str(release[key])) for key in ("framework_version", "cudnn", "nccl", "python", "driver")
-                          if release.get(key))
+            names = {"framework_version": framework, "cudnn": "cuDNN", "nccl": "NCCL", "python": "Python",
+                     "driver": "driver"}  # product names, as the image link shows them
+            facts = tuple((names[key], str(release[key])) for key in names if release.get(key))
             return Image(ref, family, tag, str(release["cuda"]), None, True, facts, str(release["source"]))
     return Image(ref, family, tag, None)
 
