@@ -53,6 +53,13 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     # a container image's NVIDIA_REQUIRE_CUDA against the host driver (what the container runtime checks at start)
     "checks.image_requirement": ("driver_too_old", "driver", FAIL),
     "checks.image_requirement_branch": ("forward_compat", "driver", INFO),
+    # an image known by tag (check image:REF): its CUDA runtime on the host driver, a tag the data does not list, a
+    # start that hangs on the GPU brand the snapshot lacks
+    "checks.image_runtime": ("driver_too_old", "driver", FAIL),
+    "checks.image_tag_unknown": ("unknown_version", "framework", WARN),
+    "checks.image_unsourced": ("unknown_version", "framework", WARN),
+    "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
+    "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),

@@ -14,6 +14,8 @@ from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
+from gpuvet.checks.images import PREFIX as IMAGE_PREFIX
+from gpuvet.checks.images import image_result
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
@@ -128,17 +130,19 @@ def run_checks(
 
         kb = kb_module.load()
     view = SnapshotView(snapshot)
-    parsed = [parse_target(text) for text in (targets or [])]
-    if not parsed:
-        parsed = [parse_target(text) for text in installed_targets(view, kb)]
-    results = tuple(check_target(view, target, kb) for target in parsed)
+    given = list(targets or []) or installed_targets(view, kb)
+    # image:REF targets are judged as images; the others, parsed, also feed the checks of several targets together
+    parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
+    builds = iter(parsed)
+    results = tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
+                    else check_target(view, next(builds), kb) for text in given)
     return CheckReport(
         snapshot=snapshot,
         targets=results,
         machine=tuple(machine_findings(view, kb) + conflict_findings(view) + network_findings(view)
                       + disk_findings(view, parsed if targets else ()) + kb_age_findings(snapshot, kb)
                       + damage_findings(view) + shm_findings(view)),
-        together=tuple(together_findings(view, parsed, results, kb)),
+        together=tuple(together_findings(view, parsed, [r for r in results if not r.target.startswith(IMAGE_PREFIX)], kb)),
         kb_version=kb.version,
         kb_updated=kb.updated,
         kb_overlay=getattr(kb, "overlay", None),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 from gpuvet.findings import FAIL, make
 from gpuvet.models import Finding, Message, msg
@@ -65,33 +65,62 @@ def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
                  commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]
 
 
-def container_requirement_findings(view: SnapshotView) -> List[Finding]:
+def container_requirement_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
     """An image's NVIDIA_REQUIRE_CUDA (a pasted ``docker image inspect``) against the host driver, judged the way the
     NVIDIA container runtime judges it before it starts the container (gpuvet.kb.compat.container_requirement)."""
-    from gpuvet.kb import compat
-
     env = view.value("env")
     if not isinstance(env, dict) or not env.get("NVIDIA_REQUIRE_CUDA"):
         return []
     if str(env.get("NVIDIA_DISABLE_REQUIRE", "")).lower() in ("1", "true", "yes"):
         return []
+    image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
+    return requirement_findings(view, str(env["NVIDIA_REQUIRE_CUDA"]), image, kb)[1]
+
+
+def requirement_findings(view: SnapshotView, expression: str, image: Any, kb: Any = None) -> Tuple[str, List[Finding]]:
+    """Whether the NVIDIA container runtime starts an image whose NVIDIA_REQUIRE_CUDA is ``expression`` on this host
+    (compat's status: runs, fails or unknown) and the findings that say so; unknown with no finding when the snapshot
+    has no driver (the driver findings already say so). Without nvidia-smi's "CUDA Version" the driver's CUDA comes
+    from the knowledge base's driver table, when given one."""
+    from gpuvet.kb import compat
+
     driver, cuda = view.driver_version, view.driver_cuda_max
+    if not cuda and driver and kb is not None:
+        cuda = kb.cuda_for_driver(driver)
     if not driver and not cuda:
-        return []  # no host to judge it against: the driver findings already say so
+        return compat.UNKNOWN, []
     gpus = view.gpus
     brands = [str(g["brand"]) for g in gpus] if gpus and all(g.get("brand") for g in gpus) else []
     ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
-    expression = str(env["NVIDIA_REQUIRE_CUDA"])
     verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
-    image = view.fact("env").get("image") or msg("checks.image_requirement.the_image")
-    facts: Dict[str, Any] = dict(image=image, requirement=expression, driver=driver or "?", cuda=cuda or "?",
+    shown = _requirement_shown(expression)
+    said = shown if shown == expression else msg("checks.image_requirement.summary", **_requirement_parts(expression))
+    facts: Dict[str, Any] = dict(image=image, requirement=said, driver=driver or "?", cuda=cuda or "?",
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
     if verdict.status == compat.FAILS:
-        return [make("checks.image_requirement", failed=", ".join(verdict.failed), expected=expression,
-                     actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
+        failed: Any = ", ".join(verdict.failed) if len(verdict.failed) <= 4 else \
+            msg("checks.image_requirement.failed_many", first=verdict.failed[0])
+        return verdict.status, [make("checks.image_requirement", failed=failed, expected=shown,
+                                     actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
     if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
-        return [make("checks.image_requirement_branch", met=verdict.met, **facts)]
-    return []
+        return verdict.status, [make("checks.image_requirement_branch", met=verdict.met, **facts)]
+    return verdict.status, []
+
+
+def _requirement_parts(expression: str) -> Dict[str, Any]:
+    alternatives = expression.split()
+    branches = sorted({m for a in alternatives for m in re.findall(r"driver>=(\d+)", a)}, key=int)
+    brands = list(dict.fromkeys(m for a in alternatives for m in re.findall(r"brand=([a-z]+)", a)))
+    return dict(first=alternatives[0], count=len(alternatives) - 1, branches=", ".join("R" + b for b in branches),
+                brands=", ".join(brands))
+
+
+def _requirement_shown(expression: str) -> str:
+    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) as its first
+    alternative and a summary of the rest (the ``expected`` field); a short one as it is."""
+    if len(expression.split()) <= 4:
+        return expression
+    return "{first} | {count} clauses: branches {branches}; brands {brands}".format(**_requirement_parts(expression))
 
 
 def _version_before(version: Any, floor: str) -> Any:
@@ -135,7 +164,7 @@ def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
 
 
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
-    findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view)
+    findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view, kb)
     findings += container_engine_findings(view, kb)
     from gpuvet.checks.platform import platform_findings
 

@@ -23,7 +23,8 @@ def is_live_probe(args: argparse.Namespace) -> bool:
 
 def project_targets(folder: str, snapshot) -> dict:
     """The frameworks a project declares, as check targets: its requirements that name a framework the knowledge
-    base covers (numpy or transformers are not a build to judge); the rest are listed as not judged."""
+    base covers (numpy or transformers are not a build to judge) and the base images it knows by tag; the rest are
+    listed as not judged."""
     from gpuvet.checks.targets import parse_target
     from gpuvet.kb import load
     from gpuvet.snapshot import SnapshotView
@@ -32,7 +33,8 @@ def project_targets(folder: str, snapshot) -> dict:
     python = SnapshotView(snapshot).python_version
     declared = read_project(folder, python)
     kb = load()
-    judged = [t for t in declared["targets"] if kb.framework(parse_target(t).name) is not None]
+    judged = [t for t in declared["targets"]
+              if t.startswith("image:") or kb.framework(parse_target(t).name) is not None]
     declared["not_judged"] = [t for t in declared["targets"] if t not in judged]
     declared["targets"] = judged
     return declared
@@ -57,15 +59,23 @@ def prolog_verdict(report, lang: str) -> int:
 
 
 def image_to_target(argument: str) -> str:
-    """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names."""
+    """``image:pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime`` -> the torch build the official tag names; an image of
+    a family the knowledge base knows by tag (nvidia/cuda, NGC containers) stays an ``image:`` target for the checks
+    (a tag it does not list is judged unknown there); any other reference is a usage error."""
     from gpuvet.errors import UsageError
     from gpuvet.ingest.project import image_target
+    from gpuvet.kb import load
+    from gpuvet.kb.images import describe
 
-    target = image_target(argument[len("image:"):])
-    if target is None:
-        raise UsageError(f"{argument}: gpuvet reads the tags of the official pytorch/pytorch images only",
-                         hint="for another image, paste its `docker image inspect IMAGE` with --from")
-    return target
+    ref = argument[len("image:"):]
+    target = image_target(ref)
+    if target is not None:
+        return target
+    if describe(ref, load()) is not None:
+        return argument
+    raise UsageError(f"{argument}: gpuvet reads the tags of pytorch/pytorch, nvidia/cuda, NGC framework and vLLM images only"
+                     " (REPOSITORY:TAG, no digest)",
+                     hint="for another image, paste its `docker image inspect IMAGE` with --from")
 
 
 def with_platform(snapshot: dict, name: str) -> dict:
@@ -111,7 +121,8 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.kb import load
         from gpuvet.snapshot import SnapshotView
 
-        notes = uv_auto_findings(SnapshotView(report.snapshot), [parse_target(t) for t in targets], load())
+        builds = [parse_target(t) for t in targets if not t.startswith("image:")]
+        notes = uv_auto_findings(SnapshotView(report.snapshot), builds, load())
         report = with_installer(report, args.installer)  # the notes' own commands are uv's already
         report = dataclasses.replace(report, machine=report.machine + tuple(notes))
     if prolog:

@@ -26,7 +26,8 @@ def load_capture(path: str) -> Dict[str, Any]:
     return document
 
 
-def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list) -> list:
+def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list, target: Dict[str, Any]) -> list:
+    from gpuvet.checks.images import replay_base
     from gpuvet.cli.output import write_file
     from gpuvet.report.replay import dockerfile, environment_yml, plan_changes, requirements_txt
 
@@ -38,7 +39,7 @@ def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list) -> list:
         raise InputError(f"--emit {folder}: {exc.strerror or exc}", hint="give a folder gpuvet can create")
     files = {"requirements.txt": requirements_txt(capture, kb, changes),
              "environment.yml": environment_yml(capture, kb, changes),
-             "Dockerfile": dockerfile(capture)}
+             "Dockerfile": dockerfile(capture, replay_base(capture, target, kb))}
     written = []
     for name, content in files.items():
         path = os.path.join(folder, name)
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace, output: Any) -> int:
     here = gather_snapshot(args)
     report, summary = replay(capture, here, kb)
     lang = args.lang or "en"
-    files = emit(capture, args.emit, kb, summary["plan"]) if args.emit else []
+    files = emit(capture, args.emit, kb, summary["plan"], here) if args.emit else []
     document = envelope(capture={"file": args.capture, "captured_at": capture.get("captured_at"),
                                  "gpuvet_version": capture.get("gpuvet_version")},
                         differences=summary["differences"], not_known_here=summary["not_known_here"], targets=[target_to_dict(t, lang) for t in report.targets],

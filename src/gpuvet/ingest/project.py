@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.kb.images import PREFIX as IMAGE_PREFIX
+
 # A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
 # an index of PyTorch's builds (/whl/cu121), or its older find-links page (/whl/cu111/torch_stable.html)
 _VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\.\d+)*|xpu)(?:/|/torch_stable\.html)?$")
@@ -386,6 +388,16 @@ def image_target(image: str) -> Optional[str]:
     return "torch==%s+cu%s%s" % tag.group("version", "major", "minor") if tag else None
 
 
+def _known_image(image: str) -> Optional[bool]:
+    """True for a base image whose tag the knowledge base lists (nvidia/cuda, NGC containers), False for another tag
+    of such a family (vLLM's image too), None for any other image."""
+    from gpuvet.kb import load
+    from gpuvet.kb.images import describe
+
+    described = describe(image, load())
+    return None if described is None else described.cuda is not None
+
+
 def _pip_lines(arguments: str) -> List[str]:
     """The arguments of one ``pip install`` as the lines of a requirements file."""
     import shlex
@@ -408,7 +420,8 @@ def _pip_lines(arguments: str) -> List[str]:
 
 
 def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
-    """A Dockerfile: a ``FROM pytorch/pytorch:<version>-cuda<X.Y>-...`` base is that torch build; the ``pip install``
+    """A Dockerfile: a ``FROM pytorch/pytorch:<version>-cuda<X.Y>-...`` base is that torch build, a base the knowledge
+    base knows by tag (``nvidia/cuda:12.4.1-runtime-ubuntu22.04``) an ``image:`` target; the ``pip install``
     commands of its ``RUN`` lines are read as requirements (their ``-f``/``--index-url`` deciding the build); any other
     base image is listed as not read."""
     declared = Declared()
@@ -433,6 +446,10 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
             target = image_target(image)
             if target:
                 declared.targets.append(target)
+            elif _known_image(image) is True:
+                declared.targets.append(IMAGE_PREFIX + image)  # an image the knowledge base knows by tag
+            elif _known_image(image) is False:
+                declared.skipped.append(("FROM " + image, "a tag of this image the knowledge base does not list"))
             elif image.lower() not in stages:
                 declared.skipped.append(("FROM " + image, "a base image gpuvet does not read"))
             continue

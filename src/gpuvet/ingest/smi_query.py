@@ -118,6 +118,9 @@ def _gpu(node: Node) -> Dict[str, Any]:
     gpu["serial"] = na(value(fields, "Serial Number"))
     gpu["vbios"] = na(value(fields, "VBIOS Version"))
     gpu["architecture"] = na(value(fields, "Product Architecture"))
+    brand = na(value(fields, "Product Brand"))
+    if brand:
+        gpu["brand"] = brand  # what NVIDIA_REQUIRE_CUDA's brand= constraints are matched against
     gpu["persistence_mode"] = on_off(value(fields, "Persistence Mode"))
     gpu["mig_mode"] = mig_state(value(fields, "MIG Mode", "Current"), value(fields, "MIG Mode", "Pending"),
                                 child(fields, "MIG Mode") is not None)

@@ -286,6 +286,11 @@ class KnowledgeBase:
         that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
         return dict(_file("containers")["docker"])
 
+    def images(self) -> Dict[str, Any]:
+        """Container images known by tag (kb/data/images.toml): ``nvidia_cuda`` (its releases, each with the
+        NVIDIA_REQUIRE_CUDA clause set, OSes and flavors) and ``ngc`` (NGC framework container releases)."""
+        return dict(_file("images"))
+
     def uv_torch_backends(self) -> Dict[str, Any]:
         """How ``uv pip install torch --torch-backend=auto`` picks a PyTorch index (kb/data/installers.toml):
         ``linux`` lists (backend, minimum driver) in uv's order, ``source`` says where uv's code has it."""

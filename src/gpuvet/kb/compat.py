@@ -445,6 +445,11 @@ def _compare(have: str, op: str, want: str) -> Optional[bool]:
             "=": left == right, "==": left == right}[op]
 
 
+def _brand(name: str) -> str:
+    """nvidia-smi's "Product Brand" as NVIDIA_REQUIRE_CUDA spells it: "NVIDIA RTX" -> "nvidiartx", "Tesla" -> "tesla"."""
+    return "".join(str(name).lower().split())
+
+
 def container_requirement(expression: str, driver: Optional[str], driver_cuda: Optional[str],
                           brands: Sequence[str] = (), ccs: Sequence[str] = ()) -> RequirementVerdict:
     """Judge an image's ``NVIDIA_REQUIRE_CUDA`` (``cuda>=12.1 brand=tesla,driver>=470,driver<471 ...``) the way the
@@ -466,7 +471,7 @@ def container_requirement(expression: str, driver: Optional[str], driver_cuda: O
                 continue
             name, op, want = match.groups()
             if name == "brand":
-                holds = None if not brands else all(b.lower() == want for b in brands) if op in ("=", "==") else None
+                holds = None if not brands else all(_brand(b) == want for b in brands) if op in ("=", "==") else None
             elif name == "arch":
                 holds = None if not ccs else all(_compare(cc, op, want) for cc in ccs)
             else:

@@ -325,6 +325,9 @@ def _xml_gpu(position, node):
     driver_model = _xml(node, "driver_model/current_dm")
     if driver_model:
         gpu["driver_model"] = driver_model  # WDDM / TCC: a Windows host
+    brand = _xml(node, "product_brand")
+    if brand:
+        gpu["brand"] = brand  # what NVIDIA_REQUIRE_CUDA's brand= constraints are matched against
     power = node.find("gpu_power_readings")
     if power is None:
         power = node.find("power_readings")

@@ -91,17 +91,40 @@ def environment_yml(capture: Mapping[str, Any], kb: Any, changes: Optional[Mappi
     return "\n".join(out) + "\n"
 
 
-def dockerfile(capture: Mapping[str, Any]) -> str:
+def dockerfile(capture: Mapping[str, Any], base: Optional[Mapping[str, Any]] = None) -> str:
+    """The Dockerfile that rebuilds the capture; ``base`` is gpuvet.checks.images.replay_base's choice (a Python
+    image when the wheels carry CUDA, else an nvidia/cuda runtime tag the target driver runs), said in a comment."""
     python = _python(capture) or "3"
-    return "\n".join([
-        "# gpuvet replay: the captured environment in a container.",
-        "# The CUDA libraries come inside the wheels; the driver is the host's, mounted by the NVIDIA Container",
-        "# Toolkit: run it with `docker run --gpus all ...` on a host whose driver `gpuvet replay` accepts.",
-        "FROM python:%s-slim" % python,
-        "COPY requirements.txt /tmp/requirements.txt",
-        "RUN pip install --no-cache-dir -r /tmp/requirements.txt",
-        "",
-    ])
+    base = base or {"image": "python:%s-slim" % python, "reason": "wheels", "wheels": "?"}
+    why = {
+        "wheels": ["# The CUDA runtime comes inside the wheels (%s), so a Python image is the base; the driver is the"
+                   % base.get("wheels"),
+                   "# host's, mounted by the NVIDIA Container Toolkit."],
+        "no_cuda": ["# The capture names no CUDA toolkit and no CUDA runtime wheel: a Python image is the base."],
+        "no_cuda_image": ["# The capture had CUDA %s outside the wheels, but no nvidia/cuda tag of it that gpuvet lists"
+                          % base.get("cuda"),
+                          "# runs on the target driver: a Python image is the base; add the CUDA %s runtime yourself."
+                          % base.get("cuda")],
+        "cuda_image": ["# The capture had CUDA %s outside the wheels: %s is the newest nvidia/cuda runtime tag of it"
+                       % (base.get("cuda"), base.get("image")),
+                       "# that starts and runs on the target driver (gpuvet check image:%s says why)." % base.get("image"),
+                       "# Python is the image's Ubuntu python3 (the capture had Python %s)." % python],
+    }[str(base.get("reason"))]
+    lines = ["# gpuvet replay: the captured environment in a container."] + why
+    lines.append("# Run it with `docker run --gpus all ...` on a host whose driver `gpuvet replay` accepts.")
+    lines.append("FROM %s" % base["image"])
+    if base.get("reason") == "cuda_image":
+        # A virtual environment: Ubuntu 24.04 marks its system Python externally managed (PEP 668), so a plain
+        # pip install there stops; a venv works the same on 20.04, 22.04 and 24.04.
+        lines.append("RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-venv"
+                     " && rm -rf /var/lib/apt/lists/* && python3 -m venv /opt/venv")
+        lines += ["ENV PATH=/opt/venv/bin:$PATH",
+                  "COPY requirements.txt /tmp/requirements.txt",
+                  "RUN pip install --no-cache-dir -r /tmp/requirements.txt"]
+    else:
+        lines += ["COPY requirements.txt /tmp/requirements.txt",
+                  "RUN pip install --no-cache-dir -r /tmp/requirements.txt"]
+    return "\n".join(lines + [""])
 
 
 def render_text(document: Mapping[str, Any], lang: str = "en") -> str:
