@@ -71,7 +71,7 @@ def test_no_conda_form_says_so_and_runs_pip_inside_the_environment(kb, pip, why)
 
 def test_a_chain_keeps_its_comment_after_the_last_command(kb):
     written = as_conda("pip install torch==2.6.0 --index-url " + CU + "cu126 && pip install tensorrt_llm==0.17.0 "
-                       "--extra-index-url https://pypi.nvidia.com", kb)
+                       "--extra-index-url https://registry.invalid/simple", kb)
     commands, _, comment = written.partition("  # ")
     assert "#" not in commands and commands.count("python -m pip install") == 2 and comment
 
@@ -95,8 +95,8 @@ def test_pixi_forms(kb, pip, pixi):
 
 
 @pytest.mark.parametrize("pip, said", [
-    ("pip install tensorrt_llm==0.17.0 --extra-index-url https://pypi.nvidia.com",
-     "https://pypi.nvidia.com to [pypi-options] extra-index-urls"),
+    ("pip install tensorrt_llm==0.17.0 --extra-index-url https://registry.invalid/simple",
+     "https://registry.invalid/simple to [pypi-options] extra-index-urls"),
     ("pip install flash-attn==2.5.8 --no-build-isolation", "flash-attn in [pypi-options] no-build-isolation"),
     ("pip install torch==2.4.1 --no-deps", "no --no-deps"),
 ])
