@@ -3,6 +3,10 @@
 What differs (the facts ``fleet``/``diff`` compare), whether each captured build still runs there (the same checks as
 ``check``), and the smallest change when it does not: the same release in another build first, else the newest build
 that fits. Drift is any fact that differs or any captured build that does not pass.
+
+The capture also holds the SASS/PTX archs its distributions' binaries carry (``cuda_archs``): a GPU here that those
+archs cannot reach (``kb.compat.match_archs``, the one loading rule) is a difference even when the knowledge base's
+build of that release would run, and the plan names the build that covers it.
 """
 
 from __future__ import annotations
@@ -10,10 +14,13 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from gpuvet.checks import run_checks
+from gpuvet.checks.chain import model_gpus
 from gpuvet.checks.fleet import FIELD_NAMES, fingerprint
 from gpuvet.checks.resolve import first_fit
 from gpuvet.checks.targets import parse_target
+from gpuvet.kb.compat import match_archs, sort_archs
 from gpuvet.models import CheckReport
+from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
 
 # The machine's facts; what is installed in the environment (torch) is the lock's business, not a difference.
@@ -58,6 +65,30 @@ def _step(candidate: Any, change: str) -> Dict[str, str]:
             "name": candidate.framework.name, "version": pin}
 
 
+def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: SnapshotView,
+              kb: Any) -> List[Dict[str, Any]]:
+    """For each captured distribution whose binaries cannot run on a GPU here (one file the GPU cannot reach is
+    enough: its kernels would fail to load): {"target", "fact", "captured", "here"}. The target is the captured one
+    of that distribution (``torch==2.5.1+cu124``), else ``name==version``."""
+    groups = [(label, gpu.cc) for label, gpu in model_gpus(view, kb) if gpu.cc]  # unknown capability: not judged
+    by_name = {parse_target(t).name: t for t in targets}
+    gaps = []
+    for entry in lock:
+        files = [f for f in entry.get("cuda_archs") or [] if isinstance(f, dict) and (f.get("sass") or f.get("ptx"))]
+        for gpu, cc in groups:
+            short = [f for f in files if not match_archs(cc, list(f.get("sass") or []), list(f.get("ptx") or [])).runs]
+            if not short:
+                continue
+            carried = " ".join(sort_archs([a for f in short for a in list(f.get("sass") or []) + list(f.get("ptx") or [])]))
+            name = str(entry.get("name"))
+            gaps.append({"target": by_name.get(canonical_name(name), "%s==%s" % (name, entry.get("version"))),
+                         "fact": "cuda_archs " + name, "gpu": gpu, "cc": cc, "carried": carried,
+                         "captured": "%s (%s): %s" % (entry.get("version"), ", ".join(f["file"] for f in short), carried),
+                         "here": "%s (compute capability %s)" % (gpu, cc)})
+            break
+    return gaps
+
+
 def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: Any) -> "tuple[CheckReport, Dict[str, Any]]":
     """(the check report of the captured builds on ``target``, the replay summary)."""
     targets: Sequence[str] = list(capture.get("targets") or [])
@@ -69,4 +100,13 @@ def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: Any) -> "t
             plan.append({"target": result.target, "verdict": result.verdict.value,
                          "alternative": _alternative(view, result.target, kb)})
     changed, unknown = differences(capture.get("snapshot") or {}, target)
+    for gap in arch_gaps(list(capture.get("lock") or []), targets, view, kb):
+        changed.append({key: gap[key] for key in ("fact", "captured", "here")})
+        archs = {key: gap[key] for key in ("gpu", "cc", "carried")}
+        step = next((step for step in plan if step["target"] == gap["target"]), None)
+        if step is None:
+            plan.append({"target": gap["target"], "verdict": "fail", "archs": archs,
+                         "alternative": _alternative(view, gap["target"], kb)})
+        else:
+            step["archs"] = archs
     return report, {"differences": changed, "not_known_here": unknown, "plan": plan, "drift": bool(changed or plan)}

@@ -16,6 +16,9 @@ from gpuvet import __version__
 from gpuvet.cli.output import Output, printable
 from gpuvet.errors import ExitCode, GpuvetError
 
+# What --installer names (checks/installer.py writes each one's commands).
+INSTALLERS = ("pip", "uv", "conda", "pixi")
+
 FORMATS_REPORT = ("text", "json", "markdown", "html")
 # --format prometheus (node_exporter's textfile collector): the commands whose results are worth a time series
 FORMATS_METRICS = FORMATS_REPORT + ("prometheus",)
@@ -76,8 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--project", metavar="DIR", default=None,
                    help="also check the frameworks DIR declares (requirements*.txt with their index lines, pyproject.toml, "
                         "a conda environment.yml, Dockerfiles)")
-    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
-                   help="write the fixes' install commands for pip (default) or uv (uv pip install, --torch-backend)")
+    p.add_argument("--installer", choices=INSTALLERS, default="pip",
+                   help="write the fixes' install commands for pip (default), uv (uv pip install, --torch-backend), "
+                        "conda (PyTorch's conda packages where published, else pip inside the environment) or pixi "
+                        "(pixi add --pypi, system-requirements cuda)")
     p.add_argument("--platform", metavar="NAME", default=None,
                    help="the GPU rental platform this machine is on (a profile of kb/data/platforms.toml; an unknown name "
                         "lists them): a note on what its disks keep; found from documented evidence when not given")
@@ -89,8 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--driver", metavar="VERSION", help="assume this driver (planning before renting)")
     p.add_argument("--gpu", metavar="MODEL", help="assume this GPU model")
     p.add_argument("--python", metavar="VERSION", help="assume this Python version")
-    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
-                   help="write the install commands for pip (default) or uv (uv pip install, --torch-backend)")
+    p.add_argument("--installer", choices=INSTALLERS, default="pip",
+                   help="write the install commands for pip (default), uv, conda or pixi (as check --installer)")
 
     p = sub.add_parser("plan", help="what to rent for a workload")
     p.add_argument("--framework", required=True, metavar="TARGET")
@@ -102,8 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=None, metavar="N")
     p.add_argument("--platform", metavar="NAME", default=None,
                    help="the GPU rental platform you will rent on: its disks answer the storage questions")
-    p.add_argument("--installer", choices=("pip", "uv"), default="pip",
-                   help="write the install commands for pip (default) or uv (uv pip install, --torch-backend)")
+    p.add_argument("--installer", choices=INSTALLERS, default="pip",
+                   help="write the install commands for pip (default), uv, conda or pixi (as check --installer)")
     _add_report_options(p)
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")

@@ -15,13 +15,13 @@ def build_capture(args: argparse.Namespace) -> dict:
     from gpuvet.probe.collect import probe
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView
-    from gpuvet.sources.capture import lock_entries
+    from gpuvet.sources.capture import lock_entries, with_cuda_archs
     from gpuvet.sources.userfiles import read_user_text
 
     snapshot = probe(binaries=True)
     kb = kb_module.load()
     document = envelope(kind="capture", captured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                        snapshot=snapshot, lock=lock_entries(),
+                        snapshot=snapshot, lock=with_cuda_archs(lock_entries(), SnapshotView(snapshot).binaries),
                         targets=installed_targets(SnapshotView(snapshot), kb))
     if getattr(args, "smoke", None):
         import json

@@ -115,16 +115,19 @@ def run(args: argparse.Namespace, output) -> int:
 
         found = project_findings(project, SnapshotView(snapshot), load())
         report = dataclasses.replace(report, project=project, machine=report.machine + tuple(found))
-    if getattr(args, "installer", "pip") != "pip":
+    installer = getattr(args, "installer", "pip")
+    if installer != "pip":
         from gpuvet.checks.installer import uv_auto_findings, with_installer
         from gpuvet.checks.targets import parse_target
         from gpuvet.kb import load
         from gpuvet.snapshot import SnapshotView
 
-        builds = [parse_target(t) for t in targets if not t.startswith("image:")]
-        notes = uv_auto_findings(SnapshotView(report.snapshot), builds, load())
-        report = with_installer(report, args.installer)  # the notes' own commands are uv's already
-        report = dataclasses.replace(report, machine=report.machine + tuple(notes))
+        kb = load()
+        report = with_installer(report, installer, kb)
+        if installer == "uv":  # the notes' own commands are uv's already
+            builds = [parse_target(t) for t in targets if not t.startswith("image:")]
+            notes = uv_auto_findings(SnapshotView(report.snapshot), builds, kb)
+            report = dataclasses.replace(report, machine=report.machine + tuple(notes))
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))

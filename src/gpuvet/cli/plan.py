@@ -37,7 +37,7 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.checks.installer import install_lines
 
         for variant in (plan.get("software") or {}).get("variants", {}).values():
-            variant["install"] = install_lines(variant.get("install"), args.installer)
+            variant["install"] = install_lines(variant.get("install"), args.installer, kb)
     document = envelope(kb=kb.describe(), plan=plan)
     output.write(render_document("plan", document, args, output))
     return int(ExitCode.OK if any(row["fits"] for row in plan["gpus"]) else ExitCode.FAILURE)

@@ -48,10 +48,10 @@ def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: An
     return snapshot
 
 
-def _installed_with(recommendation: Dict[str, Any], installer: str) -> Dict[str, Any]:
+def _installed_with(recommendation: Dict[str, Any], installer: str, kb: Any) -> Dict[str, Any]:
     from gpuvet.checks.installer import install_lines
 
-    return dict(recommendation, install=install_lines(recommendation["install"], installer))
+    return dict(recommendation, install=install_lines(recommendation["install"], installer, kb))
 
 
 def run(args: argparse.Namespace, output) -> int:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, output) -> int:
         kb=kb.describe(),
         snapshot=snapshot,
         framework=framework.name,
-        recommendations=[_installed_with(r.to_dict(), getattr(args, "installer", "pip")) for r in recommendations],
+        recommendations=[_installed_with(r.to_dict(), getattr(args, "installer", "pip"), kb) for r in recommendations],
         undecided=undecided,
     )
     output.write(render_document("recommend", document, args, output))

@@ -296,6 +296,11 @@ class KnowledgeBase:
         ``linux`` lists (backend, minimum driver) in uv's order, ``source`` says where uv's code has it."""
         return dict(_file("installers")["uv_torch_backend"])
 
+    def installer_forms(self, name: str) -> Dict[str, Any]:
+        """What gpuvet knows of an installer's own forms (kb/data/installers.toml): ``conda_pytorch_channel`` (the
+        torch releases and CUDA versions PyTorch published as conda packages) or ``pixi``; each with its ``source``."""
+        return dict(_file("installers")[name])
+
     def platform(self, name: str) -> Optional[Dict[str, object]]:
         """A GPU rental platform's profile (kb/data/platforms.toml): its disks, release rule and notes; None if unknown."""
         for record in _file("platforms").get("platform", []):

@@ -146,6 +146,8 @@ def render_text(document: Mapping[str, Any], lang: str = "en") -> str:
         if failing:
             lines.append("        " + str(failing[0].get("title")))
     for step in document.get("plan") or []:
+        if step.get("archs"):
+            lines.append(text(lang, "replay.arch_gap", target=step["target"], **step["archs"]))
         alternative = step.get("alternative")
         if alternative:
             lines.append(text(lang, "replay.plan_" + alternative["change"], target=step["target"],
