@@ -316,10 +316,13 @@ def _driver_commands(view: SnapshotView, branch: str) -> Tuple[str, ...]:
 def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: Any, minimum: str, actual: str) -> Finding:
     cuda = candidate.variant.cuda
     branch = kb.driver_branch_for_cuda(cuda) or f">= {minimum}"
-    datacenter = any(
-        (getattr(kb.gpu(g.get("name") or ""), "segment", "") == "datacenter") for g in view.gpus if g.get("name")
+    # cuda-compat is offered only where the compatibility model says it can lift this GPU on this driver: a
+    # data-center GPU on a branch NVIDIA lists (an R450 A100 is data-center, yet no cuda-compat serves that branch).
+    compat_helps = any(
+        kb.forward_compat_eligible(getattr(kb.gpu(g.get("name") or ""), "segment", None), actual)
+        for g in view.gpus if g.get("name")
     )
-    summary_id = "checks.driver_too_old.fix_datacenter" if datacenter else "checks.driver_too_old.fix"
+    summary_id = "checks.driver_too_old.fix_datacenter" if compat_helps else "checks.driver_too_old.fix"
     return make("checks.driver_too_old", driver=actual, build=candidate.label, cuda=major_minor(cuda), minimum=minimum,
                 driver_floor=minimum,
                 branch=branch, fix=summary_id, expected=f"driver >= {minimum}", actual=actual,
