@@ -102,12 +102,18 @@ def _threads_running():
     return threading is not None and threading.active_count() > 1
 
 
-def send_and_exit(write_fd, payload):
-    """In a forked child: write the bytes ``payload()`` returns to ``write_fd`` and leave at once (os._exit), without
-    the parent's exit handlers or its buffers; exit status 1 when anything went wrong."""
+def _probe_child(write_fd, binaries, timeout):
+    """In the forked child: probe, send the snapshot as JSON (nothing when it does not read back as itself), and
+    leave without the parent's exit handlers (os._exit)."""
     code = 0
     try:
-        data = payload()
+        import json
+
+        from gpuvet.probe.collect import probe
+
+        snapshot = probe(binaries, timeout)
+        text = json.dumps(snapshot)
+        data = text.encode("utf-8") if json.loads(text) == snapshot else b""
         while data:
             written = os.write(write_fd, data)
             data = data[written:]
@@ -115,18 +121,3 @@ def send_and_exit(write_fd, payload):
         code = 1
     finally:
         os._exit(code)
-
-
-def _probe_child(write_fd, binaries, timeout):
-    """In the forked child: probe and send the snapshot as JSON (nothing when it does not read back as itself)."""
-
-    def payload():
-        import json
-
-        from gpuvet.probe.collect import probe
-
-        snapshot = probe(binaries, timeout)
-        text = json.dumps(snapshot)
-        return text.encode("utf-8") if json.loads(text) == snapshot else b""
-
-    send_and_exit(write_fd, payload)

@@ -13,7 +13,6 @@ import sys
 import time
 
 from gpuvet.probe import facts
-from gpuvet.probe.background import send_and_exit
 from gpuvet.probe.files import list_dir, try_read
 
 MIB = 1024 * 1024
@@ -150,20 +149,26 @@ def _result_dict(result):
 
 
 def _child(write_fd):
-    """In the forked child: query in a session of its own and send the answer as JSON."""
-
-    def payload():
+    """In the forked child: query, write JSON, leave without running the parent's exit handlers or flushing its
+    buffers (os._exit)."""
+    code = 0
+    try:
         try:
             os.setsid()
         except OSError:
             pass
         try:
-            text = json.dumps(_result_dict(query_in_process()), default=str)
+            payload = json.dumps(_result_dict(query_in_process()), default=str)
         except BaseException as exc:  # the query never raises; a JSON problem still must not hang the parent
-            text = json.dumps({"crash": "%s: %s" % (type(exc).__name__, exc)})
-        return text.encode("utf-8")
-
-    send_and_exit(write_fd, payload)
+            payload = json.dumps({"crash": "%s: %s" % (type(exc).__name__, exc)})
+        data = payload.encode("utf-8")
+        while data:
+            written = os.write(write_fd, data)
+            data = data[written:]
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
 
 
 class PendingQuery(object):
