@@ -7,7 +7,6 @@ child). Standard library only, Python 3.6+.
 """
 
 import os
-import signal
 import sys
 
 
@@ -29,23 +28,15 @@ class PendingProbe(object):
         self._binaries, self._timeout = binaries, timeout
         self._snapshot = None
         self._pid = None
-        if not hasattr(os, "fork") or _threads_running():
-            return  # probed in this process by result()
+        if not hasattr(os, "fork"):
+            return
         try:
             sys.stdout.flush()
             sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        try:
             read_fd, write_fd = os.pipe()
-        except OSError:
-            return
-        try:
             pid = os.fork()
-        except OSError:
-            os.close(read_fd)
-            os.close(write_fd)
-            return
+        except (OSError, ValueError):
+            return  # probed in this process by result()
         if pid == 0:  # pragma: no cover - the child leaves through os._exit
             os.close(read_fd)
             _probe_child(write_fd, binaries, timeout)
@@ -76,12 +67,6 @@ class PendingProbe(object):
                 if not chunk:
                     break
                 chunks.append(chunk)
-        except BaseException:  # interrupted (Ctrl-C): the child goes too, not on with its probe
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            raise
         finally:
             os.close(self._read_fd)
             try:
@@ -93,13 +78,6 @@ class PendingProbe(object):
         except ValueError:  # the child died or found the snapshot not plain JSON: probe here instead
             return None
         return snapshot if isinstance(snapshot, dict) else None
-
-
-def _threads_running():
-    """Whether this process runs other threads (``gpuvet mcp``'s server): a forked child would have only this one,
-    and a lock another thread held at the fork would never be released in it; the probe then runs here."""
-    threading = sys.modules.get("threading")
-    return threading is not None and threading.active_count() > 1
 
 
 def _probe_child(write_fd, binaries, timeout):
