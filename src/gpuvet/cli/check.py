@@ -82,30 +82,22 @@ def with_platform(snapshot: dict, name: str) -> dict:
     return snapshot
 
 
-def _prepare(targets, lang: str) -> None:
-    """While the live probe runs in its child: import the checks and the renderers, load the knowledge base with the
-    records of the frameworks named, the thresholds, the known conflicts and install sizes, and the check messages
-    (caches of this process: what run_checks and the renderer would load first). Anything wrong here is raised
-    later, in its place, by the code that needs it."""
+def _prepare(targets) -> None:
+    """While the live probe runs in its child: import the checks and the renderers and load the knowledge base with
+    the records of the frameworks named (caches of this process: what run_checks would load first). Anything wrong
+    here is raised later, in its place, by the code that needs it."""
     try:
         import gpuvet.checks  # noqa: F401
         import gpuvet.cli.formats  # noqa: F401
         import gpuvet.probe.redact  # noqa: F401
         import gpuvet.report.check  # noqa: F401
         from gpuvet.checks.targets import parse_target
-        from gpuvet.i18n import has_message
-        from gpuvet.kb import load, loader, mirrors
-        from gpuvet.kb.thresholds import load_thresholds
+        from gpuvet.kb import load
 
         kb = load()
         for text in targets:
             if not text.startswith("image:"):
                 kb.framework(parse_target(text).name)
-        load_thresholds()
-        loader.raw(loader.DATA_DIR / "conflicts.toml")
-        mirrors.install_size("torch")
-        for language in {lang, "en"}:
-            has_message("checks.conflict.title", language)  # reads the catalog file of the checks' messages
     except Exception:
         pass
 
@@ -116,7 +108,7 @@ def run(args: argparse.Namespace, output) -> int:
     prolog = getattr(args, "prolog", False)
     gathering = start_gathering(args)
     try:
-        _prepare(args.targets, getattr(args, "lang", None) or "en")
+        _prepare(args.targets)
     finally:
         snapshot = gathering.result()
     import dataclasses
