@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from gpuvet.errors import ExitCode
-
-# gpuvet.models (and dataclasses) are imported where they are used: a live check starts its probe first (cli.run).
+from gpuvet.models import Verdict
 
 
 def exit_code_for(verdict: str) -> ExitCode:
-    from gpuvet.models import Verdict
-
     return {
         Verdict.FAIL.value: ExitCode.FAILURE,
         Verdict.UNKNOWN.value: ExitCode.UNDECIDED,
@@ -46,7 +44,6 @@ def prolog_verdict(report, lang: str) -> int:
     import sys
 
     from gpuvet.i18n import render
-    from gpuvet.models import Verdict
 
     if report.verdict is not Verdict.FAIL:
         return int(ExitCode.OK)
@@ -89,7 +86,6 @@ def _prepare(targets) -> None:
     try:
         import gpuvet.checks  # noqa: F401
         import gpuvet.cli.formats  # noqa: F401
-        import gpuvet.probe.redact  # noqa: F401
         import gpuvet.report.check  # noqa: F401
         from gpuvet.checks.targets import parse_target
         from gpuvet.kb import load
@@ -111,8 +107,6 @@ def run(args: argparse.Namespace, output) -> int:
         _prepare(args.targets)
     finally:
         snapshot = gathering.result()
-    import dataclasses
-
     from gpuvet.checks import run_checks
     from gpuvet.cli.formats import render_check_report
 

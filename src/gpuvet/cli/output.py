@@ -79,21 +79,13 @@ class Output:
     """Where results go: stdout, or ``--output FILE`` through :func:`write_file`."""
 
     def __init__(self, path: Optional[str], stdout: TextIO, redact_host: bool = False) -> None:
+        from gpuvet.probe.redact import Redaction
+
         self.path = path if path not in (None, "-") else None
         self.stdout = stdout
-        self._redact_host = redact_host
-        self._redaction: Any = None
-
-    @property
-    def redaction(self) -> Any:
-        """The redaction state of this command: render_document (cli/formats.py) and diagnose switch on host
-        identity for --redact-host and teach it the host names and serials their document holds. Made on first
-        use: the redaction module's regexes compile while a live check's probe runs, not before it starts."""
-        if self._redaction is None:
-            from gpuvet.probe.redact import Redaction
-
-            self._redaction = Redaction(self._redact_host)
-        return self._redaction
+        # The redaction state of this command: render_document (cli/formats.py) and diagnose switch on host
+        # identity for --redact-host and teach it the host names and serials their document holds.
+        self.redaction = Redaction(redact_host)
 
     @property
     def is_terminal(self) -> bool:

@@ -9,6 +9,7 @@ import argparse
 from typing import Any, Dict, List
 
 from gpuvet.errors import UsageError
+from gpuvet.snapshot import merge_all
 
 
 def _refuse_stdin_twice(args: argparse.Namespace, from_files: List[str], snapshots: List[str]) -> None:
@@ -49,11 +50,10 @@ def start_gathering(args: argparse.Namespace, binaries: bool = True) -> Any:
     snapshots: List[str] = list(getattr(args, "snapshot", []) or [])
     _refuse_stdin_twice(args, from_files, snapshots)
     if not from_files and not snapshots:
-        from gpuvet.probe.background import start_probe
+        from gpuvet.probe.collect import start_probe
 
         return start_probe(binaries=binaries)
     from gpuvet.ingest import read_input
-    from gpuvet.snapshot import merge_all
 
     parts = [read_input("snapshot:" + path) for path in snapshots]
     parts += [read_input(spec) for spec in from_files]
