@@ -79,37 +79,13 @@ def with_platform(snapshot: dict, name: str) -> dict:
     return snapshot
 
 
-def _prepare(targets) -> None:
-    """While the live probe runs in its child: import the checks and the renderers and load the knowledge base with
-    the records of the frameworks named (caches of this process: what run_checks would load first). Anything wrong
-    here is raised later, in its place, by the code that needs it."""
-    try:
-        import gpuvet.checks  # noqa: F401
-        import gpuvet.cli.formats  # noqa: F401
-        import gpuvet.report.check  # noqa: F401
-        from gpuvet.checks.targets import parse_target
-        from gpuvet.kb import load
-
-        kb = load()
-        for text in targets:
-            if not text.startswith("image:"):
-                kb.framework(parse_target(text).name)
-    except Exception:
-        pass
-
-
 def run(args: argparse.Namespace, output) -> int:
-    from gpuvet.sources.inputs import start_gathering
-
-    prolog = getattr(args, "prolog", False)
-    gathering = start_gathering(args)
-    try:
-        _prepare(args.targets)
-    finally:
-        snapshot = gathering.result()
     from gpuvet.checks import run_checks
     from gpuvet.cli.formats import render_check_report
+    from gpuvet.sources.inputs import gather_snapshot
 
+    prolog = getattr(args, "prolog", False)
+    snapshot = gather_snapshot(args)
     if getattr(args, "platform", None):
         snapshot = with_platform(snapshot, args.platform)
     if is_live_probe(args) and not getattr(args, "no_network", False) and not prolog:

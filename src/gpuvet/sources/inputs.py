@@ -31,30 +31,15 @@ def _refuse_stdin_twice(args: argparse.Namespace, from_files: List[str], snapsho
 
 
 def gather_snapshot(args: argparse.Namespace, binaries: bool = True) -> Dict[str, Any]:
-    return start_gathering(args, binaries).result()
-
-
-class _Gathered:
-    def __init__(self, snapshot: Dict[str, Any]) -> None:
-        self._snapshot = snapshot
-
-    def result(self) -> Dict[str, Any]:
-        return self._snapshot
-
-
-def start_gathering(args: argparse.Namespace, binaries: bool = True) -> Any:
-    """:func:`gather_snapshot` in two steps: the live probe starts now in a child process (probe.collect.start_probe)
-    and ``result()`` returns the snapshot, so a command can import its checks while this machine is read. Pasted and
-    saved inputs are read at once (their errors are raised here)."""
     from_files: List[str] = list(getattr(args, "from_files", []) or [])
     snapshots: List[str] = list(getattr(args, "snapshot", []) or [])
     _refuse_stdin_twice(args, from_files, snapshots)
     if not from_files and not snapshots:
-        from gpuvet.probe.collect import start_probe
+        from gpuvet.probe.collect import probe
 
-        return start_probe(binaries=binaries)
+        return probe(binaries=binaries)
     from gpuvet.ingest import read_input
 
     parts = [read_input("snapshot:" + path) for path in snapshots]
     parts += [read_input(spec) for spec in from_files]
-    return _Gathered(merge_all(parts))
+    return merge_all(parts)
