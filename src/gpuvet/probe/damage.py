@@ -41,7 +41,7 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 def _lines_with(text, needle):
     """``[line for line in text.splitlines() if needle in line]``, visiting only the lines the needle is on (found
     with str.find) instead of splitting all of torch's ~15,000 RECORD rows."""
-    lines = []
+    lines = []  # type: list[str]
     position = 0
     while True:
         found = text.find(needle, position)

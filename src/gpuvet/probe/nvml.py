@@ -197,13 +197,14 @@ class PendingQuery(object):
 
     def result(self):
         if self._answer is None:
-            self._answer = query_in_process() if self._pid is None else self._collect()
+            pid = self._pid
+            self._answer = query_in_process() if pid is None else self._collect(pid)
         return self._answer
 
-    def _collect(self):
+    def _collect(self, pid):
         import select
 
-        binding, pid, read_fd, timeout = self._binding, self._pid, self._read_fd, self.timeout
+        binding, read_fd, timeout = self._binding, self._read_fd, self.timeout
         chunks = []
         timed_out = False
         try:
