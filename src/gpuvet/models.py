@@ -109,12 +109,16 @@ def msg(message_id: str, **params: Any) -> Message:
 
 @dataclass(frozen=True)
 class Fix:
+    """What to change: a one-line summary and the commands that do it."""
+
     summary: Message
     commands: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Finding:
+    """One thing a check found: its code, severity and layer, what it says, and the fix."""
+
     code: str  # one of FINDING_CODES
     severity: Severity
     layer: str  # one of LAYERS
@@ -151,6 +155,8 @@ class Link:
 
 @dataclass(frozen=True)
 class TargetResult:
+    """One target's verdict: the build judged, its chain of layers and its findings."""
+
     target: str  # as the user wrote it
     resolved: Optional[str]  # the exact build judged, e.g. torch==2.1.2+cu121
     chain: Tuple[Link, ...]
@@ -164,6 +170,8 @@ class TargetResult:
 
 @dataclass(frozen=True)
 class CheckReport:
+    """What ``gpuvet check`` found: the snapshot, each target's result and the machine's findings."""
+
     snapshot: Mapping[str, Any]
     targets: Tuple[TargetResult, ...]
     machine: Tuple[Finding, ...] = ()  # findings about the machine that belong to no target (no driver, health)

@@ -46,16 +46,27 @@ def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
         data = handle.read()
     twin = compiled_path(path)
     if twin.is_file():
-        import hashlib
         import json
 
         try:
             compiled = json.loads(twin.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             compiled = None
-        if isinstance(compiled, dict) and compiled.get("sha256") == hashlib.sha256(data).hexdigest():
+        if isinstance(compiled, dict) and compiled.get("sha256") == _sha256(data):
             return compiled["document"]
     return parse_toml_bytes(data)
+
+
+def _sha256(data: bytes) -> str:
+    """The hex SHA-256 of ``data`` from CPython's built-in implementation when there is one: ``import hashlib``
+    loads OpenSSL first (a few milliseconds at every start-up) for the same digest."""
+    for module in ("_sha256", "_sha2", "hashlib"):  # CPython 3.8-3.11, CPython 3.12+, any other interpreter
+        try:
+            sha256 = __import__(module).sha256
+            break
+        except (ImportError, AttributeError):
+            continue
+    return sha256(data).hexdigest()
 
 
 def loads_toml(text: str) -> Dict[str, Any]:

@@ -69,6 +69,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class LayerResult:
+    """One layer of a target's chain: its link and the findings it raised."""
+
     link: Link
     findings: Tuple[Finding, ...] = ()
 

@@ -27,6 +27,8 @@ from gpuvet.snapshot import SnapshotView
 
 @dataclass(frozen=True)
 class Resolution:
+    """The build a target resolves to, or the findings that say why none was chosen."""
+
     candidate: Optional[Candidate]
     findings: Tuple[Finding, ...] = ()  # unknown_version and friends when no candidate could be chosen
     note: Optional[Finding] = None  # e.g. "plain pip install gives another variant"

@@ -15,6 +15,8 @@ from gpuvet.probe.names import canonical_name
 
 @dataclass(frozen=True)
 class Target:
+    """A target as the user wrote it, parsed: its name, version specifier and extras."""
+
     text: str  # as the user wrote it
     name: str  # canonical distribution/framework name
     specifier: SpecifierSet

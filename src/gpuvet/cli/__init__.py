@@ -52,14 +52,39 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot", action="append", default=[], metavar="FILE", help="a saved snapshot JSON")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Unused:
+    """Stands in for the parser of a command this command line does not name: its options are not made."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class _OneCommand:
+    """The subcommands action with the parser of one command only (``build_parser(only=...)``)."""
+
+    def __init__(self, action: Any, name: str) -> None:
+        self._action, self._name = action, name
+
+    def add_parser(self, name: str, **kwargs: Any) -> Any:
+        return self._action.add_parser(name, **kwargs) if name == self._name else _Unused()
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self._action, attribute)
+
+
+def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command-line parser; with ``only`` (a command's name) the parser of that command alone, which parses its
+    command lines (and says its usage and help) exactly as the whole parser does, without making the fourteen
+    others' options at every start."""
     parser = argparse.ArgumentParser(
         prog="gpuvet",
         description="Will my framework run on this GPU server, fast? If not, exactly why and what to change.",
     )
     parser.add_argument("--version", action="version", version=f"gpuvet {__version__}")
     parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error (exit code 4)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub: Any = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if only is not None:
+        sub = _OneCommand(sub, only)
 
     p = sub.add_parser("probe", help="probe this machine into a snapshot")
     p.add_argument("--format", "-f", choices=("json", "text"), default="text")
@@ -306,8 +331,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
     """One gpuvet command line, its report written to ``stdout`` and its error lines to ``stderr`` (what ``main``
     does with the process's streams, and ``gpuvet mcp`` with buffers of its own)."""
-    parser = build_parser()
     argv = list(argv)
+    # The command is the first word (the top-level options take no value); an unknown one gets the whole parser,
+    # which lists the commands.
+    parser = build_parser(only=argv[0] if argv and argv[0] in HANDLERS else None)
     # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
     debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
     argv = [a for a in argv if a != "--debug"]

@@ -194,6 +194,8 @@ class Build:
 
 @dataclass(frozen=True)
 class Gpu:
+    """A GPU as the compatibility model sees it: its name, compute capability and segment."""
+
     name: Optional[str]
     cc: Optional[str]
     segment: Optional[str] = None  # datacenter | workstation | consumer | embedded
@@ -202,6 +204,8 @@ class Gpu:
 
 @dataclass(frozen=True)
 class Host:
+    """The host as the compatibility model sees it: its driver, OS, platform and forward-compatibility package."""
+
     driver: Optional[str]  # the installed driver version
     os: str = "linux"  # linux | windows
     platform: str = "x86_64"  # x86_64 | sbsa | jetson
@@ -211,6 +215,8 @@ class Host:
 
 @dataclass(frozen=True)
 class Judgement:
+    """What the compatibility model decided (RUNS, FAILS or UNKNOWN), why, and by which arch."""
+
     status: str  # RUNS | FAILS | UNKNOWN
     reason: str  # one of REASONS
     via: Optional[str] = None  # the arch the GPU is reached by ("sm_86", "compute_90")

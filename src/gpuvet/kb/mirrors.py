@@ -15,6 +15,8 @@ from gpuvet.kb import loader
 
 @dataclass(frozen=True)
 class Endpoint:
+    """A network endpoint a setup reaches (a pip index, a conda channel, a model hub, a registry) and its source."""
+
     id: str
     kind: str  # pip-index | conda-channel | wheel-index | model-hub | git | registry
     url: str
@@ -29,6 +31,8 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class Mirrors:
+    """The endpoints, their public mirrors and what counts as slow."""
+
     endpoints: Tuple[Endpoint, ...]
     slow_latency_ms: float
     slow_mbps: float
@@ -65,6 +69,8 @@ def mirrors() -> Mirrors:
 
 @dataclass(frozen=True)
 class InstallSize:
+    """What installing a framework build downloads and takes on disk."""
+
     framework: str
     build: str  # cuda | cpu
     download_gb: float

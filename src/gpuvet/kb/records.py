@@ -40,6 +40,8 @@ class GpuDriverFloor:
 
 @dataclass(frozen=True)
 class GpuModel:
+    """A GPU model: its names, architecture, compute capability, memory and speeds."""
+
     name: str
     aliases: Tuple[str, ...]
     architecture: str
@@ -62,6 +64,8 @@ class GpuModel:
 
 @dataclass(frozen=True)
 class CudnnRelease:
+    """A cuDNN release and the CUDA versions it is built for."""
+
     version: str
     cuda: Tuple[str, ...]  # CUDA majors ("12") or exact toolkits ("11.4") the release is built for
     source: str
@@ -71,6 +75,8 @@ class CudnnRelease:
 
 @dataclass(frozen=True)
 class NcclRelease:
+    """An NCCL release and the CUDA versions it is built for."""
+
     version: str
     cuda: Tuple[str, ...]
     source: str
@@ -79,6 +85,8 @@ class NcclRelease:
 
 @dataclass(frozen=True)
 class Variant:
+    """One build of a framework release (cpu, cuXYZ, rocmX.Y): its CUDA, cuDNN, NCCL, archs and install command."""
+
     name: str  # cpu | cuXYZ | rocmX.Y
     cuda: Optional[str]
     cudnn: Optional[str]
@@ -113,6 +121,8 @@ def variant_key(name_or_cuda: str) -> str:
 
 @dataclass(frozen=True)
 class Release:
+    """One release of a framework: its date, Python range, variants and companions."""
+
     version: str
     released: Optional[str]
     python: str  # a PEP 440 specifier, e.g. ">=3.8,<3.12"; "" when the data does not say
@@ -143,6 +153,8 @@ class Release:
 
 @dataclass(frozen=True)
 class Framework:
+    """A framework the knowledge base covers: its names, distributions and releases."""
+
     name: str
     display: str
     distributions: Tuple[str, ...]

@@ -15,6 +15,8 @@ DEFAULT_PATH = Path(__file__).parent / "data" / "thresholds.toml"
 
 @dataclass(frozen=True)
 class Rule:
+    """When a measured fraction of the reference passes, warns or fails."""
+
     metric: str
     pass_at: float  # fraction of the reference at or above which a result passes
     warn_at: float  # at or above this (and below pass_at) it warns; below it fails
@@ -28,6 +30,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The rules of thresholds.toml: per metric with their overrides, and the collective, health and sync rules."""
+
     version: str
     metrics: Dict[str, Rule]
     overrides: List[Dict[str, Any]]

@@ -20,6 +20,7 @@ from gpuvet.probe.names import canonical_name
 
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 FATBIN_SEGMENT = ".nvFatBinSegment"  # nvcc's registration records, next to .nv_fatbin in every nvcc-linked file
+_CUDA_SECTIONS = FATBIN_SECTIONS + (FATBIN_SEGMENT,)
 SHT_PROGBITS = 1
 SHF_ALLOC = 0x2
 
@@ -30,6 +31,9 @@ _SKIP_DIRS = {"__pycache__", ".git"}
 # interpreter or environment (a pyenv's lib/python3.11/site-packages under a venv's stdlib), not importable here.
 _OTHER_INTERPRETER_DIRS = {"site-packages", "dist-packages"}
 _CUDA_RUNTIME = re.compile(r"^lib(cudart|cuda)\.so(\.|$)")
+# The first path component of every line of a RECORD (up to its first "/" or ","; also an empty last line), found
+# after each newline of b"\n" + RECORD: the literal "\n" lets the regex engine jump from line to line.
+_RECORD_TOP = re.compile(b"\n([^/,\n]*)")
 
 
 class ScanResult(object):
@@ -129,10 +133,12 @@ def _scan_open_file(handle, result, discovery=False):
             result.unsupported = True
         raise
 
-    if not image.sections:  # no section table (sstrip-ed): look for fatbins anywhere in the file
+    if not image.section_count:  # no section table (sstrip-ed): look for fatbins anywhere in the file
         result.where = "whole-file"
         _walk(result, image.read_at, 0, size, strict=False)
         return
+    if discovery and not any(image.may_have_section(name) for name in _CUDA_SECTIONS) and not _needs_cuda(image):
+        return  # most libraries of a site dir: decided from the section-name table and DT_NEEDED alone
     fatbin_sections = [s for s in image.sections if s.name in FATBIN_SECTIONS and s.has_file_data]
     for section in fatbin_sections:
         _check_inside(section, size)
@@ -167,6 +173,11 @@ def _may_embed_fatbins(image):
     """
     if any(section.name == FATBIN_SEGMENT for section in image.sections):
         return True
+    return _needs_cuda(image)
+
+
+def _needs_cuda(image):
+    """Whether the file is dynamically linked against libcudart or libcuda (its DT_NEEDED names)."""
     try:
         needed = image.needed()
     except elf.ElfError:
@@ -222,12 +233,13 @@ def find_cuda_binaries(site_dirs, max_files=None, stats=None):
     examined = 0
     site_dirs = [folder for folder in site_dirs if os.path.isdir(folder)]
     other_sites = set(site_dirs)
+    real_folders = {}  # type: dict[str, str]
     for site_dir in site_dirs:
         installed = _InstalledFiles(site_dir)
         for path in installed.candidates(other_sites, stats):
             if max_files is not None and examined >= max_files:
                 return _sorted(found)
-            real = os.path.realpath(path)
+            real = _real_path(path, real_folders)
             if real in seen:
                 continue
             seen.add(real)
@@ -239,6 +251,21 @@ def find_cuda_binaries(site_dirs, max_files=None, stats=None):
             entry.update(result.as_dict())
             found.append(entry)
     return _sorted(found)
+
+
+def _real_path(path, real_folders):
+    """``os.path.realpath(path)``, resolving each folder once: a file that is not itself a symbolic link is its
+    folder's real path joined with its name (realpath lstat-s every component of every path otherwise)."""
+    folder, name = os.path.split(path)
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return os.path.realpath(path)
+    except OSError:
+        return os.path.realpath(path)
+    real_folder = real_folders.get(folder)
+    if real_folder is None:
+        real_folder = real_folders[folder] = os.path.realpath(folder)
+    return os.path.join(real_folder, name)
 
 
 def _sorted(found):
@@ -271,9 +298,9 @@ class _InstalledFiles(object):
         except ReadError:
             return  # no RECORD (conda may omit it): the distribution's files are found by the walk instead
         dist = canonical_name(dist_info[: -len(".dist-info")].split("-", 1)[0])
-        # torch's RECORD alone has ~15k lines: take the first path component of every line with C-speed splits and
-        # a set, and visit only the few lines that mention ".so", found with bytes.find.
-        for top in {line.partition(b"/")[0].partition(b",")[0] for line in data.split(b"\n")}:
+        # torch's RECORD alone has ~15k lines: take the first path component of every line with one C-speed regex
+        # search and a set, and visit only the few lines that mention ".so", found with bytes.find.
+        for top in set(_RECORD_TOP.findall(b"\n" + data)):
             self._covered.add(top.lstrip(b'"').decode("utf-8", "replace"))
         for line in _lines_containing(data, b".so"):
             recorded = _record_path(line)

@@ -9,7 +9,20 @@ import signal
 import sys
 import time
 
-from gpuvet.probe import damage, disks, driver, environment, facts, host, libraries, packages, pci, python_env, toolkit
+from gpuvet.probe import (
+    damage,
+    disks,
+    driver,
+    environment,
+    facts,
+    host,
+    libraries,
+    nvml,
+    packages,
+    pci,
+    python_env,
+    toolkit,
+)
 from gpuvet.probe._version import __version__ as GPUVET_VERSION
 
 SCHEMA_VERSION = 1
@@ -91,6 +104,32 @@ def _binaries(site_dirs):
     return fact
 
 
+class _Later(object):
+    """A guarded collector run in a thread of its own, for those that mostly wait (on NVML's child process or a
+    command): the probe reads files meanwhile. Where no thread can be started it runs at once."""
+
+    def __init__(self, what, function, *args):
+        self._value = None
+        self._thread = None
+        try:
+            import threading
+
+            thread = threading.Thread(target=self._run, args=(what, function, args), name="gpuvet-probe-" + what)
+            thread.daemon = True
+            thread.start()
+            self._thread = thread
+        except (ImportError, RuntimeError):  # no threads here (or none left): the collector runs now
+            self._run(what, function, args)
+
+    def _run(self, what, function, args):
+        self._value = _guarded(what, function, *args)
+
+    def value(self):
+        if self._thread is not None:
+            self._thread.join()
+        return self._value
+
+
 def probe(binaries=True, timeout=None):
     """Probe this machine into a snapshot dict (docs/SNAPSHOT.md), origin.type "probe". Never raises."""
     timeout = _timeout() if timeout is None else timeout
@@ -102,13 +141,50 @@ def probe(binaries=True, timeout=None):
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "origin": {"type": "probe", "inputs": []},
     }
+    # What waits on a child process runs beside the file reading below: NVML's child is forked first (a child
+    # forked later would lack the threads), then the driver (NVML, nvidia-smi), toolkit (nvcc) and ldconfig
+    # collectors start in threads. The sections are put in the snapshot in the same order as ever.
+    try:
+        nvml_query = nvml.start_query(timeout)
+    except Exception:  # the driver collector asks again and its guard reports the failure
+        nvml_query = None
+    gpu_later = _Later("driver", driver.collect, timeout, nvml_query)
+    toolkit_later = _Later("cuda toolkit", toolkit.collect, timeout)
+    ldconfig_later = _Later("ldconfig", libraries.ldconfig_libraries, timeout)
+
     host_section = _guarded("host", host.collect)
     if facts.is_found(host_section) or "status" not in host_section:
         snapshot["host"] = host_section
         snapshot["origin"]["host"] = facts.value_of(host_section.get("hostname"))
     else:
         snapshot["host"] = {"hostname": host_section}
-    gpu_part = _guarded("driver", driver.collect, timeout)
+    site_dirs = _guarded("site dirs", packages.site_dirs)
+    if isinstance(site_dirs, dict):
+        site_dirs = []
+    distributions = _guarded("packages", packages.collect_distributions, site_dirs)
+    if isinstance(distributions, tuple):
+        packages_section, by_name = distributions
+    else:
+        packages_section, by_name = distributions, {}
+    later = {}  # the sections read in this thread, put in the snapshot once the waiting ones are in
+    later["damage"] = _guarded("damage", damage.collect, site_dirs)
+    later["python"] = _guarded("python", python_env.python_fact)
+    later["pip"] = _guarded("pip", python_env.pip_fact, site_dirs)
+    later["conda"] = _guarded("conda", python_env.conda_fact)
+    later["frameworks"] = _guarded("frameworks", packages.collect_frameworks, site_dirs, by_name)
+    if binaries:
+        later["binaries"] = _guarded("binaries", _binaries, site_dirs)
+    else:
+        later["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
+    later["env"] = _guarded("env", environment.collect)
+    later["disks"] = _guarded("disks", disks.collect)
+    later["pci"] = _guarded("pci", pci.collect)
+    ldconfig = ldconfig_later.value()
+    ldconfig = ldconfig if "status" not in ldconfig else {}
+    later["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name)
+    later["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name)
+
+    gpu_part = gpu_later.value()
     if "driver" in gpu_part:
         snapshot["driver"] = gpu_part["driver"]
         snapshot["gpus"] = gpu_part["gpus"]
@@ -119,32 +195,10 @@ def probe(binaries=True, timeout=None):
         snapshot["driver"] = {"version": gpu_part}
         snapshot["gpus"] = gpu_part
         snapshot["topology"] = gpu_part
-    snapshot["cuda_toolkits"] = _guarded("cuda toolkit", toolkit.collect, timeout)
-
-    site_dirs = _guarded("site dirs", packages.site_dirs)
-    if isinstance(site_dirs, dict):
-        site_dirs = []
-    distributions = _guarded("packages", packages.collect_distributions, site_dirs)
-    if isinstance(distributions, tuple):
-        snapshot["packages"], by_name = distributions
-    else:
-        snapshot["packages"], by_name = distributions, {}
-    ldconfig = _guarded("ldconfig", libraries.ldconfig_libraries, timeout)
-    ldconfig = ldconfig if "status" not in ldconfig else {}
-    snapshot["damage"] = _guarded("damage", damage.collect, site_dirs)
-    snapshot["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name)
-    snapshot["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name)
-    snapshot["python"] = _guarded("python", python_env.python_fact)
-    snapshot["pip"] = _guarded("pip", python_env.pip_fact, site_dirs)
-    snapshot["conda"] = _guarded("conda", python_env.conda_fact)
-    snapshot["frameworks"] = _guarded("frameworks", packages.collect_frameworks, site_dirs, by_name)
-    if binaries:
-        snapshot["binaries"] = _guarded("binaries", _binaries, site_dirs)
-    else:
-        snapshot["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
-    snapshot["env"] = _guarded("env", environment.collect)
-    snapshot["disks"] = _guarded("disks", disks.collect)
-    snapshot["pci"] = _guarded("pci", pci.collect)
+    snapshot["cuda_toolkits"] = toolkit_later.value()
+    snapshot["packages"] = packages_section
+    for key in ("damage", "cudnn", "nccl", "python", "pip", "conda", "frameworks", "binaries", "env", "disks", "pci"):
+        snapshot[key] = later[key]
     snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
     return snapshot
 

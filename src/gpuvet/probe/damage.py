@@ -33,6 +33,32 @@ def _canonical(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+# What str.splitlines() ends a line at ("\r\n" ends one line: the "\n" after a "\r" starts an empty line only to
+# splitlines, and no line it starts holds the needle).
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _lines_with(text, needle):
+    """``[line for line in text.splitlines() if needle in line]``, visiting only the lines the needle is on (found
+    with str.find) instead of splitting all of torch's ~15,000 RECORD rows."""
+    lines = []  # type: list[str]
+    position = 0
+    while True:
+        found = text.find(needle, position)
+        if found < 0:
+            return lines
+        start = text.rfind("\n", 0, found) + 1
+        while True:  # a rarer line break between that newline and the needle
+            other = _LINE_BREAK.search(text, start, found)
+            if other is None:
+                break
+            start = other.end()
+        end_match = _LINE_BREAK.search(text, found)
+        end = end_match.start() if end_match else len(text)
+        lines.append(text[start:end])
+        position = end
+
+
 def _record_problems(site, folder, name, version):
     try:
         text = read_text(os.path.join(folder, "RECORD"), limit=_RECORD_LIMIT)
@@ -40,7 +66,7 @@ def _record_problems(site, folder, name, version):
         return []
     missing, wrong = [], []
     # only the shared libraries' rows go through csv: torch's RECORD has ~15,000 rows, a few hundred of them .so
-    rows = "\n".join(line for line in text.splitlines() if ".so" in line)
+    rows = "\n".join(_lines_with(text, ".so"))
     for row in csv.reader(io.StringIO(rows)):
         if len(row) < 3 or not _SO.search(row[0]) or not row[2].strip().isdigit():
             continue

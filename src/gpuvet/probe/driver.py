@@ -30,9 +30,10 @@ def kernel_module(path=PROC_VERSION):
     return facts.found(version, "proc", path=path)
 
 
-def collect(timeout):
-    """{"driver": {...facts}, "gpus": fact, "topology": fact}."""
-    from_nvml = nvml.query(timeout)
+def collect(timeout, nvml_query=None):
+    """{"driver": {...facts}, "gpus": fact, "topology": fact}. ``nvml_query``: an NVML query already started
+    (nvml.start_query), else one is made now."""
+    from_nvml = nvml_query.result() if nvml_query is not None else nvml.query(timeout)
     module = kernel_module()
     smi_state = _SmiState(timeout)
     errors = [from_nvml.error] if from_nvml.error else []

@@ -34,6 +34,7 @@ _MAX_SHSTRTAB = 16 * 1024 * 1024
 # A real .dynamic has a few dozen entries; a library names a few dozen DT_NEEDED sonames of < 100 bytes each.
 _MAX_DYNAMIC = 64 * 1024
 _MAX_SONAME = 512
+_NEEDED_SPAN = 64 * 1024  # DT_NEEDED names this close together are read with one read
 
 
 class NotElf(Exception):
@@ -74,18 +75,39 @@ class ElfFile(object):
         self._handle = handle
         self.file_size = file_size
         self.machine = None
-        self.sections = []
+        self._raw = []  # the section headers as unpacked tuples (name offset, type, flags, addr, offset, size, link)
+        self._names = b""  # the section-name string table
+        self._sections = None
         self._parse()
+
+    @property
+    def sections(self):
+        """The Section objects, made on first use: a discovery scan decides most files from the raw table."""
+        if self._sections is None:
+            names = self._names
+            self._sections = [Section(_name_at(names, r[0]), r[1], r[2], r[4], r[5], r[6]) for r in self._raw]
+        return self._sections
+
+    @property
+    def section_count(self):
+        return len(self._raw)
+
+    def may_have_section(self, name):
+        """False when no section can be called ``name`` (str): its bytes are not in the section-name table."""
+        return name.encode("latin-1") in self._names
 
     # -- positioned reads ----------------------------------------------------------------------------------------
     def read_at(self, offset, length, what="data"):
         """Exactly ``length`` bytes at ``offset``; ElfError when the file ends first."""
+        self._check_range(offset, length, what)
+        return read_exact(self._handle, offset, length)
+
+    def _check_range(self, offset, length, what):
         if offset < 0 or length < 0 or offset + length > self.file_size:
             raise ElfError(
                 "%s at bytes %d..%d lies past the end of the file (%d bytes; truncated?)"
                 % (what, offset, offset + length, self.file_size)
             )
-        return read_exact(self._handle, offset, length)
 
     # -- parsing ---------------------------------------------------------------------------------------------------
     def _parse(self):
@@ -108,23 +130,26 @@ class ElfFile(object):
             return  # no section table (stripped with sstrip): the caller falls back to scanning the file
         if e_shentsize != _SHDR.size:
             raise ElfError("section header size %d, expected %d (corrupted header)" % (e_shentsize, _SHDR.size))
-        first = self._section_header(e_shoff, 0)
-        if e_shnum == 0:  # extended numbering: the real count lives in section 0's sh_size
-            e_shnum = first[5]
-        if e_shstrndx == SHN_XINDEX:
-            e_shstrndx = first[6]
+        if e_shnum == 0 or e_shstrndx == SHN_XINDEX:
+            first = self._section_header(e_shoff, 0)
+            if e_shnum == 0:  # extended numbering: the real count lives in section 0's sh_size
+                e_shnum = first[5]
+            if e_shstrndx == SHN_XINDEX:
+                e_shstrndx = first[6]
+        else:  # section 0 is read with the table; a table that starts past the end fails as its read would
+            self._check_range(e_shoff, _SHDR.size, "the ELF section table")
         if e_shnum > _MAX_SECTIONS:
             raise ElfError("claims %d sections (corrupted section table)" % e_shnum)
         table = self.read_at(e_shoff, e_shnum * _SHDR.size, "the ELF section table")
-        raw = [_SHDR.unpack_from(table, i * _SHDR.size) for i in range(e_shnum)]
+        raw = list(_SHDR.iter_unpack(table))
         names = b""
         if 0 < e_shstrndx < e_shnum:
             strtab = raw[e_shstrndx]
             if strtab[5] > _MAX_SHSTRTAB:
                 raise ElfError("section name table of %d bytes (corrupted)" % strtab[5])
             names = self.read_at(strtab[4], strtab[5], "the section name table")
-        for sh_name, sh_type, sh_flags, _addr, sh_offset, sh_size, sh_link in (r[:7] for r in raw):
-            self.sections.append(Section(_name_at(names, sh_name), sh_type, sh_flags, sh_offset, sh_size, sh_link))
+        self._raw = raw
+        self._names = names
 
     def _section_header(self, table_offset, index):
         return _SHDR.unpack(self.read_at(table_offset + index * _SHDR.size, _SHDR.size, "the ELF section table"))
@@ -141,26 +166,35 @@ class ElfFile(object):
         Each name is read on its own from the string table the ``.dynamic`` section links to: ``.dynstr`` of a
         C++ library such as libtorch_cpu.so holds megabytes of symbol names that are never needed here.
         """
-        dynamic = next((s for s in self.sections if s.type == SHT_DYNAMIC and s.has_file_data), None)
-        if dynamic is None or not 0 < dynamic.link < len(self.sections):
+        # from the raw headers (fields: 1 type, 4 offset, 5 size, 6 link): no Section objects needed
+        dynamic = next((r for r in self._raw if r[1] == SHT_DYNAMIC and r[5] > 0), None)
+        if dynamic is None or not 0 < dynamic[6] < len(self._raw):
             return []
-        if dynamic.size > _MAX_DYNAMIC:
-            raise ElfError("a .dynamic section of %d bytes (corrupted)" % dynamic.size)
-        strings = self.sections[dynamic.link]
-        table = self.read_at(dynamic.offset, dynamic.size - dynamic.size % _DYN.size, "the .dynamic section")
-        sonames = []
-        for index in range(len(table) // _DYN.size):
-            tag, value = _DYN.unpack_from(table, index * _DYN.size)
+        offset, size = dynamic[4], dynamic[5]
+        if size > _MAX_DYNAMIC:
+            raise ElfError("a .dynamic section of %d bytes (corrupted)" % size)
+        strings = self._raw[dynamic[6]]
+        strings_offset, strings_size = strings[4], strings[5]
+        table = self.read_at(offset, size - size % _DYN.size, "the .dynamic section")
+        wanted = []  # (offset in the string table, bytes to read) of each name
+        for tag, value in _DYN.iter_unpack(table):
             if tag == DT_NULL:
                 break
-            if tag != DT_NEEDED or value >= strings.size:
+            if tag != DT_NEEDED or value >= strings_size:
                 continue
-            length = min(_MAX_SONAME, strings.size - value, self.file_size - strings.offset - value)
-            if length <= 0:
-                continue
-            raw = self.read_at(strings.offset + value, length, "a DT_NEEDED name")
-            sonames.append(raw.split(b"\0", 1)[0].decode("latin-1"))
-        return sonames
+            length = min(_MAX_SONAME, strings_size - value, self.file_size - strings_offset - value)
+            if length > 0:
+                wanted.append((value, length))
+        if not wanted:
+            return []
+        low = min(value for value, _ in wanted)
+        high = max(value + length for value, length in wanted)
+        if high - low <= _NEEDED_SPAN:  # the usual case: the names lie together at the start of .dynstr
+            span = self.read_at(strings_offset + low, high - low, "a DT_NEEDED name")
+            raws = [span[value - low:value - low + length] for value, length in wanted]
+        else:
+            raws = [self.read_at(strings_offset + value, length, "a DT_NEEDED name") for value, length in wanted]
+        return [raw.split(b"\0", 1)[0].decode("latin-1") for raw in raws]
 
 
 def _name_at(names, offset):

@@ -2,7 +2,7 @@
 
 import os
 import platform
-import socket
+import sys
 
 from gpuvet.probe import facts
 from gpuvet.probe.files import try_read
@@ -110,9 +110,19 @@ def wsl_fact(environ=None):
     return facts.found(bool("microsoft" in release or environ.get("WSL_DISTRO_NAME")), "proc")
 
 
+def _hostname():
+    """socket.gethostname() without importing socket: on Linux both are the kernel's node name (glibc's
+    gethostname reads uname); elsewhere the socket module answers."""
+    if sys.platform.startswith("linux"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 def collect(environ=None):
     return {
-        "hostname": facts.found(socket.gethostname(), "socket"),
+        "hostname": facts.found(_hostname(), "socket"),
         "os": os_fact(),
         "kernel": facts.found(platform.release(), "platform"),
         "machine": facts.found(platform.machine(), "platform"),

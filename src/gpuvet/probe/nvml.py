@@ -133,9 +133,14 @@ def query(timeout=DEFAULT_TIMEOUT):
     the reason of the NVML facts, which the driver section then fills from nvidia-smi and /proc. Where fork is not
     available (not POSIX) the query runs in this process.
     """
-    if not hasattr(os, "fork"):
-        return query_in_process()
-    return _query_in_child(timeout)
+    return start_query(timeout).result()
+
+
+def start_query(timeout=DEFAULT_TIMEOUT):
+    """:func:`query` in two steps: the child is forked now and :meth:`PendingQuery.result` collects its answer, so
+    the probe reads files while NVML answers. Fork before starting any thread (a forked child has only the thread
+    that forked)."""
+    return PendingQuery(timeout)
 
 
 def _result_dict(result):
@@ -166,72 +171,92 @@ def _child(write_fd):
         os._exit(code)
 
 
-def _query_in_child(timeout):
-    import select
+class PendingQuery(object):
+    """An NVML query under way in a forked child (see :func:`query`); ``result()`` waits for it, once."""
 
-    binding = binding_fact()  # files only, safe in this process; kept when the child dies
-    try:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-    except OSError as exc:
-        why = "NVML not queried: cannot start its child process (%s)" % (exc.strerror or exc)
-        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
-    if pid == 0:  # pragma: no cover - the child leaves through os._exit
-        os.close(read_fd)
-        _child(write_fd)
-    os.close(write_fd)
-    chunks = []
-    deadline = time.time() + timeout
-    timed_out = False
-    try:
-        while True:
-            left = deadline - time.time()
-            if left <= 0:
-                timed_out = True
-                break
-            try:
-                ready, _, _ = select.select([read_fd], [], [], left)
-            except InterruptedError:  # pragma: no cover - retried by Python 3.5+ itself
-                continue
-            if not ready:
-                continue
-            chunk = os.read(read_fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_fd)
-    if timed_out:
-        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-            try:
-                kill()
-            except OSError:
-                pass
-    status = _reap(pid, wait=2.0 if timed_out else timeout)
-    if timed_out:
-        why = ("NVML did not answer within %g s (nvmlInit or a device query hung; a wedged GPU?): its child "
-               "process was killed" % timeout)
-        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
-    if status is not None and os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        why = "NVML crashed the process that queried it (signal %d, %s): libnvidia-ml is broken or mismatched" % (
-            number, _SIGNAL_NAMES.get(number, "signal"))
-        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
-    try:
-        answer = json.loads(b"".join(chunks).decode("utf-8", "replace"))
-        if "crash" in answer:
-            raise ValueError(answer["crash"])
-        return NvmlResult(answer["binding"], answer["version"], answer["cuda_max"], answer["gpus"], answer["error"],
-                          answer.get("p2p"))
-    except (ValueError, KeyError, TypeError) as exc:
-        why = "NVML child process gave no usable answer (%s)" % exc
-        return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self._answer = None
+        self._pid = None
+        if not hasattr(os, "fork"):
+            return  # answered in this process by result()
+        self._binding = binding_fact()  # files only, safe in this process; kept when the child dies
+        try:
+            read_fd, write_fd = os.pipe()
+            pid = os.fork()
+        except OSError as exc:
+            why = "NVML not queried: cannot start its child process (%s)" % (exc.strerror or exc)
+            self._answer = NvmlResult(self._binding, facts.failed(why), facts.failed(why), facts.failed(why))
+            return
+        if pid == 0:  # pragma: no cover - the child leaves through os._exit
+            os.close(read_fd)
+            _child(write_fd)
+        os.close(write_fd)
+        self._pid, self._read_fd = pid, read_fd
+        self._deadline = time.time() + timeout
+
+    def result(self):
+        if self._answer is None:
+            pid = self._pid
+            self._answer = query_in_process() if pid is None else self._collect(pid)
+        return self._answer
+
+    def _collect(self, pid):
+        import select
+
+        binding, read_fd, timeout = self._binding, self._read_fd, self.timeout
+        chunks = []
+        timed_out = False
+        try:
+            while True:
+                left = self._deadline - time.time()
+                if left <= 0:
+                    timed_out = True
+                    break
+                try:
+                    ready, _, _ = select.select([read_fd], [], [], left)
+                except InterruptedError:  # pragma: no cover - retried by Python 3.5+ itself
+                    continue
+                if not ready:
+                    continue
+                chunk = os.read(read_fd, 65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(read_fd)
+        if timed_out:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
+        status = _reap(pid, wait=2.0 if timed_out else timeout)
+        if timed_out:
+            why = ("NVML did not answer within %g s (nvmlInit or a device query hung; a wedged GPU?): its child "
+                   "process was killed" % timeout)
+            return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+        if status is not None and os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            why = "NVML crashed the process that queried it (signal %d, %s): libnvidia-ml is broken or mismatched" % (
+                number, _SIGNAL_NAMES.get(number, "signal"))
+            return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
+        try:
+            answer = json.loads(b"".join(chunks).decode("utf-8", "replace"))
+            if "crash" in answer:
+                raise ValueError(answer["crash"])
+            return NvmlResult(answer["binding"], answer["version"], answer["cuda_max"], answer["gpus"],
+                              answer["error"], answer.get("p2p"))
+        except (ValueError, KeyError, TypeError) as exc:
+            why = "NVML child process gave no usable answer (%s)" % exc
+            return NvmlResult(binding, facts.failed(why), facts.failed(why), facts.failed(why))
 
 
 def _reap(pid, wait):
     """The child's wait status, waiting at most ``wait`` seconds; None when it could not be reaped (stuck in the
     kernel: it is left to init)."""
     deadline = time.time() + wait
+    pause = 0.0005
     while True:
         try:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -241,7 +266,8 @@ def _reap(pid, wait):
             return status
         if time.time() >= deadline:
             return None
-        time.sleep(0.01)
+        time.sleep(pause)  # the child closed its pipe and is exiting: usually a matter of a millisecond
+        pause = min(pause * 2, 0.01)
 
 
 def query_in_process():

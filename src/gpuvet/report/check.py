@@ -19,6 +19,8 @@ FORMATS = ("text", "json", "markdown", "html", "prometheus", "k8s-labels")
 
 @dataclass(frozen=True)
 class RenderOptions:
+    """How to render a check report: format, language, colour and width."""
+
     format: str = "text"
     lang: str = "en"
     color: bool = False
