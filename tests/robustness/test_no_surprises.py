@@ -124,9 +124,22 @@ def test_no_writes_no_network_no_cwd_reads(args, audit_dir, tmp_path):
     assert not network, "network access attempted: %s" % network[:3]
     cwd_reads = [e for e in events if e[0] in ("open", "os.listdir", "os.scandir") and e[1] and _inside(e[1][0], cwd)]
     assert not cwd_reads, "gpuvet touched the current directory: %s" % cwd_reads[:5]
-    writes = [e for e in events if e[0] == "open" and len(e[1]) > 1 and isinstance(e[1][1], str)
-              and any(c in e[1][1] for c in "wax+") and not str(e[1][0]).startswith(("/dev/", "/proc/"))]
+    writes = [e for e in events if e[0] == "open" and _opens_for_writing(e[1])
+              and not str(e[1][0]).startswith(("/dev/", "/proc/"))]
     assert not writes, "files opened for writing: %s" % writes[:5]
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _opens_for_writing(args) -> bool:
+    """An audited open that can write: open()'s mode string, or os.open()'s flags (mode None), which is how
+    tempfile.gettempdir() creates its probe file in the temp folder."""
+    mode = args[1] if len(args) > 1 else None
+    if isinstance(mode, str) and mode != "None":  # the hook logs a None mode (os.open) as its repr
+        return any(c in mode for c in "wax+")
+    flags = args[2] if len(args) > 2 else None
+    return isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
 
 
 @pytest.mark.skipif(not GPUVET.exists(), reason="the gpuvet console script is not installed in .venv")

@@ -9,7 +9,6 @@ The ``disks`` fact: ``{"locations": [{"role", "path", "mount", "fstype", "free_b
 import os
 import sys
 import sysconfig
-import tempfile
 
 from gpuvet.probe.facts import found
 
@@ -69,13 +68,26 @@ def _mount_of(path, mounts):
     return best
 
 
+def temp_folder(environ):
+    """The folder tempfile would pick, found without writing: tempfile.gettempdir() creates and deletes a probe file
+    in each candidate, and the probe writes nothing. Same candidates, same order (TMPDIR, TEMP, TMP, then the
+    platform's usual folders); the first that is a directory wins."""
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        if environ.get(name) and os.path.isdir(environ[name]):
+            return environ[name]
+    for folder in ("/tmp", "/var/tmp", "/usr/tmp"):
+        if os.path.isdir(folder):
+            return folder
+    return "/tmp"  # none is a directory: name the usual one, whose free space then reads as failed
+
+
 def locations(environ=None):
     """(role, path) of each place an install or a download writes to."""
     environ = os.environ if environ is None else environ
     home = os.path.expanduser("~")
     cache = environ.get("XDG_CACHE_HOME") or os.path.join(home, ".cache")
     found_paths = [("pip_cache", environ.get("PIP_CACHE_DIR") or os.path.join(cache, "pip")),
-                   ("tmp", environ.get("TMPDIR") or tempfile.gettempdir()),
+                   ("tmp", temp_folder(environ)),
                    ("site_packages", sysconfig.get_paths().get("purelib") or sys.prefix)]
     conda = environ.get("CONDA_PREFIX") or (os.path.dirname(os.path.dirname(environ["CONDA_EXE"]))
                                             if environ.get("CONDA_EXE") else None)
