@@ -425,3 +425,63 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout
     assert {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")} == written
+
+
+# torch 1.x links cuDNN and NCCL statically into the library with its kernels (libcaffe2_gpu.so up to 1.4): the
+# versions are read from cudnnGetVersion (it returns CUDNN_VERSION) and NCCL's banner (src/init.cc VERSION_STRING).
+BUNDLED = r"""
+#include <stddef.h>
+__global__ void scale(float *a, int n) { int i = threadIdx.x; if (i < n) a[i] *= 2.0f; }
+extern "C" void launch_scale(float *a, int n) { scale<<<1, 32>>>(a, n); }
+extern "C" __attribute__((visibility("hidden"))) size_t cudnnGetVersion(void) { return 7605; }
+extern "C" __attribute__((used)) const char nccl_banner[] = "NCCL version 2.7.8+cuda10.2";
+"""
+
+
+@pytest.fixture(scope="module")
+def bundled_so(tmp_path_factory):
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("nvcc is not installed")
+    folder = tmp_path_factory.mktemp("bundled")
+    (folder / "b.cu").write_text(BUNDLED)
+    out = folder / "libcaffe2_gpu.so"
+    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75",
+                    "-o", str(out), str(folder / "b.cu")], check=True, timeout=600)
+    return out
+
+
+def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_library(bundled_so, cuda_so, tmp_path):
+    from gpuvet.sources import harvest
+
+    name, data = _wheel("torch", "1.0.0", {
+        "torch/version.py": b"__version__ = '1.0.0'\ndebug = False\ncuda = '10.2'\n",
+        "torch/lib/libcaffe2_gpu.so": bundled_so.read_bytes(),  # the kernels: sm_75
+        "torch/lib/libextra.so": cuda_so.read_bytes(),  # more cubins (sm_80, sm_90), but not torch's kernel library
+    }, pins=[])
+    (tmp_path / name).write_bytes(data)
+    record = harvest.read_wheel(str(tmp_path / name), "torch", "1.0.0", "x86_64", work=str(tmp_path))
+    assert (record["cuda"], record["cudnn"], record["nccl"]) == ("10.2", "7.6.5", "2.7.8")
+    assert "cudnnGetVersion" in record["cudnn_from"] and "torch/lib/libcaffe2_gpu.so" in record["cudnn_from"]
+    assert record["nccl_from"] == "NCCL's version banner in torch/lib/libcaffe2_gpu.so"
+    assert record["sass"] == ["sm_75", "sm_80", "sm_90"]
+    assert record["partial_sass"] == ["sm_80", "sm_90"]  # judged against libcaffe2_gpu.so, the kernel library
+    # a library without them says nothing; two members that disagree leave the fact unknown
+    assert harvest.bundled_versions(str(cuda_so)) == {}
+    other = tmp_path / "other.so"
+    other.write_bytes(bundled_so.read_bytes().replace(b"2.7.8+cuda10.2", b"2.4.8+cuda10.2"))
+    name, data = _wheel("torch", "1.0.1", {"torch/lib/libcaffe2_gpu.so": bundled_so.read_bytes(),
+                                            "torch/lib/libother.so": other.read_bytes()}, pins=[])
+    (tmp_path / name).write_bytes(data)
+    record = harvest.read_wheel(str(tmp_path / name), "torch", "1.0.1", "x86_64", work=str(tmp_path))
+    assert "nccl" not in record and record["cudnn"] == "7.6.5"
+    assert record["nccl_bundled"] == {"2.4.8": "torch/lib/libother.so", "2.7.8": "torch/lib/libcaffe2_gpu.so"}
+
+
+@pytest.mark.parametrize("code, version", [(7605, "7.6.5"), (8903, "8.9.3"), (90100, "9.1.0"), (91002, "9.10.2"),
+                                           (12, None)])
+def test_cudnn_version_codes_decode_as_cudnn_documents_them(code, version):
+    """kb/data/cudnn.toml [encoding]: major*1000 + minor*100 + patch up to 8, major*10000 + minor*100 + patch from 9."""
+    from gpuvet.sources import harvest
+
+    assert harvest.cudnn_version_of(code) == version

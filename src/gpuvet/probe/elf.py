@@ -45,15 +45,16 @@ class ElfError(Exception):
 
 
 class Section(object):
-    __slots__ = ("name", "type", "flags", "offset", "size", "link")
+    __slots__ = ("name", "type", "flags", "offset", "size", "link", "addr")
 
-    def __init__(self, name, type_, flags, offset, size, link=0):
+    def __init__(self, name, type_, flags, offset, size, link=0, addr=0):
         self.name = name
         self.type = type_
         self.flags = flags
         self.offset = offset
         self.size = size
-        self.link = link  # sh_link: for .dynamic, the index of its string table (.dynstr)
+        self.link = link  # sh_link: for .dynamic and symbol tables, the index of their string table
+        self.addr = addr  # sh_addr: where the section is mapped (a symbol's value minus this is its offset inside)
 
     @property
     def has_file_data(self):
@@ -123,8 +124,9 @@ class ElfFile(object):
             if strtab[5] > _MAX_SHSTRTAB:
                 raise ElfError("section name table of %d bytes (corrupted)" % strtab[5])
             names = self.read_at(strtab[4], strtab[5], "the section name table")
-        for sh_name, sh_type, sh_flags, _addr, sh_offset, sh_size, sh_link in (r[:7] for r in raw):
-            self.sections.append(Section(_name_at(names, sh_name), sh_type, sh_flags, sh_offset, sh_size, sh_link))
+        for sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link in (r[:7] for r in raw):
+            self.sections.append(Section(_name_at(names, sh_name), sh_type, sh_flags, sh_offset, sh_size, sh_link,
+                                         sh_addr))
 
     def _section_header(self, table_offset, index):
         return _SHDR.unpack(self.read_at(table_offset + index * _SHDR.size, _SHDR.size, "the ELF section table"))
