@@ -4,10 +4,10 @@ kb = load()
 torch = kb.framework("torch")
 
 
-def test_every_torch_release_from_1_12_to_2_15():
+def test_every_torch_release_from_1_0_to_2_15():
     versions = [r.version for r in torch.releases]
-    assert versions[0] == "2.15.0" and versions[-1] == "1.12.0"
-    assert len(versions) == 32
+    assert versions[0] == "2.15.0" and versions[-1] == "1.0.0"
+    assert len(versions) == 52  # 1.0.0-1.11.0: the 20 releases PyPI lists for Linux x86_64 (index_listings.toml)
     assert torch.newest.version == "2.15.0"
 
 

@@ -466,6 +466,7 @@ def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_libr
     assert record["nccl_from"] == "NCCL's version banner in torch/lib/libcaffe2_gpu.so"
     assert record["sass"] == ["sm_75", "sm_80", "sm_90"]
     assert record["partial_sass"] == ["sm_80", "sm_90"]  # judged against libcaffe2_gpu.so, the kernel library
+    assert record["ptx"] == ["compute_90"] and record["partial_ptx"] == ["compute_90"]  # none of its kernels has PTX
     # a library without them says nothing; two members that disagree leave the fact unknown
     assert harvest.bundled_versions(str(cuda_so)) == {}
     other = tmp_path / "other.so"

@@ -295,16 +295,20 @@ def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:
 
 def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...], str]:
     """(sass, ptx, partial, source) over the wheels of one build. Cubins that only a few kernels have (an
-    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``."""
+    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``. Nor
+    does PTX that only part of the kernels carry (``partial_ptx``: torch 1.12's compute_70 is its bundled cuBLAS's)."""
     sass: List[str] = []
     ptx: List[str] = []
     partial: List[str] = []
+    partial_ptx: List[str] = []
     for build in builds:
         sass += list(build.get("sass", ()))
         ptx += list(build.get("ptx", ()))
         partial += list(build.get("partial_sass", ()))
+        partial_ptx += list(build.get("partial_ptx", ()))
     full = [a for a in dict.fromkeys(sass) if a not in partial]
-    return tuple(full), tuple(dict.fromkeys(ptx)), tuple(dict.fromkeys(partial)), "; ".join(b["source"] for b in builds)
+    full_ptx = [a for a in dict.fromkeys(ptx) if a not in partial_ptx]
+    return tuple(full), tuple(full_ptx), tuple(dict.fromkeys(partial)), "; ".join(b["source"] for b in builds)
 
 
 def _with_harvest(framework: str, release: Release) -> Release:

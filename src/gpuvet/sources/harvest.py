@@ -68,8 +68,10 @@ _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/vers
                   "tensorflow/python/platform/build_info.py")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
 _PRIMARY = {
-    # libcaffe2_gpu.so held torch's CUDA kernels up to 1.4; libtorch_cuda.so (split in two for cu11x builds) since 1.5
-    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$", r"torch/lib/libcaffe2_gpu\.so$"),
+    # torch's CUDA kernels: libcaffe2_gpu.so in 1.0-1.1, libtorch.so in 1.2-1.4, libtorch_cuda.so since 1.5 (split
+    # in two for cu11x builds of 1.8-1.12); the first that carries SASS is the one
+    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$", r"torch/lib/libcaffe2_gpu\.so$",
+              r"torch/lib/libtorch\.so$"),
     "tensorflow": (r"tensorflow/libtensorflow_cc\.so\.2$",),
     "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
     "vllm": (r"vllm/_C[^/]*\.so$",),
@@ -454,9 +456,11 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
     }
     record.update({k: v for k, v in facts.items() if k not in ("claimed_archs",)})
     record["sass"], record["ptx"] = sass, ptx
-    partial = _partial(distribution, members, sass)
+    partial, partial_ptx = _partial(distribution, members, sass, ptx)
     if partial:
         record["partial_sass"] = partial
+    if partial_ptx:
+        record["partial_ptx"] = partial_ptx
     if facts.get("claimed_archs"):
         record["claimed_archs"] = facts["claimed_archs"]
     if meta.get("requires_python"):
@@ -478,10 +482,16 @@ def versions_differ(stated: str, wanted: str) -> bool:
     return loader.normalize_name(stated) != loader.normalize_name(wanted)
 
 
-def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str]) -> List[str]:
-    """SASS archs the primary library lacks or carries in few cubins (a handful of sm_90a kernels)."""
+def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str],
+             ptx: Sequence[str] = ()) -> Tuple[List[str], List[str]]:
+    """(SASS, PTX) archs the primary library lacks or carries in only part of its kernels.
+
+    SASS: fewer cubins than PARTIAL_SHARE of the best-covered arch (a handful of sm_90a kernels). PTX lets a newer
+    GPU run the build only if (nearly) every kernel has it, so it is partial below 1 - PARTIAL_SHARE of that count:
+    torch 1.0's compute_50 sits in 309 of libcaffe2_gpu.so's 977 sm_35 fatbins, and torch 1.12's compute_70 only in
+    its bundled cuBLAS, not in libtorch_cuda.so."""
     if not members:
-        return []
+        return [], []
     primary = None
     for pattern in _PRIMARY.get(distribution, ()):
         found = [n for n in members if re.search(pattern, n) and members[n]["sass"]]
@@ -490,14 +500,15 @@ def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: 
             break
     if primary is None:
         if distribution == "bitsandbytes":
-            return []  # one library per CUDA version: no primary
+            return [], []  # one library per CUDA version: no primary
         with_sass = [n for n in members if members[n]["sass"]]
         if not with_sass:
-            return []
+            return [], []
         primary = max(with_sass, key=lambda n: sum(v for k, v in members[n]["count"].items() if k.startswith("sass:")))
-    counts = {k.split(":", 1)[1]: v for k, v in members[primary]["count"].items() if k.startswith("sass:")}
-    top = max(counts.values()) if counts else 0
-    return [a for a in sass if counts.get(a, 0) < PARTIAL_SHARE * top]
+    count = members[primary]["count"]
+    top = max((v for k, v in count.items() if k.startswith("sass:")), default=0)
+    return ([a for a in sass if count.get("sass:" + a, 0) < PARTIAL_SHARE * top],
+            [a for a in ptx if count.get("ptx:" + a, 0) < (1 - PARTIAL_SHARE) * top])
 
 
 def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "x86_64",
@@ -524,7 +535,7 @@ def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "
 
 _KEY_ORDER = ("framework", "distribution", "version", "platform", "cuda", "cuda_from", "cudnn", "cudnn_from",
               "cudnn_stated", "cudnn_bundled", "nccl", "nccl_from", "nccl_stated", "nccl_bundled", "requires_torch", "requires_python", "requires",
-              "sass", "ptx", "partial_sass", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
+              "sass", "ptx", "partial_sass", "partial_ptx", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
               "sha256", "index_url", "download_url", "read_on", "read_with", "source")
 
 
