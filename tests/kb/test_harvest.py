@@ -67,18 +67,23 @@ def _wheel(name, version, files, metadata=True, pins=PINS):
     return f"{name}-{version}-{TAG}.whl", buffer.getvalue()
 
 
-@pytest.fixture(scope="module")
-def cuda_so(tmp_path_factory):
+def _nvcc_library(tmp_path_factory, source: str, name: str, flags: list):
+    """A shared library nvcc builds from SOURCE (the test is skipped where nvcc is not installed)."""
     nvcc = _nvcc()
     if nvcc is None:
         pytest.skip("nvcc is not installed")
     folder = tmp_path_factory.mktemp("cuda")
-    (folder / "k.cu").write_text(KERNEL)
-    out = folder / "_C.so"
-    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                    "-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90",
-                    "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
+    (folder / "k.cu").write_text(source)
+    out = folder / name
+    subprocess.run([nvcc, "-shared", *flags, "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
     return out
+
+
+@pytest.fixture(scope="module")
+def cuda_so(tmp_path_factory):
+    return _nvcc_library(tmp_path_factory, KERNEL, "_C.so", [
+        "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+        "-gencode", "arch=compute_90,code=compute_90"])
 
 
 class Index:
@@ -440,15 +445,8 @@ extern "C" __attribute__((used)) const char nccl_banner[] = "NCCL version 2.7.8+
 
 @pytest.fixture(scope="module")
 def bundled_so(tmp_path_factory):
-    nvcc = _nvcc()
-    if nvcc is None:
-        pytest.skip("nvcc is not installed")
-    folder = tmp_path_factory.mktemp("bundled")
-    (folder / "b.cu").write_text(BUNDLED)
-    out = folder / "libcaffe2_gpu.so"
-    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75",
-                    "-o", str(out), str(folder / "b.cu")], check=True, timeout=600)
-    return out
+    return _nvcc_library(tmp_path_factory, BUNDLED, "libcaffe2_gpu.so",
+                         ["-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75"])
 
 
 def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_library(bundled_so, cuda_so, tmp_path):
