@@ -44,16 +44,16 @@ def _nvcc():
     return None
 
 
-def _wheel(name, version, files, metadata=True, pins=PINS):
+def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG, requires_python=">=3.9"):
     dist = f"{name}-{version}.dist-info"
     members = dict(files)
     if metadata:
-        lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", "Requires-Python: >=3.9"]
+        lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Requires-Python: {requires_python}"]
         lines += [f"Requires-Dist: {pin}" for pin in pins]
         lines.append('Requires-Dist: nvidia-nccl-cu12==9.9.9; platform_machine == "aarch64"')  # another platform's
         lines.append("Requires-Dist: numpy")
         members[f"{dist}/METADATA"] = ("\n".join(lines) + "\n").encode()
-    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode()
+    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
     record = []
     for path, data in members.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -64,7 +64,7 @@ def _wheel(name, version, files, metadata=True, pins=PINS):
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in members.items():
             zf.writestr(path, data)
-    return f"{name}-{version}-{TAG}.whl", buffer.getvalue()
+    return f"{name}-{version}-{tag}.whl", buffer.getvalue()
 
 
 def _nvcc_library(tmp_path_factory, source: str, name: str, flags: list):
@@ -162,6 +162,9 @@ def index(cuda_so):
         "nometa": [_wheel("nometa", "1.0", {"nometa/__init__.py": b""}, metadata=False) + ("ok",)],
         "truncpkg": [_wheel("truncpkg", "1.0", {"truncpkg/_C.so": so}) + ("truncate",)],
         "stallpkg": [_wheel("stallpkg", "1.0", {"stallpkg/__init__.py": b""}) + ("stall",)],
+        # torch 1.0-1.3 have cp27 and cp35-cp37 wheels only
+        "oldpkg": [_wheel("oldpkg", "1.0", {"oldpkg/__init__.py": b""}, pins=[], tag="cp37-cp37m-manylinux1_x86_64",
+                          requires_python=">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*") + ("ok",)],
         # a release of a covered framework that the shipped data lacks (vLLM starts at 0.4.0 there): its wheel
         # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
         "vllm": [_wheel("vllm", "0.3.3", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
@@ -484,3 +487,13 @@ def test_cudnn_version_codes_decode_as_cudnn_documents_them(code, version):
     from gpuvet.sources import harvest
 
     assert harvest.cudnn_version_of(code) == version
+
+
+def test_a_release_with_python_3_7_wheels_only_is_harvested(index, sandbox, capsys):
+    overlay = sandbox / "overlay"
+    code = main(["kb", "harvest", "oldpkg==1.0", "--index-url", index.url, "--overlay", str(overlay), "-f", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    row = json.loads(captured.out)["harvested"][0]
+    assert row["wheel"] == "oldpkg-1.0-cp37-cp37m-manylinux1_x86_64.whl"
+    assert "python 3.7 wheel tags" in (overlay / "harvested" / "oldpkg-1.0.toml").read_text()
