@@ -1,4 +1,4 @@
-"""Every framework beyond PyTorch, judged against the shipped knowledge base: one table per framework.
+"""Every framework beyond PyTorch 2.x (and PyTorch 1.x, read from its wheels), judged against the shipped knowledge base: one table per framework.
 
 Each row is (snapshot, target) -> expected verdict and the exact set of failing finding codes. The expectations come
 from the facts the KB records cite (named in the comment of each row), not from running the code: for every rule a
