@@ -27,7 +27,7 @@ FRAMEWORK_OF = {
     "mindspore": "mindspore", "tensorflow-gpu": "tensorflow",
 }
 KEYS = ("framework", "distribution", "version", "platform", "cuda", "cudnn", "nccl", "sass", "ptx", "partial_sass",
-        "wheel", "sha256", "read_on", "source")
+        "partial_ptx", "wheel", "sha256", "read_on", "source")
 
 
 def main(paths: list) -> int:

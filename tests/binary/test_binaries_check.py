@@ -95,6 +95,18 @@ def test_kb_disagreement_is_info_and_the_binary_wins():
     assert "compute_121" in detail and "sm_120a sm_121a" in detail
 
 
+def test_partial_ptx_of_an_installed_torch_1_0_is_no_disagreement():
+    # torch 1.0.0's PyPI wheel: compute_50 PTX in only 309 of libcaffe2_gpu.so's fatbins (kb/data/harvested/torch.toml,
+    # partial_ptx): kept out of the variant's ptx, but the installed library has it, as the knowledge base says
+    kb = _kb()
+    variant = kb.framework("torch").release("1.0.0").variant("cu90")
+    assert variant.ptx == () and variant.extra["ptx_partial"] == ["compute_50"]
+    real = list(variant.sass) + list(variant.extra["sass_cubins_partial"]) + ["compute_50"]
+    view = _view([gpu("Tesla K80", "3.7")], [_binary("torch", "/sp/torch/lib/libcaffe2_gpu.so", real)],
+                 frameworks={"torch": {"version": "1.0.0", "cuda": "9.0.176"}})
+    assert binary_findings(view, kb) == []
+
+
 def test_real_scan_feeds_the_check(cuda_builds):
     """The scan's dict goes into a snapshot unchanged; an sm_75/sm_90a/sm_100f/sm_120 + compute_90 library."""
     scanned = dict(archs_of(str(cuda_builds["libmulti.so"])), package="mypkg")

@@ -1,4 +1,4 @@
-"""Every framework beyond PyTorch, judged against the shipped knowledge base: one table per framework.
+"""Every framework beyond PyTorch 2.x (and PyTorch 1.x, read from its wheels), judged against the shipped knowledge base: one table per framework.
 
 Each row is (snapshot, target) -> expected verdict and the exact set of failing finding codes. The expectations come
 from the facts the KB records cite (named in the comment of each row), not from running the code: for every rule a
@@ -10,12 +10,15 @@ CUDA 11.1-11.8 >= 450.80.02, CUDA 12.x >= 525.60.13, CUDA 13.x >= 580.65.06, CUD
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Dict, Iterable, Optional, Sequence
 
 import pytest
 from snapshots import gpu, snapshot
 
 from gpuvet.checks import run_checks
+from gpuvet.cli import main
 from gpuvet.probe.facts import found
 
 # GPUs by compute capability (NVIDIA's CUDA GPUs list, as kb/data/gpus.toml records them).
@@ -29,6 +32,7 @@ P100 = gpu("Tesla P100-PCIE-16GB", "6.0", memory_mib=16280)
 M60 = gpu("Tesla M60", "5.2", memory_mib=8129)
 K2200 = gpu("Quadro K2200", "5.0", memory_mib=4096)
 K40 = gpu("Tesla K40m", "3.5", memory_mib=11441)
+K80 = gpu("Tesla K80", "3.7", memory_mib=11441)
 
 AVX_CPU = {"model": "Intel(R) Xeon(R) Platinum 8480+", "flags": ["sse4_2", "avx", "avx2", "avx512f"]}
 NO_AVX_CPU = {"model": "QEMU Virtual CPU version 2.5+", "flags": ["sse", "sse2", "sse4_1", "sse4_2"]}
@@ -490,6 +494,60 @@ TRTLLM = [
 @pytest.mark.parametrize("snap, target, verdict, fails", TRTLLM)
 def test_tensorrt_llm(snap, target, verdict, fails):
     check_row(snap, target, verdict, fails)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# PyTorch 1.x — the PyPI default wheels, read with gpuvet kb harvest (2026-12-04; kb/data/harvested/torch.toml). They
+# bundle CUDA and link cuDNN/NCCL in; driver floors from the CUDA release notes' Table 3 (9.0 >= 384.81, 10.0 >= 410.48,
+# 10.2 >= 440.33; no minor-version compatibility before 11.x); Kepler's last branch is R470 (nvidia-installer nvGpus.h).
+# ----------------------------------------------------------------------------------------------------------------
+TORCH_1X = [
+    # 1.8.1 (torch-1.8.1-cp39-cp39-manylinux1_x86_64.whl): CUDA 10.2 (torch/version.py), SASS sm_35 sm_37 sm_50
+    # sm_60 sm_61 sm_70 sm_75 in libtorch_cuda.so, no PTX; cp36-cp39 wheels, Requires-Python >=3.6.2; GLIBC_2.17.
+    row(machine("470.82.01", gpus=[K80], python="3.8.18"), "torch==1.8.1", "pass", id="torch1.8.1-k80-sm37-r470"),
+    row(machine("440.33", gpus=[K80], python="3.8.18"), "torch==1.8.1", "pass", id="torch1.8.1-k80-driver-boundary"),
+    row(machine("418.87.01", gpus=[K80], python="3.8.18"), "torch==1.8.1", "fail", ["driver_too_old"], id="torch1.8.1-k80-cuda10.1-driver"),
+    row(machine("535.104.05", gpus=[K80], python="3.8.18"), "torch==1.8.1", "fail", ["driver_too_old"], id="torch1.8.1-k80-past-r470"),
+    row(machine("440.33", gpus=[P100], python="3.8.18"), "torch==1.8.1", "pass", id="torch1.8.1-p100-sm60"),
+    # A100 (8.0): no sm_80 cubin, sm_75 is another major (cubins run only on X.z >= X.y of their own major), and no
+    # PTX to JIT-compile: no kernel of the build runs, whatever the driver (CUDA C++ Programming Guide, binary and
+    # PTX compatibility).
+    row(machine("470.82.01", gpus=[A100], python="3.8.18"), "torch==1.8.1", "fail", ["arch_not_in_build"], id="torch1.8.1-a100-no-sm80-no-ptx"),
+    row(machine("470.82.01", gpus=[P100], python="3.9.18"), "torch==1.8.1", "pass", id="torch1.8.1-python-last"),
+    row(machine("470.82.01", gpus=[P100], python="3.10.13"), "torch==1.8.1", "fail", ["python_unsupported"], id="torch1.8.1-python-3.10"),
+    row(machine("470.82.01", gpus=[P100], python="3.6.2"), "torch==1.8.1", "pass", id="torch1.8.1-requires-python-boundary"),
+    row(machine("470.82.01", gpus=[P100], python="3.6.1"), "torch==1.8.1", "fail", ["python_unsupported"], id="torch1.8.1-python-3.6.1"),
+    row(machine("470.82.01", gpus=[P100], python="3.8.18", glibc="2.12"), "torch==1.8.1", "fail", ["platform_unsupported"], id="torch1.8.1-glibc-2.12"),
+    # 1.0.0 (torch-1.0.0-cp37-cp37m-manylinux1_x86_64.whl): CUDA 9.0.176, SASS sm_35 sm_50 sm_60 sm_61 sm_70 in
+    # libcaffe2_gpu.so (its sm_37 in 60 of 977 fatbins: the K80 runs the sm_35 cubins), compute_50 PTX in only 309
+    # of them (kept out: an A100 cannot run the rest); cp27 and cp35-cp37 wheels.
+    row(machine("384.81", gpus=[K80], python="2.7.18"), "torch==1.0.0", "pass", id="torch1.0.0-k80-driver-boundary-py27"),
+    row(machine("375.66", gpus=[K80], python="3.6.15"), "torch==1.0.0", "fail", ["driver_too_old"], id="torch1.0.0-k80-375"),
+    row(machine("470.82.01", gpus=[A100], python="3.7.16"), "torch==1.0.0", "fail", ["arch_not_in_build"], id="torch1.0.0-a100-partial-ptx"),
+    row(machine("384.81", gpus=[K80], python="3.8.18"), "torch==1.0.0", "fail", ["python_unsupported"], id="torch1.0.0-python-3.8"),
+    # 1.2.0 (torch-1.2.0-cp37-cp37m-manylinux1_x86_64.whl): CUDA 10.0, no sm_37 cubin at all: the K80 runs sm_35's.
+    row(machine("410.48", gpus=[K80], python="3.7.16"), "torch==1.2.0", "pass", id="torch1.2.0-k80-via-sm35"),
+    row(machine("396.37", gpus=[K80], python="3.7.16"), "torch==1.2.0", "fail", ["driver_too_old"], id="torch1.2.0-driver-cuda9.2"),
+    # 1.12.1 (torch-1.12.1-cp310-cp310-manylinux1_x86_64.whl): its compute_70 PTX is in the bundled libcublas only,
+    # none in libtorch_cuda.so, so an A100 runs no torch kernel.
+    row(machine("470.82.01", gpus=[A100], python="3.10.13"), "torch==1.12.1", "fail", ["arch_not_in_build"], id="torch1.12.1-a100-cublas-ptx-only"),
+    row(machine("470.82.01", gpus=[V100], python="3.10.13"), "torch==1.12.1", "pass", id="torch1.12.1-v100-sm70"),
+]
+
+
+@pytest.mark.parametrize("snap, target, verdict, fails", TORCH_1X)
+def test_torch_1x(snap, target, verdict, fails):
+    check_row(snap, target, verdict, fails)
+
+
+def test_check_from_a_saved_k80_capture_judges_torch_1_8_1(capsys):
+    """End to end: a saved nvidia-smi of four K80s on driver 375.66 (tests/fixtures) against torch 1.8.1's CUDA 10.2
+    (needs 440.33): a verdict, no longer "older than the knowledge base covers"."""
+    smi = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi" / "tesla-k80-4gpu_drv375.66.txt"
+    assert main(["check", "torch==1.8.1", "--from", str(smi), "--no-network", "-f", "json"]) == 1
+    (target,) = json.loads(capsys.readouterr().out)["targets"]
+    fails = {(f["code"], f["expected"]) for f in target["findings"] if f["severity"] == "fail"}
+    assert target["verdict"] == "fail" and fails == {("driver_too_old", "driver >= 440.33")}, target["findings"]
 
 
 # ----------------------------------------------------------------------------------------------------------------

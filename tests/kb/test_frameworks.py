@@ -4,10 +4,10 @@ kb = load()
 torch = kb.framework("torch")
 
 
-def test_every_torch_release_from_1_12_to_2_15():
+def test_every_torch_release_from_1_0_to_2_15():
     versions = [r.version for r in torch.releases]
-    assert versions[0] == "2.15.0" and versions[-1] == "1.12.0"
-    assert len(versions) == 32
+    assert versions[0] == "2.15.0" and versions[-1] == "1.0.0"
+    assert len(versions) == 52  # 1.0.0-1.11.0: the 20 releases PyPI lists for Linux x86_64 (index_listings.toml)
     assert torch.newest.version == "2.15.0"
 
 
@@ -31,6 +31,24 @@ def test_pypi_default_variant_facts():
     assert release.supports_python("3.11.4") and not release.supports_python("3.12")
     assert release.companions["torchvision"] == "0.16.2"
     assert release.glibc_min == "2.17"
+
+
+def test_torch_1x_default_wheels_as_read():
+    # PyPI torch-1.0.0-cp37-cp37m-manylinux1_x86_64.whl: torch/version.py cuda '9.0.176'; cudnnGetVersion() in
+    # libcaffe2_gpu.so returns 7401; NCCL's banner "NCCL version 2.3.7+cuda9.0"; cp27 and cp35-cp37 wheels only
+    release = torch.release("1.0.0")
+    v = release.default
+    assert (release.default_variant, v.cuda, v.cudnn, v.nccl) == ("cu90", "9.0", "7.4.1", "2.3.7")
+    assert release.supports_python("2.7.18") and release.supports_python("3.7.16")
+    assert not release.supports_python("3.4.10") and not release.supports_python("3.8.0")
+    assert release.companions == {}  # no torchvision/torchaudio wheel pins torch==1.0.0
+    # torch-1.8.1-cp39-cp39-manylinux1_x86_64.whl; torchvision-0.9.1 and torchaudio-0.8.1 pin torch (==1.8.1)
+    release = torch.release("1.8.1")
+    assert (release.default.cuda, release.default.cudnn, release.default.nccl) == ("10.2", "7.6.5", "2.7.8")
+    assert release.companions == {"torchvision": "0.9.1", "torchaudio": "0.8.1"}
+    assert release.python == ">=3.6.2,<3.10" and release.glibc_min == "2.17"
+    # torch-1.13.1-cp311-cp311-manylinux1_x86_64.whl: NCCL linked into libtorch_cuda_cpp.so
+    assert torch.release("1.13.1").default.nccl == "2.14.3"
 
 
 def test_variant_by_name_or_cuda():

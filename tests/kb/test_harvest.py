@@ -44,16 +44,16 @@ def _nvcc():
     return None
 
 
-def _wheel(name, version, files, metadata=True, pins=PINS):
+def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG, requires_python=">=3.9"):
     dist = f"{name}-{version}.dist-info"
     members = dict(files)
     if metadata:
-        lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", "Requires-Python: >=3.9"]
+        lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", f"Requires-Python: {requires_python}"]
         lines += [f"Requires-Dist: {pin}" for pin in pins]
         lines.append('Requires-Dist: nvidia-nccl-cu12==9.9.9; platform_machine == "aarch64"')  # another platform's
         lines.append("Requires-Dist: numpy")
         members[f"{dist}/METADATA"] = ("\n".join(lines) + "\n").encode()
-    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode()
+    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
     record = []
     for path, data in members.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -64,21 +64,26 @@ def _wheel(name, version, files, metadata=True, pins=PINS):
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in members.items():
             zf.writestr(path, data)
-    return f"{name}-{version}-{TAG}.whl", buffer.getvalue()
+    return f"{name}-{version}-{tag}.whl", buffer.getvalue()
 
 
-@pytest.fixture(scope="module")
-def cuda_so(tmp_path_factory):
+def _nvcc_library(tmp_path_factory, source: str, name: str, flags: list):
+    """A shared library nvcc builds from SOURCE (the test is skipped where nvcc is not installed)."""
     nvcc = _nvcc()
     if nvcc is None:
         pytest.skip("nvcc is not installed")
     folder = tmp_path_factory.mktemp("cuda")
-    (folder / "k.cu").write_text(KERNEL)
-    out = folder / "_C.so"
-    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                    "-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90",
-                    "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
+    (folder / "k.cu").write_text(source)
+    out = folder / name
+    subprocess.run([nvcc, "-shared", *flags, "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
     return out
+
+
+@pytest.fixture(scope="module")
+def cuda_so(tmp_path_factory):
+    return _nvcc_library(tmp_path_factory, KERNEL, "_C.so", [
+        "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
+        "-gencode", "arch=compute_90,code=compute_90"])
 
 
 class Index:
@@ -157,6 +162,9 @@ def index(cuda_so):
         "nometa": [_wheel("nometa", "1.0", {"nometa/__init__.py": b""}, metadata=False) + ("ok",)],
         "truncpkg": [_wheel("truncpkg", "1.0", {"truncpkg/_C.so": so}) + ("truncate",)],
         "stallpkg": [_wheel("stallpkg", "1.0", {"stallpkg/__init__.py": b""}) + ("stall",)],
+        # torch 1.0-1.3 have cp27 and cp35-cp37 wheels only
+        "oldpkg": [_wheel("oldpkg", "1.0", {"oldpkg/__init__.py": b""}, pins=[], tag="cp37-cp37m-manylinux1_x86_64",
+                          requires_python=">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*") + ("ok",)],
         # a release of a covered framework that the shipped data lacks (vLLM starts at 0.4.0 there): its wheel
         # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
         "vllm": [_wheel("vllm", "0.3.3", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
@@ -425,3 +433,67 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout
     assert {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")} == written
+
+
+# torch 1.x links cuDNN and NCCL statically into the library with its kernels (libcaffe2_gpu.so up to 1.4): the
+# versions are read from cudnnGetVersion (it returns CUDNN_VERSION) and NCCL's banner (src/init.cc VERSION_STRING).
+BUNDLED = r"""
+#include <stddef.h>
+__global__ void scale(float *a, int n) { int i = threadIdx.x; if (i < n) a[i] *= 2.0f; }
+extern "C" void launch_scale(float *a, int n) { scale<<<1, 32>>>(a, n); }
+extern "C" __attribute__((visibility("hidden"))) size_t cudnnGetVersion(void) { return 7605; }
+extern "C" __attribute__((used)) const char nccl_banner[] = "NCCL version 2.7.8+cuda10.2";
+"""
+
+
+@pytest.fixture(scope="module")
+def bundled_so(tmp_path_factory):
+    return _nvcc_library(tmp_path_factory, BUNDLED, "libcaffe2_gpu.so",
+                         ["-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75"])
+
+
+def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_library(bundled_so, cuda_so, tmp_path):
+    from gpuvet.sources import harvest
+
+    name, data = _wheel("torch", "1.0.0", {
+        "torch/version.py": b"__version__ = '1.0.0'\ndebug = False\ncuda = '10.2'\n",
+        "torch/lib/libcaffe2_gpu.so": bundled_so.read_bytes(),  # the kernels: sm_75
+        "torch/lib/libextra.so": cuda_so.read_bytes(),  # more cubins (sm_80, sm_90), but not torch's kernel library
+    }, pins=[])
+    (tmp_path / name).write_bytes(data)
+    record = harvest.read_wheel(str(tmp_path / name), "torch", "1.0.0", "x86_64", work=str(tmp_path))
+    assert (record["cuda"], record["cudnn"], record["nccl"]) == ("10.2", "7.6.5", "2.7.8")
+    assert "cudnnGetVersion" in record["cudnn_from"] and "torch/lib/libcaffe2_gpu.so" in record["cudnn_from"]
+    assert record["nccl_from"] == "NCCL's version banner in torch/lib/libcaffe2_gpu.so"
+    assert record["sass"] == ["sm_75", "sm_80", "sm_90"]
+    assert record["partial_sass"] == ["sm_80", "sm_90"]  # judged against libcaffe2_gpu.so, the kernel library
+    assert record["ptx"] == ["compute_90"] and record["partial_ptx"] == ["compute_90"]  # none of its kernels has PTX
+    # a library without them says nothing; two members that disagree leave the fact unknown
+    assert harvest.bundled_versions(str(cuda_so)) == {}
+    other = tmp_path / "other.so"
+    other.write_bytes(bundled_so.read_bytes().replace(b"2.7.8+cuda10.2", b"2.4.8+cuda10.2"))
+    name, data = _wheel("torch", "1.0.1", {"torch/lib/libcaffe2_gpu.so": bundled_so.read_bytes(),
+                                            "torch/lib/libother.so": other.read_bytes()}, pins=[])
+    (tmp_path / name).write_bytes(data)
+    record = harvest.read_wheel(str(tmp_path / name), "torch", "1.0.1", "x86_64", work=str(tmp_path))
+    assert "nccl" not in record and record["cudnn"] == "7.6.5"
+    assert record["nccl_bundled"] == {"2.4.8": "torch/lib/libother.so", "2.7.8": "torch/lib/libcaffe2_gpu.so"}
+
+
+@pytest.mark.parametrize("code, version", [(7605, "7.6.5"), (8903, "8.9.3"), (90100, "9.1.0"), (91002, "9.10.2"),
+                                           (12, None)])
+def test_cudnn_version_codes_decode_as_cudnn_documents_them(code, version):
+    """kb/data/cudnn.toml [encoding]: major*1000 + minor*100 + patch up to 8, major*10000 + minor*100 + patch from 9."""
+    from gpuvet.sources import harvest
+
+    assert harvest.cudnn_version_of(code) == version
+
+
+def test_a_release_with_python_3_7_wheels_only_is_harvested(index, sandbox, capsys):
+    overlay = sandbox / "overlay"
+    code = main(["kb", "harvest", "oldpkg==1.0", "--index-url", index.url, "--overlay", str(overlay), "-f", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    row = json.loads(captured.out)["harvested"][0]
+    assert row["wheel"] == "oldpkg-1.0-cp37-cp37m-manylinux1_x86_64.whl"
+    assert "python 3.7 wheel tags" in (overlay / "harvested" / "oldpkg-1.0.toml").read_text()

@@ -178,9 +178,11 @@ def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
     chosen = main or torch_binaries
     found = {a for b in chosen for a in list(b.get("sass") or []) + list(b.get("ptx") or [])}
     listed = set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ())
-    # arch-specific cubins with only a few kernels (sm_90a ...) are listed apart in the KB; the binary has them too
+    # arch-specific cubins with only a few kernels (sm_90a ...) and PTX only some kernels carry are listed apart in
+    # the KB; the binary has them too
     extra = getattr(variant, "extra", None) or {}
     listed |= set(extra.get("sass_cubins_partial", ()) or ()) | set(getattr(variant, "sass_cubins_partial", ()) or ())
+    listed |= set(extra.get("ptx_partial", ()) or ())
     if not listed or found == listed:
         return []
     order = _order

@@ -271,8 +271,9 @@ def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> O
             return None
         cuda = "%d.%d" % parsed
         name = variant_key(str(cuda))
-    full_sass, ptx, partial, source = _harvested_archs([build])
-    extra.update({"sass_cubins_partial": list(partial), "arch_source": source, "cuda_read_from": cuda_from})
+    full_sass, ptx, partial, partial_ptx, source = _harvested_archs([build])
+    extra.update({"sass_cubins_partial": list(partial), "ptx_partial": list(partial_ptx), "arch_source": source,
+                  "cuda_read_from": cuda_from})
     distribution = str(build.get("distribution") or framework)
     return Variant(
         name=name, cuda=str(cuda) if cuda else None, cudnn=build.get("cudnn"), nccl=build.get("nccl"),
@@ -293,18 +294,24 @@ def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:
     return bool(digits) and want is not None and str(want[0]) == digits
 
 
-def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...], str]:
-    """(sass, ptx, partial, source) over the wheels of one build. Cubins that only a few kernels have (an
-    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``."""
+def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...],
+                                                                Tuple[str, ...], str]:
+    """(sass, ptx, partial sass, partial ptx, source) over the wheels of one build. Cubins that only a few kernels have (an
+    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``. Nor
+    does PTX that only part of the kernels carry (``partial_ptx``: torch 1.12's compute_70 is its bundled cuBLAS's)."""
     sass: List[str] = []
     ptx: List[str] = []
     partial: List[str] = []
+    partial_ptx: List[str] = []
     for build in builds:
         sass += list(build.get("sass", ()))
         ptx += list(build.get("ptx", ()))
         partial += list(build.get("partial_sass", ()))
+        partial_ptx += list(build.get("partial_ptx", ()))
     full = [a for a in dict.fromkeys(sass) if a not in partial]
-    return tuple(full), tuple(dict.fromkeys(ptx)), tuple(dict.fromkeys(partial)), "; ".join(b["source"] for b in builds)
+    full_ptx = [a for a in dict.fromkeys(ptx) if a not in partial_ptx]
+    return (tuple(full), tuple(full_ptx), tuple(dict.fromkeys(partial)), tuple(dict.fromkeys(partial_ptx)),
+            "; ".join(b["source"] for b in builds))
 
 
 def _with_harvest(framework: str, release: Release) -> Release:
@@ -322,8 +329,9 @@ def _with_harvest(framework: str, release: Release) -> Release:
         extra = dict(variant.extra)
         changed = {}
         if matching:
-            sass, ptx, partial, source = _harvested_archs(matching)
+            sass, ptx, partial, partial_ptx, source = _harvested_archs(matching)
             extra["sass_cubins_partial"] = list(partial)
+            extra["ptx_partial"] = list(partial_ptx)
             extra["arch_source"] = source
             extra["overlay_disagrees"] = [b["overlay_disagrees"] for b in matching if b.get("overlay_disagrees")]
             built_with = next((str(b["cuda"]) for b in matching if b.get("cuda")), None)
@@ -333,7 +341,7 @@ def _with_harvest(framework: str, release: Release) -> Release:
             changed = {"sass": sass, "ptx": ptx, "source": variant.source + "; " + source}
         arm_matching = [b for b in arm if _same_cuda(variant, b) or (plain and (not b.get("cuda") or not variant.cuda))]
         if arm_matching:
-            sass, ptx, partial, source = _harvested_archs(arm_matching)
+            sass, ptx, partial, _partial_ptx, source = _harvested_archs(arm_matching)
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
         if changed or arm_matching:
             variants[name] = dataclasses.replace(variant, extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str

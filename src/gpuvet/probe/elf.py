@@ -46,15 +46,16 @@ class ElfError(Exception):
 
 
 class Section(object):
-    __slots__ = ("name", "type", "flags", "offset", "size", "link")
+    __slots__ = ("name", "type", "flags", "offset", "size", "link", "addr")
 
-    def __init__(self, name, type_, flags, offset, size, link=0):
+    def __init__(self, name, type_, flags, offset, size, link=0, addr=0):
         self.name = name
         self.type = type_
         self.flags = flags
         self.offset = offset
         self.size = size
-        self.link = link  # sh_link: for .dynamic, the index of its string table (.dynstr)
+        self.link = link  # sh_link: for .dynamic and symbol tables, the index of their string table
+        self.addr = addr  # sh_addr: where the section is mapped (a symbol's value minus this is its offset inside)
 
     @property
     def has_file_data(self):
@@ -85,7 +86,7 @@ class ElfFile(object):
         """The Section objects, made on first use: a discovery scan decides most files from the raw table."""
         if self._sections is None:
             names = self._names
-            self._sections = [Section(_name_at(names, r[0]), r[1], r[2], r[4], r[5], r[6]) for r in self._raw]
+            self._sections = [Section(_name_at(names, r[0]), r[1], r[2], r[4], r[5], r[6], r[3]) for r in self._raw]
         return self._sections
 
     @property

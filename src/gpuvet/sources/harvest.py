@@ -7,7 +7,8 @@ wheel it reads the core metadata (Requires-Python, the Requires-Dist pins of nvi
 nvidia-cuda-runtime-*, cuda-toolkit and torch), the framework's version module (torch/version.py,
 paddle/version/__init__.py, tensorflow/python/platform/build_info.py) and the SASS / PTX archs of every shared
 library member, with gpuvet's own fatbin reader (``gpuvet.probe.binaries.scan_file``, the code behind ``gpuvet
-archs``). Members are extracted one at a time into a temporary folder and deleted, so the temporary space needed
+archs``); where a CUDA library links cuDNN or NCCL in (torch 1.x), their versions come from the constant its
+``cudnnGetVersion`` returns and NCCL's version banner (``bundled_versions``). Members are extracted one at a time into a temporary folder and deleted, so the temporary space needed
 is the wheel plus its largest member.
 
 Each record is a ``[[build]]`` of the shape of ``kb/data/harvested/<framework>.toml`` with its provenance: wheel file name,
@@ -24,9 +25,11 @@ import datetime
 import email.parser
 import hashlib
 import json
+import mmap
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -40,6 +43,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from gpuvet.errors import InputError
 from gpuvet.kb import loader
 from gpuvet.kb.overlay import BUILDS_DIR
+from gpuvet.probe import elf
 from gpuvet.probe._version import __version__
 from gpuvet.probe.binaries import scan_file, sort_archs
 from gpuvet.tomlfile import loads_toml
@@ -52,7 +56,7 @@ PLATFORM_TAGS = {
                 "manylinux_2_17_aarch64", "manylinux2014_aarch64", "linux_aarch64",
                 "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64"],
 }
-PYTHONS = ("3.11", "3.12", "3.10", "3.13", "3.9", "3.8")
+PYTHONS = ("3.11", "3.12", "3.10", "3.13", "3.9", "3.8", "3.7")  # 3.7: torch 1.0-1.3 has cp27/cp35-cp37 wheels only
 DEFAULT_TIMEOUT = 600.0  # seconds for one release, download included
 NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
 PARTIAL_SHARE = 0.25  # an arch with fewer cubins than this share of the best-covered one is "partial"
@@ -64,7 +68,10 @@ _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/vers
                   "tensorflow/python/platform/build_info.py")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
 _PRIMARY = {
-    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$"),
+    # torch's CUDA kernels: libcaffe2_gpu.so in 1.0-1.1, libtorch.so in 1.2-1.4, libtorch_cuda.so since 1.5 (split
+    # in two for cu11x builds of 1.8-1.12); the first that carries SASS is the one
+    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$", r"torch/lib/libcaffe2_gpu\.so$",
+              r"torch/lib/libtorch\.so$"),
     "tensorflow": (r"tensorflow/libtensorflow_cc\.so\.2$",),
     "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
     "vllm": (r"vllm/_C[^/]*\.so$",),
@@ -301,6 +308,72 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
     return facts
 
 
+# NCCL's own banner (src/init.cc: VERSION_STRING "NCCL version " MAJOR.MINOR.PATCH SUFFIX "+cuda" CUDA_MAJOR.MINOR),
+# kept in any binary NCCL is linked into; cuDNN's cudnnGetVersion() returns the CUDNN_VERSION it was built as.
+_NCCL_BANNER = re.compile(rb"NCCL version (\d+\.\d+\.\d+)[0-9A-Za-z.-]*\+cuda(\d+\.\d+)")
+_RETURNS_CONSTANT = re.compile(rb"^(?:\xf3\x0f\x1e\xfa)?\xb8(.{4})\xc3", re.S)  # [endbr64] mov eax, imm32; ret
+_SYMBOL = struct.Struct("<IBBHQQ")  # Elf64_Sym
+SHT_SYMTAB, SHT_DYNSYM = 2, 11
+
+
+def cudnn_version_of(code: int) -> Optional[str]:
+    """CUDNN_VERSION -> "X.Y.Z": major*1000 + minor*100 + patch up to cuDNN 8, major*10000 + minor*100 + patch
+    from 9 (kb/data/cudnn.toml [encoding])."""
+    if 9_00_00 <= code < 100_00_00:
+        return f"{code // 10000}.{code // 100 % 100}.{code % 100}"
+    if 1000 <= code < 9000:
+        return f"{code // 1000}.{code // 100 % 10}.{code % 100}"
+    return None
+
+
+def _symbol_bytes(image: "elf.ElfFile", data: "mmap.mmap", name: bytes, length: int) -> Optional[bytes]:
+    """The first LENGTH bytes of the code of the defined symbol NAME (.symtab, else .dynsym); None if absent."""
+    for kind in (SHT_SYMTAB, SHT_DYNSYM):
+        for table in (s for s in image.sections if s.type == kind and s.has_file_data):
+            if not 0 < table.link < len(image.sections):
+                continue
+            strings = image.sections[table.link]
+            at = data.find(b"\0" + name + b"\0", strings.offset, strings.offset + strings.size)
+            if at < 0:
+                continue
+            wanted = at + 1 - strings.offset
+            end = table.offset + table.size - table.size % _SYMBOL.size
+            for offset in range(table.offset, end, _SYMBOL.size):
+                st_name, _info, _other, shndx, value, _size = _SYMBOL.unpack_from(data, offset)
+                if st_name != wanted or not 0 < shndx < len(image.sections):
+                    continue
+                home = image.sections[shndx]
+                start = home.offset + value - home.addr
+                if home.has_file_data and home.offset <= start <= home.offset + home.size - length:
+                    return bytes(data[start:start + length])
+    return None
+
+
+def bundled_versions(path: str) -> Dict[str, str]:
+    """The cuDNN and NCCL versions linked into one shared library (wheels that bundle them statically, torch 1.x):
+    NCCL from its version banner, cuDNN from the constant its ``cudnnGetVersion`` returns. What cannot be read is
+    left out."""
+    found: Dict[str, str] = {}
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size == 0:
+                return found
+            image = elf.ElfFile(handle, size)
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                banners = {m.group(1).decode() for m in _NCCL_BANNER.finditer(data)}
+                if len(banners) == 1:
+                    found["nccl"] = banners.pop()
+                code = _symbol_bytes(image, data, b"cudnnGetVersion", 10)
+                match = _RETURNS_CONSTANT.match(code or b"")
+                version = cudnn_version_of(struct.unpack("<I", match.group(1))[0]) if match else None
+                if version:
+                    found["cudnn"] = version
+    except (OSError, ValueError, struct.error, elf.ElfError, elf.NotElf):
+        return {}
+    return found
+
+
 def _free_bytes(folder: str) -> Optional[int]:
     try:
         return shutil.disk_usage(folder).free
@@ -331,6 +404,7 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                     pass
         members: Dict[str, Dict[str, Any]] = {}
         unreadable: Dict[str, str] = {}
+        bundled: Dict[str, Dict[str, List[str]]] = {}  # cudnn / nccl -> version -> the members linking it
         so_members = sorted((i for i in zf.infolist() if _SO.search(i.filename) and not i.is_dir()),
                             key=lambda i: i.filename)
         scratch = tempfile.mkdtemp(prefix="gpuvet-harvest-", dir=work)
@@ -349,6 +423,9 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                     continue
                 try:
                     result = scan_file(target)
+                    if result.entries:
+                        for key, value in bundled_versions(target).items():
+                            bundled.setdefault(key, {}).setdefault(value, []).append(info.filename)
                 finally:
                     try:
                         os.unlink(target)
@@ -364,6 +441,13 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     facts = build_facts(version_files, meta["pins"])
+    for key, seen in sorted(bundled.items()):
+        if len(seen) == 1 and key not in facts:  # the wheel's own statements win; members that disagree say nothing
+            (value, where), = seen.items()
+            what = "the version cudnnGetVersion() returns" if key == "cudnn" else "NCCL's version banner"
+            facts[key], facts[key + "_from"] = value, f"{what} in {', '.join(where)}"
+        elif len(seen) > 1:
+            facts[key + "_bundled"] = {value: ", ".join(where) for value, where in sorted(seen.items())}
     sass = sort_archs(a for m in members.values() for a in m["sass"])
     ptx = sort_archs(a for m in members.values() for a in m["ptx"])
     record: Dict[str, Any] = {
@@ -372,9 +456,11 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
     }
     record.update({k: v for k, v in facts.items() if k not in ("claimed_archs",)})
     record["sass"], record["ptx"] = sass, ptx
-    partial = _partial(distribution, members, sass)
+    partial, partial_ptx = _partial(distribution, members, sass, ptx)
     if partial:
         record["partial_sass"] = partial
+    if partial_ptx:
+        record["partial_ptx"] = partial_ptx
     if facts.get("claimed_archs"):
         record["claimed_archs"] = facts["claimed_archs"]
     if meta.get("requires_python"):
@@ -396,10 +482,16 @@ def versions_differ(stated: str, wanted: str) -> bool:
     return loader.normalize_name(stated) != loader.normalize_name(wanted)
 
 
-def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str]) -> List[str]:
-    """SASS archs the primary library lacks or carries in few cubins (a handful of sm_90a kernels)."""
+def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str],
+             ptx: Sequence[str] = ()) -> Tuple[List[str], List[str]]:
+    """(SASS, PTX) archs the primary library lacks or carries in only part of its kernels.
+
+    SASS: fewer cubins than PARTIAL_SHARE of the best-covered arch (a handful of sm_90a kernels). PTX lets a newer
+    GPU run the build only if (nearly) every kernel has it, so it is partial below 1 - PARTIAL_SHARE of that count:
+    torch 1.0's compute_50 sits in 309 of libcaffe2_gpu.so's 977 sm_35 fatbins, and torch 1.12's compute_70 only in
+    its bundled cuBLAS, not in libtorch_cuda.so."""
     if not members:
-        return []
+        return [], []
     primary = None
     for pattern in _PRIMARY.get(distribution, ()):
         found = [n for n in members if re.search(pattern, n) and members[n]["sass"]]
@@ -408,14 +500,15 @@ def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: 
             break
     if primary is None:
         if distribution == "bitsandbytes":
-            return []  # one library per CUDA version: no primary
+            return [], []  # one library per CUDA version: no primary
         with_sass = [n for n in members if members[n]["sass"]]
         if not with_sass:
-            return []
+            return [], []
         primary = max(with_sass, key=lambda n: sum(v for k, v in members[n]["count"].items() if k.startswith("sass:")))
-    counts = {k.split(":", 1)[1]: v for k, v in members[primary]["count"].items() if k.startswith("sass:")}
-    top = max(counts.values()) if counts else 0
-    return [a for a in sass if counts.get(a, 0) < PARTIAL_SHARE * top]
+    count = members[primary]["count"]
+    top = max((v for k, v in count.items() if k.startswith("sass:")), default=0)
+    return ([a for a in sass if count.get("sass:" + a, 0) < PARTIAL_SHARE * top],
+            [a for a in ptx if count.get("ptx:" + a, 0) < (1 - PARTIAL_SHARE) * top])
 
 
 def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "x86_64",
@@ -441,8 +534,8 @@ def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "
 # ---------------------------------------------------------------------------------------------------- the overlay
 
 _KEY_ORDER = ("framework", "distribution", "version", "platform", "cuda", "cuda_from", "cudnn", "cudnn_from",
-              "cudnn_stated", "nccl", "nccl_from", "nccl_stated", "requires_torch", "requires_python", "requires",
-              "sass", "ptx", "partial_sass", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
+              "cudnn_stated", "cudnn_bundled", "nccl", "nccl_from", "nccl_stated", "nccl_bundled", "requires_torch", "requires_python", "requires",
+              "sass", "ptx", "partial_sass", "partial_ptx", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
               "sha256", "index_url", "download_url", "read_on", "read_with", "source")
 
 
