@@ -59,7 +59,11 @@ PLATFORM_TAGS = {
 PYTHONS = ("3.11", "3.12", "3.10", "3.13", "3.9", "3.8", "3.7")  # 3.7: torch 1.0-1.3 has cp27/cp35-cp37 wheels only
 DEFAULT_TIMEOUT = 600.0  # seconds for one release, download included
 NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
-PARTIAL_SHARE = 0.25  # an arch with fewer cubins than this share of the best-covered one is "partial"
+# gpuvet's judgement, not a rule NVIDIA or a framework states: an arch with fewer cubins than this share of the
+# best-covered one is "partial" (SASS), and PTX in fewer than 1 - this share of them does not let a newer GPU run the
+# build. The measured cases sit far from both lines (torch 1.0's compute_50 PTX in 32% of its kernels, torch 1.12's
+# compute_70 in none of libtorch_cuda.so's; TensorFlow 2.15's compute_80 in all).
+PARTIAL_SHARE = 0.25
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
