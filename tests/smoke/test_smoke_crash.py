@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpuvet.sources.smoke.child import ChildOutcome, run_child
-from gpuvet.sources.smoke.distributed import failure_result
+from gpuvet.sources.smoke.distributed import failure_result, finished_before_exit, teardown_result
 from gpuvet.sources.smoke.local import outcome_problems
 from gpuvet.sources.smoke.nccl_log import parse_nccl_log
 
@@ -28,8 +28,11 @@ for _ in range(50):
 
 ABORT = """
 import os, torch.distributed as dist
+from gpuvet.sources.smoke.child import emit
 dist.init_process_group("gloo")
 dist.barrier()
+if dist.get_rank() == 0:
+    emit({"kind": "finished", "ranks": 2})  # what dist_worker says once every rank is past its last measurement
 if dist.get_rank() == 1:
     os.abort()
 dist.barrier()
@@ -45,7 +48,7 @@ def torchrun(tmp_path: Path, script: str) -> ChildOutcome:
 
 def test_a_vanished_peer_is_named_by_the_gloo_error_and_the_failing_rank(tmp_path):
     outcome = torchrun(tmp_path, PEER_GONE)
-    assert not outcome.ok
+    assert not outcome.ok and not finished_before_exit(outcome)  # died mid all-reduce: a failure, not a teardown
     detail = failure_result(outcome, parse_nccl_log(outcome.stderr), 120.0)["detail"]
     assert re.search(r"RuntimeError: .*gloo.*Connection (reset|closed) by peer", detail), detail
     assert "rank 1 (local_rank: 1): exitcode 1" in detail
@@ -56,6 +59,11 @@ def test_a_rank_killed_by_sigabrt_is_named_with_its_signal(tmp_path):
     outcome = torchrun(tmp_path, ABORT)
     detail = failure_result(outcome, parse_nccl_log(outcome.stderr), 120.0)["detail"]
     assert "rank 1 (local_rank: 1): Signal 6 (SIGABRT)" in detail, detail
+    # Rank 0 had said every rank was past its measurements: the abort is the teardown, a warning, not a failure.
+    assert not outcome.ok and finished_before_exit(outcome)
+    teardown = teardown_result(outcome)
+    assert teardown["status"] == "warn" and "code" not in teardown
+    assert "Signal 6 (SIGABRT)" in teardown["detail"] and "results above are complete" in teardown["detail"]
 
 
 def test_a_cxx_terminate_is_the_cause_not_the_launcher_log():

@@ -193,6 +193,23 @@ def failure_result(outcome: ChildOutcome, log: NcclLog, timeout: float, lang: st
     }
 
 
+def finished_before_exit(outcome: ChildOutcome) -> bool:
+    """Whether rank 0 said every rank had passed the final barrier (all measurements done) before the job ended."""
+    return not outcome.timed_out and any(r.get("kind") == "finished" for r in outcome.results)
+
+
+def teardown_result(outcome: ChildOutcome, lang: str = "en") -> Dict[str, Any]:
+    """A rank that died after every measurement was done: the results stand; the crash is the framework's teardown
+    (process group, its threads, interpreter exit), which the user's own jobs may meet at exit too."""
+    detail = text(lang, "smoke.dist.teardown", code=outcome.returncode)
+    evidence = outcome.crash_evidence()
+    if evidence:
+        detail += " — " + " | ".join(evidence)
+    return {"name": "collectives", "status": "warn", "value": None, "unit": None, "reference": None,
+            "fraction_of_reference": None, "detail": detail,
+            "fix": {"summary": text(lang, "smoke.dist.teardown_fix"), "commands": []}}
+
+
 def transport_result(log: NcclLog, lang: str = "en") -> Optional[Dict[str, Any]]:
     """What NCCL chose between GPUs; host shared memory on one node means no P2P (interconnect_slow)."""
     if not log.transport_details and not log.version:
@@ -257,7 +274,9 @@ def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
     transport = transport_result(log, lang)
     if transport:
         results.append(transport)
-    if not outcome.ok:
+    if not outcome.ok and finished_before_exit(outcome):
+        results.append(teardown_result(outcome, lang))
+    elif not outcome.ok:
         results.append(failure_result(outcome, log, timeout, lang))
     elif not outcome.results:
         # Multi-node: only global rank 0 prints; the other nodes only confirm their part finished.
