@@ -44,7 +44,7 @@ def _nvcc():
     return None
 
 
-def _wheel(name, version, files, metadata=True, pins=PINS):
+def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG):
     dist = f"{name}-{version}.dist-info"
     members = dict(files)
     if metadata:
@@ -53,7 +53,7 @@ def _wheel(name, version, files, metadata=True, pins=PINS):
         lines.append('Requires-Dist: nvidia-nccl-cu12==9.9.9; platform_machine == "aarch64"')  # another platform's
         lines.append("Requires-Dist: numpy")
         members[f"{dist}/METADATA"] = ("\n".join(lines) + "\n").encode()
-    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {TAG}\n".encode()
+    members[f"{dist}/WHEEL"] = f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: false\nTag: {tag}\n".encode()
     record = []
     for path, data in members.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -64,7 +64,7 @@ def _wheel(name, version, files, metadata=True, pins=PINS):
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for path, data in members.items():
             zf.writestr(path, data)
-    return f"{name}-{version}-{TAG}.whl", buffer.getvalue()
+    return f"{name}-{version}-{tag}.whl", buffer.getvalue()
 
 
 @pytest.fixture(scope="module")

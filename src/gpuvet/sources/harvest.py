@@ -196,6 +196,60 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
                      hint="check the version (pip index versions NAME) or --platform")
 
 
+def _tag_arguments(wheel: str) -> List[str]:
+    """pip's target options that accept exactly the tags in a wheel's file name (``--platform any`` for a pure
+    wheel), so that pip cannot prefer another file of the same release."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        _, _, _, tags = parse_wheel_filename(wheel)
+    except InvalidWheelFilename as exc:
+        raise InputError(f"{wheel!r} is not a wheel file name: {exc}") from None
+    interpreters = sorted({t.interpreter for t in tags})
+    cpython = [i for i in interpreters if re.match(r"^cp3\d+$", i)]
+    if cpython:
+        implementation, python = "cp", cpython[0][2] + "." + cpython[0][3:]
+    else:  # py3 / py2.py3: any Python 3 accepts it
+        implementation, python = "py", "3.11"
+    args = ["--implementation", implementation, "--python-version", python]
+    for abi in sorted({t.abi for t in tags}):
+        args += ["--abi", abi]
+    for platform in sorted({t.platform for t in tags}):
+        args += ["--platform", platform]
+    return args
+
+
+def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = None,
+                timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Download the one wheel file named WHEEL through pip's configuration into DEST and check it is the recorded
+    artifact: the same file name and the same sha256 (a changed or tampered artifact is an error, never read)."""
+    distribution, version = wheel.split("-")[:2]
+    requirement = f"{loader.normalize_name(distribution)}=={version}"
+    args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
+            "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, timeout)))), "--retries", "0",
+            "-d", dest] + _tag_arguments(wheel)
+    if index_url:
+        args += ["--index-url", index_url]
+    code, output = _run_pip(args + [requirement], timeout)
+    got = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
+    if code != 0 or not got:
+        trouble = _network_problem(output)
+        if trouble:
+            raise InputError(f"the package index cannot be reached: {trouble}",
+                             hint="check the index URL, proxy and credentials (pip config list)")
+        if _NO_MATCH.search(output):
+            raise InputError(f"{wheel} is no longer on the index (pip finds no file of {requirement} with its tags)")
+        raise InputError(_pip_error(output, requirement))
+    if got != [wheel]:
+        raise InputError(f"pip chose {', '.join(got)} for {requirement}, not the recorded {wheel}")
+    path = os.path.join(dest, wheel)
+    found = sha256_of(path)
+    if found != sha256:
+        raise InputError(f"{wheel}: the index serves sha256 {found[:16]}..., the record says {sha256[:16]}... "
+                         "(a changed artifact is never read into the record)")
+    return path
+
+
 def _provenance(output: str, python: str, index_url: Optional[str]) -> Dict[str, Any]:
     indexes = _indexes(output)
     url = None
