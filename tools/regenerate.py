@@ -1,6 +1,6 @@
 """Regenerate the shipped knowledge base from a checkout: one command, the same bytes for the same artifacts.
 
-    python tools/regenerate.py [--check] [--only FRAMEWORK ...] [--limit N] [--offline] [--index-url URL]
+    python tools/regenerate.py [--check] [--only FRAMEWORK ...] [--wheel GLOB ...] [--limit N] [--offline] [--index-url URL]
                                [--pci-ids PCI_IDS_FILE] [--timeout SECONDS] [--data DIR]
 
 1. The hand-curated files (NVIDIA's driver tables, architectures, GPU models, cuDNN / NCCL, library floors, the
@@ -20,14 +20,15 @@
 4. The JSON twins are refreshed (``tools/compile_data.py``).
 
 ``--check`` writes nothing and exits 1 when the output would differ from the checkout (naming the records and
-fields); ``--offline`` re-reads no artifact (validation, rendering and twins only); ``--only`` / ``--limit`` bound a
-run (builds not re-read are kept as they are and counted). Exit 2: a usage or input error (one line each on stderr:
+fields); ``--offline`` re-reads no artifact (validation, rendering and twins only); ``--only`` / ``--wheel`` /
+``--limit`` bound a run (builds not re-read are kept as they are and counted). Exit 2: a usage or input error (one line each on stderr:
 invalid data, an unreachable index, a missing or changed artifact).
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import re
 import shutil
 import sys
@@ -201,11 +202,13 @@ def validate_build(build: dict, framework: str) -> list:
     return problems
 
 
-def reread(build: dict, index_url, timeout: float) -> dict:
-    """The record rebuilt from the artifact itself: its facts read again, its identity and provenance kept."""
+def reread(build: dict, index_url, timeout: float) -> tuple:
+    """(the record rebuilt from the artifact itself, the artifact's size in bytes): its facts read again, its
+    identity and provenance kept."""
     work = tempfile.mkdtemp(prefix="gpuvet-regenerate-")
     try:
         path = harvest.fetch_wheel(build["wheel"], build["sha256"], work, index_url=index_url, timeout=timeout)
+        size = Path(path).stat().st_size
         fresh = harvest.read_wheel(path, build["distribution"], build["version"], build["platform"], work=work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -214,7 +217,7 @@ def reread(build: dict, index_url, timeout: float) -> dict:
     row.update({k: build[k] for k in PROVENANCE})
     if not says_archs(row):
         raise DataError(f"{build['wheel']}: no CUDA code found in it now")
-    return row
+    return row, size
 
 
 def _differences(old: dict, new: dict) -> str:
@@ -222,9 +225,8 @@ def _differences(old: dict, new: dict) -> str:
 
 
 def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, timeout=harvest.DEFAULT_TIMEOUT,
-               out=print, err=None) -> tuple:
+               out=print, patterns=()) -> tuple:
     """({relative path: new text} of the files whose text changes, [error lines], counts)."""
-    err = err or (lambda line: print(line, file=sys.stderr))
     errors = validate_curated(data)
     changed: dict = {}
     counts = {"builds": 0, "reread": 0, "same": 0, "differ": 0, "failed": 0}
@@ -241,15 +243,17 @@ def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, t
             continue
         counts["builds"] += len(builds)
         rows = []
-        started = time.monotonic()
+        started, before = time.monotonic(), counts["reread"] + counts["failed"]
         for build in builds:
-            if offline or (only and framework not in only) or (budget is not None and budget <= 0):
+            if offline or (only and framework not in only) or (budget is not None and budget <= 0) or (
+                    patterns and not any(fnmatch.fnmatchcase(build["wheel"], pattern) for pattern in patterns)):
                 rows.append(build)
                 continue
             if budget is not None:
                 budget -= 1
+            one = time.monotonic()
             try:
-                row = reread(build, index_url, timeout)
+                row, size = reread(build, index_url, timeout)
             except (GpuvetError, DataError) as exc:
                 counts["failed"] += 1
                 errors.append(f"{framework} {build['version']} {build['platform']}: {exc}")
@@ -258,10 +262,12 @@ def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, t
             counts["reread"] += 1
             same = row == {k: build[k] for k in KEYS if k in build}
             counts["same" if same else "differ"] += 1
-            out(f"  {'same  ' if same else 'DIFFERS'} {build['wheel']}" + ("" if same else f": {_differences(build, row)}"))
+            out(f"  {'same  ' if same else 'DIFFERS'} {build['wheel']} ({size / 1e6:.0f} MB, "
+                f"{time.monotonic() - one:.1f} s)" + ("" if same else f": {_differences(build, row)}"))
             rows.append(row)
-        if not offline and (not only or framework in only):
-            out(f"{framework}: {len(builds)} builds, re-read in {time.monotonic() - started:.0f} s")
+        if counts["reread"] + counts["failed"] > before:
+            out(f"{framework}: {counts['reread'] + counts['failed'] - before} of {len(builds)} builds re-read in "
+                f"{time.monotonic() - started:.0f} s")
         new = render(framework, rows)
         if new != text:
             changed[f"harvested/{path.name}"] = new
@@ -282,6 +288,8 @@ def main(argv: list) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the output would differ")
     parser.add_argument("--only", action="append", default=[], metavar="FRAMEWORK",
                         help="re-read the builds of this framework only (repeatable)")
+    parser.add_argument("--wheel", action="append", default=[], metavar="GLOB",
+                        help="re-read only the builds whose wheel file name matches (repeatable)")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="re-read at most N builds in all")
     parser.add_argument("--offline", action="store_true", help="re-read no artifact: validate, render, compile")
     parser.add_argument("--index-url", default=None, help="the index to read from (default: pip's configuration)")
@@ -302,7 +310,8 @@ def main(argv: list) -> int:
         print("error: --limit must be 0 or more", file=sys.stderr)
         return 2
     started = time.monotonic()
-    changed, errors, counts = regenerate(data, set(args.only), args.limit, args.offline, args.index_url, args.timeout)
+    changed, errors, counts = regenerate(data, set(args.only), args.limit, args.offline, args.index_url, args.timeout,
+                                         patterns=args.wheel)
     if args.pci_ids is not None:
         try:
             text = rebuilt_pci_ids(data, args.pci_ids)

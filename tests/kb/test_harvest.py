@@ -425,3 +425,17 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout
     assert {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")} == written
+
+
+@pytest.mark.parametrize("text, cuda", [
+    ('{"version": {"cuda": 1107, "torch": "1.13.1+cu117"}}', "11.7"),  # the shape of xformers 0.0.16's own file
+    ('{"version": {"cuda": 1208}}', "12.8"),
+    ('{"version": {"cuda": null, "hip": "6.1"}}', None),  # a ROCm build says no CUDA
+    ("not json", None),
+])
+def test_xformers_build_metadata_gives_its_cuda(text, cuda):
+    from gpuvet.sources import harvest
+
+    facts = harvest.build_facts({"xformers/cpp_lib.json": text}, {})
+    assert facts.get("cuda") == cuda
+    assert facts.get("cuda_from") == ("xformers/cpp_lib.json" if cuda else None)

@@ -5,7 +5,8 @@
 proxies, certificates and credentials are exactly pip's (``pip config``, ``PIP_*``, ``--index-url``). From the
 wheel it reads the core metadata (Requires-Python, the Requires-Dist pins of nvidia-cudnn-*, nvidia-nccl-*,
 nvidia-cuda-runtime-*, cuda-toolkit and torch), the framework's version module (torch/version.py,
-paddle/version/__init__.py, tensorflow/python/platform/build_info.py) and the SASS / PTX archs of every shared
+paddle/version/__init__.py, tensorflow/python/platform/build_info.py; xformers' build metadata xformers/cpp_lib.json,
+which its own _cpp_lib.py reads) and the SASS / PTX archs of every shared
 library member, with gpuvet's own fatbin reader (``gpuvet.probe.binaries.scan_file``, the code behind ``gpuvet
 archs``). Members are extracted one at a time into a temporary folder and deleted, so the temporary space needed
 is the wheel plus its largest member.
@@ -61,7 +62,7 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
 _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
-                  "tensorflow/python/platform/build_info.py")
+                  "tensorflow/python/platform/build_info.py", "xformers/cpp_lib.json")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
 _PRIMARY = {
     "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$"),
@@ -339,6 +340,14 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
         caps = _grab(r"['\"]cuda_compute_capabilities['\"]\s*[:,]\s*(\[[^\]]*\])", text)
         if caps:
             facts["claimed_archs"] = re.findall(r"['\"]([^'\"]+)['\"]", caps)
+    text = version_files.get("xformers/cpp_lib.json")  # xformers' setup.py: {"version": {"cuda": 1107, ...}}
+    if text is not None:
+        try:
+            built = json.loads(text).get("version", {}).get("cuda")
+        except (ValueError, AttributeError):
+            built = None
+        if isinstance(built, int) and not isinstance(built, bool) and built >= 100:  # major * 100 + minor
+            facts["cuda"], facts["cuda_from"] = f"{built // 100}.{built % 100}", "xformers/cpp_lib.json"
     for name, pinned in sorted(pins.items()):
         where = f"METADATA Requires-Dist {name}=={pinned}"
         runtime = re.match(r"nvidia-cuda-runtime(-cu\d+)?$", name) or name == "cuda-toolkit"
