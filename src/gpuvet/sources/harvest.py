@@ -70,6 +70,8 @@ _PRIMARY = {
     "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
     "vllm": (r"vllm/_C[^/]*\.so$",),
     "xformers": (r"xformers/_C[^/]*\.so$",),
+    # sgl-kernel's general ops; flash_ops (FlashAttention kernels, sm_80/86/90a) has more cubins but fewer archs
+    "sgl-kernel": (r"sgl_kernel/common_ops[^/]*\.so$",),
 }
 _NETWORK_TROUBLE = re.compile(
     r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
@@ -197,27 +199,30 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
                      hint="check the version (pip index versions NAME) or --platform")
 
 
-def _tag_arguments(wheel: str) -> List[str]:
+def _tag_arguments(wheel: str) -> List[List[str]]:
     """pip's target options that accept exactly the tags in a wheel's file name (``--platform any`` for a pure
-    wheel), so that pip cannot prefer another file of the same release."""
+    wheel), so that pip cannot prefer another file of the release: one set per Python version to try (an abi3 or
+    pure wheel fits several, and pip also holds the target Python to the release's Requires-Python)."""
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
     try:
         _, _, _, tags = parse_wheel_filename(wheel)
     except InvalidWheelFilename as exc:
         raise InputError(f"{wheel!r} is not a wheel file name: {exc}") from None
-    interpreters = sorted({t.interpreter for t in tags})
-    cpython = [i for i in interpreters if re.match(r"^cp3\d+$", i)]
-    if cpython:
-        implementation, python = "cp", cpython[0][2] + "." + cpython[0][3:]
-    else:  # py3 / py2.py3: any Python 3 accepts it
-        implementation, python = "py", "3.11"
-    args = ["--implementation", implementation, "--python-version", python]
-    for abi in sorted({t.abi for t in tags}):
-        args += ["--abi", abi]
+    abis = sorted({t.abi for t in tags})
+    cpython = sorted({t.interpreter for t in tags if re.match(r"^cp3\d+$", t.interpreter)})
+    if cpython and not set(abis) & {"abi3", "none"}:  # cp311-cp311: that Python only
+        implementation, pythons = "cp", [cpython[0][2] + "." + cpython[0][3:]]
+    elif cpython:  # cp38-abi3: any CPython from 3.8 on
+        implementation, pythons = "cp", [p for p in PYTHONS + ("3.14",) if int(p.split(".")[1]) >= int(cpython[0][3:])]
+    else:  # py3 / py2.py3: any Python 3
+        implementation, pythons = "py", list(PYTHONS + ("3.14",))
+    rest: List[str] = []
+    for abi in abis:
+        rest += ["--abi", abi]
     for platform in sorted({t.platform for t in tags}):
-        args += ["--platform", platform]
-    return args
+        rest += ["--platform", platform]
+    return [["--implementation", implementation, "--python-version", python] + rest for python in pythons]
 
 
 def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = None,
@@ -226,21 +231,29 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
     artifact: the same file name and the same sha256 (a changed or tampered artifact is an error, never read)."""
     distribution, version = wheel.split("-")[:2]
     requirement = f"{loader.normalize_name(distribution)}=={version}"
-    args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
-            "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, timeout)))), "--retries", "0",
-            "-d", dest] + _tag_arguments(wheel)
-    if index_url:
-        args += ["--index-url", index_url]
-    code, output = _run_pip(args + [requirement], timeout)
-    got = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
-    if code != 0 or not got:
+    deadline = time.monotonic() + timeout
+    got: List[str] = []
+    for target in _tag_arguments(wheel):
+        left = deadline - time.monotonic()
+        if left <= 1:
+            raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
+        args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
+                "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "0",
+                "-d", dest] + target
+        if index_url:
+            args += ["--index-url", index_url]
+        code, output = _run_pip(args + [requirement], left)
+        got = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
+        if code == 0 and got:
+            break
         trouble = _network_problem(output)
         if trouble:
             raise InputError(f"the package index cannot be reached: {trouble}",
                              hint="check the index URL, proxy and credentials (pip config list)")
-        if _NO_MATCH.search(output):
-            raise InputError(f"{wheel} is no longer on the index (pip finds no file of {requirement} with its tags)")
-        raise InputError(_pip_error(output, requirement))
+        if not _NO_MATCH.search(output):
+            raise InputError(_pip_error(output, requirement))
+    if not got:
+        raise InputError(f"{wheel} is no longer on the index (pip finds no file of {requirement} with its tags)")
     if got != [wheel]:
         raise InputError(f"pip chose {', '.join(got)} for {requirement}, not the recorded {wheel}")
     path = os.path.join(dest, wheel)
