@@ -25,23 +25,9 @@ import pytest
 from gpuvet.cli import main
 from gpuvet.kb import loader
 
-KERNEL = r"""
-__global__ void add(float *a, const float *b, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] += b[i];
-}
-extern "C" void launch(float *a, const float *b, int n) { add<<<(n + 255) / 256, 256>>>(a, b, n); }
-"""
 TAG = "py3-none-manylinux_2_17_x86_64"
 PINS = ["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12==2.21.5", "nvidia-cuda-runtime-cu12==12.4.127",
         "torch==2.5.1"]
-
-
-def _nvcc():
-    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc"):
-        if candidate and os.path.isfile(candidate):
-            return candidate
-    return None
 
 
 def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG):
@@ -65,20 +51,6 @@ def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG):
         for path, data in members.items():
             zf.writestr(path, data)
     return f"{name}-{version}-{tag}.whl", buffer.getvalue()
-
-
-@pytest.fixture(scope="module")
-def cuda_so(tmp_path_factory):
-    nvcc = _nvcc()
-    if nvcc is None:
-        pytest.skip("nvcc is not installed")
-    folder = tmp_path_factory.mktemp("cuda")
-    (folder / "k.cu").write_text(KERNEL)
-    out = folder / "_C.so"
-    subprocess.run([nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                    "-gencode", "arch=compute_90,code=sm_90", "-gencode", "arch=compute_90,code=compute_90",
-                    "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
-    return out
 
 
 class Index:
