@@ -15,6 +15,8 @@
    partial archs, CUDA / cuDNN / NCCL) are the reading's, the identity and provenance (wheel, sha256, the date it
    was first read, the source line) are the record's, so no clock enters the output. A build anyone adds with
    ``tools/import_overlay.py`` is covered by the next run.
+   A vLLM [[release]] that ``tools/import_overlay.py --releases`` made from a wheel's METADATA is made again, with
+   the same code, from that wheel when the run re-reads it.
 3. The harvested files are written with the one renderer of ``tools/import_harvest.py`` (sorted, stable); with
    ``--pci-ids`` pci_ids.toml is rebuilt from that pci.ids file at the commit the shipped file names.
 4. The JSON twins are refreshed (``tools/compile_data.py``).
@@ -46,9 +48,10 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "tools"))
 
 import compile_data  # noqa: E402  (tools/ is not a package)
+import import_overlay  # noqa: E402
 import pci_ids  # noqa: E402
 from import_harvest import KEYS, render  # noqa: E402
-from import_overlay import FACT_KEYS, says_archs  # noqa: E402
+from import_overlay import FACT_KEYS, PROFILES, release_block, says_archs  # noqa: E402
 from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: E402
 from packaging.version import InvalidVersion, Version  # noqa: E402
 
@@ -203,8 +206,8 @@ def validate_build(build: dict, framework: str) -> list:
 
 
 def reread(build: dict, index_url, timeout: float) -> tuple:
-    """(the record rebuilt from the artifact itself, the artifact's size in bytes): its facts read again, its
-    identity and provenance kept."""
+    """(the record rebuilt from the artifact itself, the artifact's size in bytes, the whole reading): its facts
+    read again, its identity and provenance kept."""
     work = tempfile.mkdtemp(prefix="gpuvet-regenerate-")
     try:
         path = harvest.fetch_wheel(build["wheel"], build["sha256"], work, index_url=index_url, timeout=timeout)
@@ -217,7 +220,7 @@ def reread(build: dict, index_url, timeout: float) -> tuple:
     row.update({k: build[k] for k in PROVENANCE})
     if not says_archs(row):
         raise DataError(f"{build['wheel']}: no CUDA code found in it now")
-    return row, size
+    return row, size, fresh
 
 
 def _differences(old: dict, new: dict) -> str:
@@ -231,6 +234,7 @@ def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, t
     changed: dict = {}
     counts = {"builds": 0, "reread": 0, "same": 0, "differ": 0, "failed": 0}
     budget = limit
+    readings: dict = {}  # wheel file name -> what reading it gave (METADATA included)
     for path in sorted((data / "harvested").glob("*.toml")):
         framework = path.stem
         text = path.read_text(encoding="utf-8")
@@ -253,7 +257,7 @@ def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, t
                 budget -= 1
             one = time.monotonic()
             try:
-                row, size = reread(build, index_url, timeout)
+                row, size, readings[build["wheel"]] = reread(build, index_url, timeout)
             except (GpuvetError, DataError) as exc:
                 counts["failed"] += 1
                 errors.append(f"{framework} {build['version']} {build['platform']}: {exc}")
@@ -271,7 +275,46 @@ def regenerate(data: Path, only=(), limit=None, offline=False, index_url=None, t
         new = render(framework, rows)
         if new != text:
             changed[f"harvested/{path.name}"] = new
+    for framework in sorted(PROFILES):
+        path = data / "frameworks" / f"{framework}.toml"
+        if readings and path.is_file():
+            new = _releases_again(path, framework, readings, out, counts, errors)
+            if new is not None:
+                changed[f"frameworks/{path.name}"] = new
     return changed, errors, counts
+
+
+_FROM_METADATA = re.compile(r"^source = \"(?P<index>[^:\"]+): \S+ \S+ \(Requires-Python, Requires-Dist; wheel (?P<wheel>\S+) "
+                            r"METADATA, read with gpuvet kb harvest on (?P<date>\d{4}-\d{2}-\d{2})\)\"$", re.M)
+
+
+def _releases_again(path: Path, framework: str, readings: dict, out, counts: dict, errors: list):
+    """The framework file with each [[release]] that tools/import_overlay.py made from a wheel's METADATA made again
+    from the same wheel read now (its date and index name kept); None when nothing changes."""
+    import_overlay.DATA = path.parent.parent  # the pinned torch's CUDA comes from this tree's torch file
+    text = path.read_text(encoding="utf-8")
+    head, _, body = text.partition("\n[[release]]\n")
+    blocks = ["[[release]]\n" + b.strip("\n") + "\n" for b in body.split("\n[[release]]\n")] if body else []
+    again_count = 0
+    for number, block in enumerate(blocks):
+        made = _FROM_METADATA.search(block)
+        if not made or made.group("wheel") not in readings:
+            continue
+        again_count += 1
+        build = dict(readings[made.group("wheel")], read_on=made.group("date"), framework=framework)
+        try:
+            again = release_block(build, made.group("index"))
+        except LookupError as exc:
+            errors.append(f"frameworks/{path.name}: {exc}")
+            continue
+        if again != block:
+            counts["differ"] += 1
+            out(f"  DIFFERS {framework} release record of {made.group('wheel')} (its METADATA read again)")
+            blocks[number] = again
+    if again_count:
+        out(f"{framework}: {again_count} release records made again from their wheels' METADATA")
+    new = head.rstrip("\n") + "\n\n" + "\n".join(blocks)
+    return None if new == text else new
 
 
 def rebuilt_pci_ids(data: Path, pci_ids_file: Path) -> str:

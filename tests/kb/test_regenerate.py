@@ -150,3 +150,66 @@ def test_hand_curated_data_is_validated_never_rewritten(sandbox, capsys):
 def test_the_shipped_checkout_is_what_the_command_writes(capsys):
     """The shipped tree validates and is in the command's form (rendering and twins), without reading any wheel."""
     assert _tool().main(["--offline", "--check"]) == 0, capsys.readouterr()
+
+
+VLLM = """[framework]
+name = "vllm"
+distributions = ["vllm"]
+source = "https://example.invalid/vllm"
+
+[[release]]
+version = "0.3.3"
+python = "{python}"
+default_variant = "cu121"
+requires = {{ torch = "==2.3.0", xformers = "==0.0.26.post1" }}
+companions = {{}}
+os = ["linux"]
+notes = "installing vllm replaces torch with torch==2.3.0 from TestIndex (CUDA 12.1 build)"
+source = "TestIndex: vllm 0.3.3 (Requires-Python, Requires-Dist; wheel {wheel} METADATA, read with gpuvet kb harvest on 2020-01-02)"
+  [[release.variant]]
+  name = "cu121"
+  cuda = "12.1"
+  cuda_from = "torch"
+  install = "pip install vllm==0.3.3"
+  source = "TestIndex: vllm 0.3.3 (torch==2.3.0) ; https://example.invalid/torch/2.3.0"
+"""
+TORCH = """[framework]
+name = "torch"
+distributions = ["torch"]
+source = "https://example.invalid/torch"
+
+[[release]]
+version = "2.3.0"
+default_variant = "cu121"
+source = "https://example.invalid/torch/2.3.0"
+  [[release.variant]]
+  name = "cu121"
+  cuda = "12.1"
+  source = "https://example.invalid/torch/2.3.0"
+"""
+
+
+def test_release_records_made_from_metadata_are_made_again(cuda_so, sandbox, capsys):
+    """A vLLM [[release]] that tools/import_overlay.py wrote from its wheel's METADATA is written again from the same
+    wheel, read now (Requires-Python, the torch pin; CUDA of that torch in the tree's own torch file)."""
+    so = cuda_so.read_bytes()
+    name, blob = _wheel("vllm", "0.3.3", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
+                        pins=["torch==2.3.0", "xformers==0.0.26.post1"], tag="cp38-abi3-manylinux1_x86_64")
+    index = Index({"vllm": [(name, blob, "ok")]})
+    try:
+        data = sandbox / "data"
+        (data / "harvested").mkdir(parents=True)
+        (data / "frameworks").mkdir()
+        (data / "frameworks" / "torch.toml").write_text(TORCH)
+        sha = hashlib.sha256(blob).hexdigest()
+        (data / "harvested" / "vllm.toml").write_text(HEADER.replace("fakefw", "vllm") + BUILD.replace(
+            "fakefw", "vllm").replace('cuda = "12.4"\n', "").format(version="0.3.3", wheel=name, sha=sha, short=sha[:16],
+                                                                    sass='["sm_80", "sm_90"]'))
+        want = VLLM.format(python=">=3.9", wheel=name)  # the Requires-Python _wheel writes
+        (data / "frameworks" / "vllm.toml").write_text(VLLM.format(python=">=3.7", wheel=name))
+        assert _tool().main(["--data", str(data), "--index-url", index.url]) == 0
+        out = capsys.readouterr().out
+        assert "DIFFERS vllm release record of " + name in out and "vllm: 1 release records made again" in out
+        assert (data / "frameworks" / "vllm.toml").read_text() == want
+    finally:
+        index.close()
