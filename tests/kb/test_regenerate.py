@@ -37,18 +37,20 @@ sha256 = "{sha}"
 read_on = "2020-01-02"
 source = "TestIndex: fakefw {version}, wheel {wheel} (sha256 {short}...), read with gpuvet archs"
 """
-FRAMEWORK = """[framework]
-name = "fakefw"
-distributions = ["fakefw"]
-source = "https://example.invalid/fakefw"
-
+HEAD = """[framework]
+name = "{name}"
+distributions = ["{name}"]
+source = "https://example.invalid/{name}"
+"""
+FRAMEWORK = HEAD + """
 [[release]]
-version = "1.0"
-source = "https://example.invalid/fakefw/1.0"
+version = "{version}"
+default_variant = "{variant}"
+source = "https://example.invalid/{name}/{version}"
   [[release.variant]]
-  name = "cu124"
-  cuda = "12.4"
-  source = "https://example.invalid/fakefw/1.0"
+  name = "{variant}"
+  cuda = "{cuda}"
+  source = "https://example.invalid/{name}/{version}"
 """
 GPUS = """[[gpu]]
 name = "NVIDIA A10"
@@ -87,7 +89,8 @@ def _tree(root, pure, cp311, sass_of_first='["sm_80", "sm_90"]'):
     (data / "harvested").mkdir(parents=True)
     (data / "frameworks").mkdir()
     (data / "gpus.toml").write_text(GPUS)
-    (data / "frameworks" / "fakefw.toml").write_text(FRAMEWORK)
+    (data / "frameworks" / "fakefw.toml").write_text(FRAMEWORK.format(name="fakefw", version="1.0", variant="cu124",
+                                                                        cuda="12.4"))
     text = HEADER
     for (name, blob), version, sass in ((pure, "1.0", sass_of_first), (cp311, "1.1", '["sm_80", "sm_90"]')):
         sha = hashlib.sha256(blob).hexdigest()
@@ -152,11 +155,7 @@ def test_the_shipped_checkout_is_what_the_command_writes(capsys):
     assert _tool().main(["--offline", "--check"]) == 0, capsys.readouterr()
 
 
-VLLM = """[framework]
-name = "vllm"
-distributions = ["vllm"]
-source = "https://example.invalid/vllm"
-
+VLLM = HEAD.format(name="vllm") + """
 [[release]]
 version = "0.3.3"
 python = "{python}"
@@ -173,20 +172,6 @@ source = "TestIndex: vllm 0.3.3 (Requires-Python, Requires-Dist; wheel {wheel} M
   install = "pip install vllm==0.3.3"
   source = "TestIndex: vllm 0.3.3 (torch==2.3.0) ; https://example.invalid/torch/2.3.0"
 """
-TORCH = """[framework]
-name = "torch"
-distributions = ["torch"]
-source = "https://example.invalid/torch"
-
-[[release]]
-version = "2.3.0"
-default_variant = "cu121"
-source = "https://example.invalid/torch/2.3.0"
-  [[release.variant]]
-  name = "cu121"
-  cuda = "12.1"
-  source = "https://example.invalid/torch/2.3.0"
-"""
 
 
 def test_release_records_made_from_metadata_are_made_again(cuda_so, sandbox, capsys):
@@ -200,7 +185,8 @@ def test_release_records_made_from_metadata_are_made_again(cuda_so, sandbox, cap
         data = sandbox / "data"
         (data / "harvested").mkdir(parents=True)
         (data / "frameworks").mkdir()
-        (data / "frameworks" / "torch.toml").write_text(TORCH)
+        (data / "frameworks" / "torch.toml").write_text(FRAMEWORK.format(name="torch", version="2.3.0", variant="cu121",
+                                                                          cuda="12.1"))
         sha = hashlib.sha256(blob).hexdigest()
         (data / "harvested" / "vllm.toml").write_text(HEADER.replace("fakefw", "vllm") + BUILD.replace(
             "fakefw", "vllm").replace('cuda = "12.4"\n', "").format(version="0.3.3", wheel=name, sha=sha, short=sha[:16],

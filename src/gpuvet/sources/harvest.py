@@ -71,7 +71,7 @@ _PRIMARY = {
     "vllm": (r"vllm/_C[^/]*\.so$",),
     "xformers": (r"xformers/_C[^/]*\.so$",),
     # sgl-kernel's general ops; flash_ops (FlashAttention kernels, sm_80/86/90a) has more cubins but fewer archs
-    "sgl-kernel": (r"sgl_kernel/common_ops[^/]*\.so$",),
+    "sgl-kernel": (r"sgl_kernel/(sm\d+/)?common_ops[^/]*\.so$",),  # sm90/ and sm100/ builds since 0.3.14
 }
 _NETWORK_TROUBLE = re.compile(
     r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
