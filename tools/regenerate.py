@@ -1,7 +1,7 @@
 """Regenerate the shipped knowledge base from a checkout: one command, the same bytes for the same artifacts.
 
-    python tools/regenerate.py [--check] [--only FRAMEWORK ...] [--wheel GLOB ...] [--limit N] [--offline] [--index-url URL]
-                               [--pci-ids PCI_IDS_FILE] [--timeout SECONDS] [--data DIR]
+    python tools/regenerate.py [--check] [--only FRAMEWORK ...] [--wheel GLOB ...] [--limit N] [--offline]
+                               [--index-url URL] [--pci-ids PCI_IDS_FILE] [--timeout SECONDS] [--data DIR]
 
 1. The hand-curated files (NVIDIA's driver tables, architectures, GPU models, cuDNN / NCCL, library floors, the
    framework files and every other data file) are validated and never rewritten: they parse, every record cites a
@@ -23,8 +23,8 @@
 
 ``--check`` writes nothing and exits 1 when the output would differ from the checkout (naming the records and
 fields); ``--offline`` re-reads no artifact (validation, rendering and twins only); ``--only`` / ``--wheel`` /
-``--limit`` bound a run (builds not re-read are kept as they are and counted). Exit 2: a usage or input error (one line each on stderr:
-invalid data, an unreachable index, a missing or changed artifact).
+``--limit`` bound a run (builds not re-read are kept as they are and counted). Exit 2: a usage or input error (one
+line each on stderr: invalid data, an unreachable index, a missing or changed artifact).
 """
 
 from __future__ import annotations
