@@ -199,3 +199,20 @@ def test_release_records_made_from_metadata_are_made_again(cuda_so, sandbox, cap
         assert (data / "frameworks" / "vllm.toml").read_text() == want
     finally:
         index.close()
+
+
+def test_pci_ids_is_rebuilt_from_the_file_at_the_commit_it_names(sandbox, capsys):
+    data = sandbox / "data"
+    (data / "harvested").mkdir(parents=True)
+    head = ('# NVIDIA PCI device ids -> names, from the PCI ID Repository\'s pci.ids (vendor 10de, device lines only).\n'
+            '# Written by tools/pci_ids.py; do not edit by hand. pci.ids: GPL-2.0-or-later or BSD-3-Clause (used under\n'
+            '# BSD-3-Clause); copyright in the compilation: Martin Mares and Albert Pool.\n\n[pci]\n'
+            'version = "2026.08.22"\nsource = "https://pci-ids.ucw.cz/; '
+            'https://github.com/pciutils/pciids/blob/c1c12547d626ebf05fd0223144ad87fab5e95d06/pci.ids"\n\n[pci.devices]\n')
+    (data / "pci_ids.toml").write_text(head + '"2204" = "an old name"\n')
+    pci = sandbox / "pci.ids"
+    pci.write_text("# Version: 2026.08.22\n10de  NVIDIA Corporation\n\t2204  GA102 [GeForce RTX 3090]\n"
+                   "\t\t10de 1454  a subsystem line, not kept\n10df  Emulex Corporation\n\t0720  OneConnect\n")
+    assert _tool().main(["--data", str(data), "--offline", "--pci-ids", str(pci)]) == 0
+    assert (data / "pci_ids.toml").read_text() == head + '"2204" = "GA102 [GeForce RTX 3090]"\n'
+    assert "rewrote 1 data files" in capsys.readouterr().out
