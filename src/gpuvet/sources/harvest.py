@@ -237,8 +237,9 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
         left = deadline - time.monotonic()
         if left <= 1:
             raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
+        # two retries: a maintainer's run reads hundreds of large files, one slow read must not fail it
         args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
-                "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "0",
+                "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "2",
                 "-d", dest] + target
         if index_url:
             args += ["--index-url", index_url]
