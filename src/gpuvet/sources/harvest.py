@@ -230,7 +230,8 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
     """Download the one wheel file named WHEEL through pip's configuration into DEST and check it is the recorded
     artifact: the same file name and the same sha256 (a changed or tampered artifact is an error, never read)."""
     distribution, version = wheel.split("-")[:2]
-    requirement = f"{loader.normalize_name(distribution)}=={version}"
+    # ===: the file's own version string, so 2.13.0 does not take a 2.13.0+cpu from another index or folder
+    requirement = f"{loader.normalize_name(distribution)}==={version}"
     deadline = time.monotonic() + timeout
     got: List[str] = []
     for target in _tag_arguments(wheel):
