@@ -411,3 +411,15 @@ def test_xformers_build_metadata_gives_its_cuda(text, cuda):
     facts = harvest.build_facts({"xformers/cpp_lib.json": text}, {})
     assert facts.get("cuda") == cuda
     assert facts.get("cuda_from") == ("xformers/cpp_lib.json" if cuda else None)
+
+
+def test_tensorflow_build_info_of_both_shapes():
+    """build_info.py as TensorFlow 2.2.3's wheel has it (module variables, its own '10') and as later ones (a dict)."""
+    from gpuvet.sources import harvest
+
+    old = "is_cuda_build = True\n\ncuda_version_number = '10'\ncudnn_version_number = '7'\n"
+    new = "build_info = {'cuda_version': '11.2', 'cudnn_version': '8', 'is_cuda_build': True}\n"
+    where = "tensorflow/python/platform/build_info.py"
+    assert {k: v for k, v in harvest.build_facts({where: old}, {}).items() if not k.endswith("_from")} == {
+        "cuda": "10", "cudnn": "7"}
+    assert harvest.build_facts({where: new}, {})["cuda"] == "11.2"

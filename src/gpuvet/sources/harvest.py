@@ -350,6 +350,8 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
         where = "tensorflow/python/platform/build_info.py"
         for key in ("cuda", "cudnn"):
             value = _grab(r"['\"]%s_version['\"]\s*[:,]\s*['\"]([^'\"]+)['\"]" % key, text)
+            # TensorFlow 2.1-2.2 wrote module variables: cuda_version_number = '10.1'
+            value = value or _grab(r"^%s_version_number\s*=\s*['\"]([^'\"]+)['\"]" % key, text)
             if value:
                 facts[key], facts[key + "_from"] = value, where
         caps = _grab(r"['\"]cuda_compute_capabilities['\"]\s*[:,]\s*(\[[^\]]*\])", text)
