@@ -62,7 +62,8 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
 _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
-                  "tensorflow/python/platform/build_info.py", "xformers/cpp_lib.json")
+                  "tensorflow/python/platform/build_info.py", "tensorflow_core/python/platform/build_info.py",
+                  "xformers/cpp_lib.json")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
 _PRIMARY = {
     "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$"),
@@ -345,9 +346,11 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
             value = _grab(r"^%s\s*=\s*['\"]?([^'\"\n]*)['\"]?" % field, version_files[paddle])
             if value and value.strip() not in ("False", "None", ""):
                 facts[key], facts[key + "_from"] = value.strip(), paddle
-    text = version_files.get("tensorflow/python/platform/build_info.py")
+    # TensorFlow 2.1 kept its modules in tensorflow_core/
+    where = next((f"{top}/python/platform/build_info.py" for top in ("tensorflow", "tensorflow_core")
+                  if f"{top}/python/platform/build_info.py" in version_files), "")
+    text = version_files.get(where)
     if text is not None:
-        where = "tensorflow/python/platform/build_info.py"
         for key in ("cuda", "cudnn"):
             value = _grab(r"['\"]%s_version['\"]\s*[:,]\s*['\"]([^'\"]+)['\"]" % key, text)
             # TensorFlow 2.1-2.2 wrote module variables: cuda_version_number = '10.1'
