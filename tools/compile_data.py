@@ -36,23 +36,29 @@ def compiled(path: Path):
     return text + "\n"
 
 
-def main(argv):
-    check = "--check" in argv
+def refresh(paths, check=False):
+    """The compiled twins of PATHS that were stale or missing: rewritten, or (check) only listed."""
     stale = []
-    for path in sources():
+    for path in paths:
         text = compiled(path)
         target = compiled_path(path)
         if text is None:
             continue
-        if check:
-            if not target.is_file() or target.read_text(encoding="utf-8") != text:
-                stale.append(str(target.relative_to(ROOT)))
+        if target.is_file() and target.read_text(encoding="utf-8") == text:
             continue
-        target.parent.mkdir(exist_ok=True)
-        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        stale.append(target)
+        if not check:
+            target.parent.mkdir(exist_ok=True)
             target.write_text(text, encoding="utf-8")
+    return stale
+
+
+def main(argv):
+    check = "--check" in argv
+    stale = refresh(sources(), check)
     if check and stale:
-        print("stale or missing compiled data (run python tools/compile_data.py): " + ", ".join(stale))
+        print("stale or missing compiled data (run python tools/compile_data.py): "
+              + ", ".join(str(t.relative_to(ROOT)) for t in stale))
         return 1
     print("compiled data in %s folders is current" % COMPILED_DIR if check else "compiled")
     return 0

@@ -44,17 +44,30 @@ def _shipped_builds(framework: str) -> list:
     return tomllib.loads(path.read_text(encoding="utf-8")).get("build", []) if path.is_file() else []
 
 
+# What a reading of a wheel says (the rest of a shipped build is its identity and provenance).
+FACT_KEYS = ("cuda", "cudnn", "nccl", "sass", "ptx", "partial_sass")
+
+
+def says_archs(build: dict) -> bool:
+    """A wheel without CUDA code says nothing about archs (an Arm CPU build excepted: PyPI's torch for Arm)."""
+    return bool(build.get("sass") or build.get("ptx") or build.get("platform") == "aarch64")
+
+
+def shipped_row(build: dict, index_name: str) -> dict:
+    """The shipped [[build]] of one harvested build, its index named publicly."""
+    row = {k: build[k] for k in IMPORTED_KEYS if build.get(k) not in (None, "", [])}
+    row["source"] = (f"{index_name}: {build['distribution']} {build['version']}, wheel {build['wheel']} "
+                     f"(sha256 {build['sha256'][:16]}...), read with gpuvet kb harvest on {build['read_on']}")
+    return row
+
+
 def import_builds(overlay: Path, index_name: str) -> dict:
     """{framework: [builds added]}; rewrites the harvested files of the frameworks that gained builds."""
     added: dict = {}
     for path in sorted((overlay / "harvested").glob("*.toml")):
         for build in tomllib.loads(path.read_text(encoding="utf-8")).get("build", []):
-            if not (build.get("sass") or build.get("ptx") or build.get("platform") == "aarch64"):
-                continue  # a wheel without CUDA code says nothing about archs (an Arm CPU build excepted)
-            row = {k: build[k] for k in IMPORTED_KEYS if build.get(k) not in (None, "", [])}
-            row["source"] = (f"{index_name}: {build['distribution']} {build['version']}, wheel {build['wheel']} "
-                             f"(sha256 {build['sha256'][:16]}...), read with gpuvet kb harvest on {build['read_on']}")
-            added.setdefault(build["framework"], []).append(row)
+            if says_archs(build):
+                added.setdefault(build["framework"], []).append(shipped_row(build, index_name))
     for framework, rows in sorted(added.items()):
         shipped = _shipped_builds(framework)
         have = {(b["distribution"], b["version"], b.get("platform"), b.get("wheel")) for b in shipped}

@@ -25,23 +25,9 @@ import pytest
 from gpuvet.cli import main
 from gpuvet.kb import loader
 
-KERNEL = r"""
-__global__ void add(float *a, const float *b, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) a[i] += b[i];
-}
-extern "C" void launch(float *a, const float *b, int n) { add<<<(n + 255) / 256, 256>>>(a, b, n); }
-"""
 TAG = "py3-none-manylinux_2_17_x86_64"
 PINS = ["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12==2.21.5", "nvidia-cuda-runtime-cu12==12.4.127",
         "torch==2.5.1"]
-
-
-def _nvcc():
-    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc"):
-        if candidate and os.path.isfile(candidate):
-            return candidate
-    return None
 
 
 def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG, requires_python=">=3.9"):
@@ -65,25 +51,6 @@ def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG, requires_pyt
         for path, data in members.items():
             zf.writestr(path, data)
     return f"{name}-{version}-{tag}.whl", buffer.getvalue()
-
-
-def _nvcc_library(tmp_path_factory, source: str, name: str, flags: list):
-    """A shared library nvcc builds from SOURCE (the test is skipped where nvcc is not installed)."""
-    nvcc = _nvcc()
-    if nvcc is None:
-        pytest.skip("nvcc is not installed")
-    folder = tmp_path_factory.mktemp("cuda")
-    (folder / "k.cu").write_text(source)
-    out = folder / name
-    subprocess.run([nvcc, "-shared", *flags, "-o", str(out), str(folder / "k.cu")], check=True, timeout=600)
-    return out
-
-
-@pytest.fixture(scope="module")
-def cuda_so(tmp_path_factory):
-    return _nvcc_library(tmp_path_factory, KERNEL, "_C.so", [
-        "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
-        "-gencode", "arch=compute_90,code=compute_90"])
 
 
 class Index:
@@ -447,9 +414,8 @@ extern "C" __attribute__((used)) const char nccl_banner[] = "NCCL version 2.7.8+
 
 
 @pytest.fixture(scope="module")
-def bundled_so(tmp_path_factory):
-    return _nvcc_library(tmp_path_factory, BUNDLED, "libcaffe2_gpu.so",
-                         ["-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75"])
+def bundled_so(nvcc_library):
+    return nvcc_library(BUNDLED, "libcaffe2_gpu.so", ["-Xcompiler", "-fPIC,-O2", "-gencode", "arch=compute_75,code=sm_75"])
 
 
 def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_library(bundled_so, cuda_so, tmp_path):
@@ -497,3 +463,29 @@ def test_a_release_with_python_3_7_wheels_only_is_harvested(index, sandbox, caps
     row = json.loads(captured.out)["harvested"][0]
     assert row["wheel"] == "oldpkg-1.0-cp37-cp37m-manylinux1_x86_64.whl"
     assert "python 3.7 wheel tags" in (overlay / "harvested" / "oldpkg-1.0.toml").read_text()
+
+
+@pytest.mark.parametrize("text, cuda", [
+    ('{"version": {"cuda": 1107, "torch": "1.13.1+cu117"}}', "11.7"),  # the shape of xformers 0.0.16's own file
+    ('{"version": {"cuda": 1208}}', "12.8"),
+    ('{"version": {"cuda": null, "hip": "6.1"}}', None),  # a ROCm build says no CUDA
+    ("not json", None),
+])
+def test_xformers_build_metadata_gives_its_cuda(text, cuda):
+    from gpuvet.sources import harvest
+
+    facts = harvest.build_facts({"xformers/cpp_lib.json": text}, {})
+    assert facts.get("cuda") == cuda
+    assert facts.get("cuda_from") == ("xformers/cpp_lib.json" if cuda else None)
+
+
+def test_tensorflow_build_info_of_both_shapes():
+    """build_info.py as TensorFlow 2.2.3's wheel has it (module variables, its own '10') and as later ones (a dict)."""
+    from gpuvet.sources import harvest
+
+    old = "is_cuda_build = True\n\ncuda_version_number = '10'\ncudnn_version_number = '7'\n"
+    new = "build_info = {'cuda_version': '11.2', 'cudnn_version': '8', 'is_cuda_build': True}\n"
+    where = "tensorflow/python/platform/build_info.py"
+    assert {k: v for k, v in harvest.build_facts({where: old}, {}).items() if not k.endswith("_from")} == {
+        "cuda": "10", "cudnn": "7"}
+    assert harvest.build_facts({where: new}, {})["cuda"] == "11.2"

@@ -5,7 +5,8 @@
 proxies, certificates and credentials are exactly pip's (``pip config``, ``PIP_*``, ``--index-url``). From the
 wheel it reads the core metadata (Requires-Python, the Requires-Dist pins of nvidia-cudnn-*, nvidia-nccl-*,
 nvidia-cuda-runtime-*, cuda-toolkit and torch), the framework's version module (torch/version.py,
-paddle/version/__init__.py, tensorflow/python/platform/build_info.py) and the SASS / PTX archs of every shared
+paddle/version/__init__.py, tensorflow/python/platform/build_info.py; xformers' build metadata xformers/cpp_lib.json,
+which its own _cpp_lib.py reads) and the SASS / PTX archs of every shared
 library member, with gpuvet's own fatbin reader (``gpuvet.probe.binaries.scan_file``, the code behind ``gpuvet
 archs``); where a CUDA library links cuDNN or NCCL in (torch 1.x), their versions come from the constant its
 ``cudnnGetVersion`` returns and NCCL's version banner (``bundled_versions``). Members are extracted one at a time into a temporary folder and deleted, so the temporary space needed
@@ -69,7 +70,8 @@ _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
 _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
-                  "tensorflow/python/platform/build_info.py")
+                  "tensorflow/python/platform/build_info.py", "tensorflow_core/python/platform/build_info.py",
+                  "xformers/cpp_lib.json")
 # The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
 _PRIMARY = {
     # torch's CUDA kernels: libcaffe2_gpu.so in 1.0-1.1, libtorch.so in 1.2-1.4, libtorch_cuda.so since 1.5 (split
@@ -80,6 +82,8 @@ _PRIMARY = {
     "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
     "vllm": (r"vllm/_C[^/]*\.so$",),
     "xformers": (r"xformers/_C[^/]*\.so$",),
+    # sgl-kernel's general ops; flash_ops (FlashAttention kernels, sm_80/86/90a) has more cubins but fewer archs
+    "sgl-kernel": (r"sgl_kernel/(sm\d+/)?common_ops[^/]*\.so$",),  # sm90/ and sm100/ builds since 0.3.14
 }
 _NETWORK_TROUBLE = re.compile(
     r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
@@ -207,6 +211,73 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
                      hint="check the version (pip index versions NAME) or --platform")
 
 
+def _tag_arguments(wheel: str) -> List[List[str]]:
+    """pip's target options that accept exactly the tags in a wheel's file name (``--platform any`` for a pure
+    wheel), so that pip cannot prefer another file of the release: one set per Python version to try (an abi3 or
+    pure wheel fits several, and pip also holds the target Python to the release's Requires-Python)."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        _, _, _, tags = parse_wheel_filename(wheel)
+    except InvalidWheelFilename as exc:
+        raise InputError(f"{wheel!r} is not a wheel file name: {exc}") from None
+    abis = sorted({t.abi for t in tags})
+    cpython = sorted({t.interpreter for t in tags if re.match(r"^cp3\d+$", t.interpreter)})
+    if cpython and not set(abis) & {"abi3", "none"}:  # cp311-cp311: that Python only
+        implementation, pythons = "cp", [cpython[0][2] + "." + cpython[0][3:]]
+    elif cpython:  # cp38-abi3: any CPython from 3.8 on
+        implementation, pythons = "cp", [p for p in PYTHONS + ("3.14",) if int(p.split(".")[1]) >= int(cpython[0][3:])]
+    else:  # py3 / py2.py3: any Python 3
+        implementation, pythons = "py", list(PYTHONS + ("3.14",))
+    rest: List[str] = []
+    for abi in abis:
+        rest += ["--abi", abi]
+    for platform in sorted({t.platform for t in tags}):
+        rest += ["--platform", platform]
+    return [["--implementation", implementation, "--python-version", python] + rest for python in pythons]
+
+
+def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = None,
+                timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Download the one wheel file named WHEEL through pip's configuration into DEST and check it is the recorded
+    artifact: the same file name and the same sha256 (a changed or tampered artifact is an error, never read)."""
+    distribution, version = wheel.split("-")[:2]
+    # ===: the file's own version string, so 2.13.0 does not take a 2.13.0+cpu from another index or folder
+    requirement = f"{loader.normalize_name(distribution)}==={version}"
+    deadline = time.monotonic() + timeout
+    got: List[str] = []
+    for target in _tag_arguments(wheel):
+        left = deadline - time.monotonic()
+        if left <= 1:
+            raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
+        # two retries: a maintainer's run reads hundreds of large files, one slow read must not fail it
+        args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
+                "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "2",
+                "-d", dest] + target
+        if index_url:
+            args += ["--index-url", index_url]
+        code, output = _run_pip(args + [requirement], left)
+        got = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
+        if code == 0 and got:
+            break
+        trouble = _network_problem(output)
+        if trouble:
+            raise InputError(f"the package index cannot be reached: {trouble}",
+                             hint="check the index URL, proxy and credentials (pip config list)")
+        if not _NO_MATCH.search(output):
+            raise InputError(_pip_error(output, requirement))
+    if not got:
+        raise InputError(f"{wheel} is no longer on the index (pip finds no file of {requirement} with its tags)")
+    if got != [wheel]:
+        raise InputError(f"pip chose {', '.join(got)} for {requirement}, not the recorded {wheel}")
+    path = os.path.join(dest, wheel)
+    found = sha256_of(path)
+    if found != sha256:
+        raise InputError(f"{wheel}: the index serves sha256 {found[:16]}..., the record says {sha256[:16]}... "
+                         "(a changed artifact is never read into the record)")
+    return path
+
+
 def _provenance(output: str, python: str, index_url: Optional[str]) -> Dict[str, Any]:
     indexes = _indexes(output)
     url = None
@@ -286,16 +357,28 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
             value = _grab(r"^%s\s*=\s*['\"]?([^'\"\n]*)['\"]?" % field, version_files[paddle])
             if value and value.strip() not in ("False", "None", ""):
                 facts[key], facts[key + "_from"] = value.strip(), paddle
-    text = version_files.get("tensorflow/python/platform/build_info.py")
+    # TensorFlow 2.1 kept its modules in tensorflow_core/
+    where = next((f"{top}/python/platform/build_info.py" for top in ("tensorflow", "tensorflow_core")
+                  if f"{top}/python/platform/build_info.py" in version_files), "")
+    text = version_files.get(where)
     if text is not None:
-        where = "tensorflow/python/platform/build_info.py"
         for key in ("cuda", "cudnn"):
             value = _grab(r"['\"]%s_version['\"]\s*[:,]\s*['\"]([^'\"]+)['\"]" % key, text)
+            # TensorFlow 2.1-2.2 wrote module variables: cuda_version_number = '10.1'
+            value = value or _grab(r"^%s_version_number\s*=\s*['\"]([^'\"]+)['\"]" % key, text)
             if value:
                 facts[key], facts[key + "_from"] = value, where
         caps = _grab(r"['\"]cuda_compute_capabilities['\"]\s*[:,]\s*(\[[^\]]*\])", text)
         if caps:
             facts["claimed_archs"] = re.findall(r"['\"]([^'\"]+)['\"]", caps)
+    text = version_files.get("xformers/cpp_lib.json")  # xformers' setup.py: {"version": {"cuda": 1107, ...}}
+    if text is not None:
+        try:
+            built = json.loads(text).get("version", {}).get("cuda")
+        except (ValueError, AttributeError):
+            built = None
+        if isinstance(built, int) and not isinstance(built, bool) and built >= 100:  # major * 100 + minor
+            facts["cuda"], facts["cuda_from"] = f"{built // 100}.{built % 100}", "xformers/cpp_lib.json"
     for name, pinned in sorted(pins.items()):
         where = f"METADATA Requires-Dist {name}=={pinned}"
         runtime = re.match(r"nvidia-cuda-runtime(-cu\d+)?$", name) or name == "cuda-toolkit"
