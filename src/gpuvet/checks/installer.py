@@ -22,13 +22,13 @@ from gpuvet.checks.chain import Candidate, evaluate
 from gpuvet.checks.resolve import first_fit
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
+from gpuvet.ingest.project import _variant  # the backend a PyTorch index URL names, one reader for every input
 from gpuvet.kb import versions
 from gpuvet.models import Finding, Severity, Verdict
 from gpuvet.snapshot import SnapshotView
 
 _PIP = re.compile(r"^(?:python3?\s+-m\s+)?pip3?\s+(?P<rest>(?:install|uninstall)\b.*)$")
 _TORCH_INDEX = re.compile(r"\s--index-url[ =]https://download\.pytorch\.org/whl/(?P<backend>cu\d+|cpu|rocm[\d.]+|xpu)/?(?=\s|$)")
-_PYTORCH_INDEX_URL = re.compile(r"^https://download\.pytorch\.org/whl/(?P<backend>cu\d+|cpu|rocm[\d.]+|xpu)/?$")
 _COMMENT = re.compile(r"^(?P<command>.*?)(?:\s+#\s*(?P<comment>.*))?$")
 _VALUED = {"-i": "index", "--index-url": "index", "--extra-index-url": "extra", "-f": "find_links",
            "--find-links": "find_links", "--trusted-host": "trusted"}
@@ -138,9 +138,7 @@ def torch_build(pip: PipCommand, kb: Any) -> Optional[TorchBuild]:
     if match is None or match.group("name").lower() != "torch" or not match.group("version"):
         return None
     version, _, local = match.group("version").partition("+")
-    index = _PYTORCH_INDEX_URL.match(pip.index or "") or next(
-        (m for m in map(_PYTORCH_INDEX_URL.match, pip.extra) if m), None)
-    backend = local or (index.group("backend") if index else None)
+    backend = local or next((v for v in map(_variant, [pip.index or ""] + pip.extra) if v), None)
     if backend is None and pip.index is None and not pip.extra and not pip.find_links:
         framework = kb.framework("torch") if kb is not None else None
         release = next((r for r in framework.releases if r.version == version), None) if framework else None

@@ -80,9 +80,10 @@ def describe(ref: str, kb: Any) -> Optional[Image]:
                         and flavor in release["flavors"]:
                     clauses = data["nvidia_cuda"]["clauses"][release["clauses"]]
                     requirement = " ".join(p for p in ("cuda>=%d.%d" % (versions.cuda_major_minor(release["version"]) or (0, 0)), clauses) if p)
-                    source = re.sub(r"/ubuntu\d{4}/base/", "/%s/base/" % os_name.replace(".", ""), str(release["source"]))
+                    # the Dockerfile the requirement was read from (one OS's; NVIDIA writes every OS's from one
+                    # template), not a path made up for this OS
                     return Image(ref, family, tag, release["version"], requirement, bool(release.get("cuda_compat")),
-                                 (), source)
+                                 (), str(release["source"]))
         return Image(ref, family, tag, None)
     if family == VLLM:
         return Image(ref, family, tag, None)
