@@ -215,12 +215,15 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
 
-    from gpuvet.cli.net import add_parser as add_net_parser  # its options live with the command
+    # net and mcp keep their options with the command; their modules load only when their parser is made
+    if only in (None, "net"):
+        from gpuvet.cli.net import add_parser as add_net_parser
 
-    add_net_parser(sub)
-    from gpuvet.cli.mcp import add_parser as add_mcp_parser
+        add_net_parser(sub)
+    if only in (None, "mcp"):
+        from gpuvet.cli.mcp import add_parser as add_mcp_parser
 
-    add_mcp_parser(sub)
+        add_mcp_parser(sub)
     _describe(sub)
     return parser
 

@@ -27,27 +27,26 @@ def _load(spec: str):
 
 
 def render_document(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
-    """The rendered document, through the one redaction pass before rendering (every string, by structure) and
-    after (the rendered text: nothing a renderer adds or re-joins escapes). ``output.redaction`` carries what the
-    document pass learnt (host names, serials) to the text pass and to Output.write."""
+    """The rendered document, through the redaction pass before rendering (every string, by structure). The pass
+    over the rendered text (nothing a renderer adds or re-joins escapes) is Output.write's, the one way out for
+    every command: ``output.redaction`` carries what the document pass learnt (host names, serials) to it."""
     from gpuvet.probe.redact import redact
 
     state = _redaction(args, output)
     document = redact(dict(document), state=state)
-    return redact(_render(command, document, args, output), state=state, free=False)
+    return _render(command, document, args, output)
 
 
 def render_check_report(report: Any, args: argparse.Namespace, output: Any) -> str:
-    """A check report, through the typed renderer (gpuvet.report.check) and the same redaction passes as
-    render_document: the contract document before any renderer reads it, the rendered text after."""
+    """A check report, through the typed renderer (gpuvet.report.check) and the same redaction as render_document:
+    the contract document before any renderer reads it here, the rendered text in Output.write."""
     from gpuvet.probe.redact import redact
     from gpuvet.report.check import RenderOptions, render_check
 
     state = _redaction(args, output)
     options = RenderOptions(format=getattr(args, "format", "text") or "text", lang=getattr(args, "lang", None) or "en",
                             color=use_color(output.is_terminal), width=terminal_width())
-    rendered = render_check(report, options, prepare=lambda document: redact(dict(document), state=state))
-    return redact(rendered, state=state, free=False)
+    return render_check(report, options, prepare=lambda document: redact(dict(document), state=state))
 
 
 def _redaction(args: argparse.Namespace, output: Any):
