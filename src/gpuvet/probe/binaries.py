@@ -15,8 +15,9 @@ import re
 import stat
 
 from gpuvet.probe import elf, fatbin
-from gpuvet.probe.files import ReadError, WalkStats, read_bytes, walk_files
+from gpuvet.probe.files import WalkStats, walk_files
 from gpuvet.probe.names import canonical_name
+from gpuvet.probe.records import Records
 
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 FATBIN_SEGMENT = ".nvFatBinSegment"  # nvcc's registration records, next to .nv_fatbin in every nvcc-linked file
@@ -31,9 +32,6 @@ _SKIP_DIRS = {"__pycache__", ".git"}
 # interpreter or environment (a pyenv's lib/python3.11/site-packages under a venv's stdlib), not importable here.
 _OTHER_INTERPRETER_DIRS = {"site-packages", "dist-packages"}
 _CUDA_RUNTIME = re.compile(r"^lib(cudart|cuda)\.so(\.|$)")
-# The first path component of every line of a RECORD (up to its first "/" or ","; also an empty last line), found
-# after each newline of b"\n" + RECORD: the literal "\n" lets the regex engine jump from line to line.
-_RECORD_TOP = re.compile(b"\n([^/,\n]*)")
 
 
 class ScanResult(object):
@@ -209,10 +207,7 @@ def _read(handle, size, offset, length):
 # -- site-packages ---------------------------------------------------------------------------------------------------
 
 
-RECORD_LIMIT = 64 << 20  # torch's RECORD is ~2 MB; a bigger one is read no further
-
-
-def find_cuda_binaries(site_dirs, max_files=None, stats=None):
+def find_cuda_binaries(site_dirs, max_files=None, stats=None, records=None):
     """Every ``*.so`` / ``*.so.*`` under ``site_dirs`` that carries CUDA code (or claims to and is unreadable).
 
     Returns ``[{"package", "path", "sass", "ptx", "error"}]`` sorted by package then path; ``package`` is the
@@ -225,9 +220,11 @@ def find_cuda_binaries(site_dirs, max_files=None, stats=None):
     ``setup.py install`` leftovers, a plain folder on PYTHONPATH) are walked. A walk never enters another of
     ``site_dirs`` (scanned on its own) or a ``site-packages`` / ``dist-packages`` folder that is not one of them
     (another interpreter's installs, not importable here). Walks are bounded (files.walk_files: depth and entry
-    count); what a bound cut off is noted in ``stats`` (a files.WalkStats).
+    count); what a bound cut off is noted in ``stats`` (a files.WalkStats). ``records`` (records.Records) shares
+    the RECORDs read with the probe's other collectors.
     """
     stats = stats if stats is not None else WalkStats()
+    records = records if records is not None else Records()
     found = []  # type: list[dict]
     seen = set()
     examined = 0
@@ -235,7 +232,7 @@ def find_cuda_binaries(site_dirs, max_files=None, stats=None):
     other_sites = set(site_dirs)
     real_folders = {}  # type: dict[str, str]
     for site_dir in site_dirs:
-        installed = _InstalledFiles(site_dir)
+        installed = _InstalledFiles(site_dir, records)
         for path in installed.candidates(other_sites, stats):
             if max_files is not None and examined >= max_files:
                 return _sorted(found)
@@ -280,7 +277,7 @@ class _InstalledFiles(object):
     """One site dir as its distributions' RECORD files describe it: the shared libraries each installed, which
     top-level entries some RECORD accounts for, and the owner of a file."""
 
-    def __init__(self, site_dir):
+    def __init__(self, site_dir, records):
         self.site_dir = site_dir
         self._owner = {}  # "torch/lib/libc10.so" -> "torch"
         self._covered = set()  # top-level names some RECORD lists files under: "torch", "functorch", "six.py"
@@ -290,21 +287,16 @@ class _InstalledFiles(object):
             self._names = []
         for name in self._names:
             if name.endswith(".dist-info"):
-                self._read_record(name)
+                self._read_record(records.of(os.path.join(site_dir, name)))
 
-    def _read_record(self, dist_info):
-        try:  # a regular file only, bounded: a FIFO or /dev/zero named RECORD must not block or fill memory
-            data = read_bytes(os.path.join(self.site_dir, dist_info, "RECORD"), limit=RECORD_LIMIT)
-        except ReadError:
+    def _read_record(self, record):
+        if record is None:
             return  # no RECORD (conda may omit it): the distribution's files are found by the walk instead
-        dist = canonical_name(dist_info[: -len(".dist-info")].split("-", 1)[0])
-        # torch's RECORD alone has ~15k lines: take the first path component of every line with one C-speed regex
-        # search and a set, and visit only the few lines that mention ".so", found with bytes.find.
-        for top in set(_RECORD_TOP.findall(b"\n" + data)):
-            self._covered.add(top.lstrip(b'"').decode("utf-8", "replace"))
-        for line in _lines_containing(data, b".so"):
-            recorded = _record_path(line)
-            if recorded is None or not _is_shared_library(recorded):
+        self._covered.update(record.top_level)
+        dist = record.distribution
+        for row in record.library_rows:
+            recorded = row[0]
+            if not _is_shared_library(recorded):
                 continue
             relative = os.path.normpath(recorded).replace(os.sep, "/")
             if relative.startswith("../") or os.path.isabs(relative):
@@ -336,33 +328,6 @@ class _InstalledFiles(object):
             return owner
         top = relative.split("/", 1)[0]
         return canonical_name(top.split(".", 1)[0])  # flash_attn_2_cuda.cpython-311-...so -> flash-attn-2-cuda
-
-
-def _lines_containing(data, needle):
-    position = 0
-    while True:
-        found = data.find(needle, position)
-        if found < 0:
-            return
-        start = data.rfind(b"\n", 0, found) + 1
-        end = data.find(b"\n", found)
-        end = len(data) if end < 0 else end
-        yield data[start:end]
-        position = end + 1
-
-
-def _record_path(line):
-    """The path field of one RECORD line (CSV: a path with a comma or quote is quoted), or None."""
-    text = line.decode("utf-8", "replace").rstrip("\r")
-    if not text.startswith('"'):
-        return text.split(",", 1)[0] or None
-    import csv  # rare: only for quoted paths
-
-    try:
-        row = next(csv.reader([text]))
-    except (csv.Error, StopIteration):
-        return None
-    return row[0] if row else None
 
 
 def _walk_shared_libraries(top, other_sites, stats=None):

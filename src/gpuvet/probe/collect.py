@@ -24,6 +24,7 @@ from gpuvet.probe import (
     toolkit,
 )
 from gpuvet.probe._version import __version__ as GPUVET_VERSION
+from gpuvet.probe.records import Records
 
 SCHEMA_VERSION = 1
 TIMEOUT_ENV = "GPUVET_PROBE_TIMEOUT"
@@ -90,7 +91,7 @@ def _holds_distributions(folder):
         return False
 
 
-def _binaries(site_dirs):
+def _binaries(site_dirs, records=None):
     try:
         from gpuvet.probe.binaries import find_cuda_binaries
     except ImportError as exc:
@@ -98,7 +99,7 @@ def _binaries(site_dirs):
     from gpuvet.probe.files import WalkStats
 
     stats = WalkStats()
-    fact = facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs), stats=stats), "elf")
+    fact = facts.found(find_cuda_binaries(binary_scan_dirs(site_dirs), stats=stats, records=records), "elf")
     if stats.truncated:  # a bound of the walk was hit: say what was left out
         fact["note"] = "; ".join(stats.truncated)
     return fact
@@ -167,13 +168,14 @@ def probe(binaries=True, timeout=None):
     else:
         packages_section, by_name = distributions, {}
     later = {}  # the sections read in this thread, put in the snapshot once the waiting ones are in
-    later["damage"] = _guarded("damage", damage.collect, site_dirs)
+    records = Records()  # each RECORD read once, for the damage check and the binary scan
+    later["damage"] = _guarded("damage", damage.collect, site_dirs, records)
     later["python"] = _guarded("python", python_env.python_fact)
     later["pip"] = _guarded("pip", python_env.pip_fact, site_dirs)
     later["conda"] = _guarded("conda", python_env.conda_fact)
     later["frameworks"] = _guarded("frameworks", packages.collect_frameworks, site_dirs, by_name)
     if binaries:
-        later["binaries"] = _guarded("binaries", _binaries, site_dirs)
+        later["binaries"] = _guarded("binaries", _binaries, site_dirs, records)
     else:
         later["binaries"] = facts.missing("binary scan skipped (--no-binaries)")
     later["env"] = _guarded("env", environment.collect)

@@ -11,13 +11,12 @@
 Returned as the ``damage`` fact: a list of ``{"package", "version", "location", "problem", "files", "count"}``.
 """
 
-import csv
-import io
 import os
 import re
 
 from gpuvet.probe import facts
-from gpuvet.probe.files import ReadError, is_dir, list_dir, read_text
+from gpuvet.probe.files import is_dir, list_dir
+from gpuvet.probe.records import Records
 
 # Distributions whose RECORD is checked: they carry the CUDA libraries a broken download leaves unusable.
 _CHECKED = re.compile(r"^(torch|vllm|xformers|flash[-_]attn|bitsandbytes|triton|deepspeed|tensorflow|jaxlib|"
@@ -25,7 +24,6 @@ _CHECKED = re.compile(r"^(torch|vllm|xformers|flash[-_]attn|bitsandbytes|triton|
                       r"cupy.*|onnxruntime(-gpu)?|tensorrt.*)$", re.I)
 _SO = re.compile(r"\.so(\.[0-9.]+)?$")
 _DIST = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)\.(dist|egg)-info$")
-_RECORD_LIMIT = 16 * 1024 * 1024  # torch's RECORD is ~2 MB
 _LISTED = 5  # files named per problem; the count says how many in all
 
 
@@ -33,41 +31,9 @@ def _canonical(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-# What str.splitlines() ends a line at ("\r\n" ends one line: the "\n" after a "\r" starts an empty line only to
-# splitlines, and no line it starts holds the needle).
-_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _lines_with(text, needle):
-    """``[line for line in text.splitlines() if needle in line]``, visiting only the lines the needle is on (found
-    with str.find) instead of splitting all of torch's ~15,000 RECORD rows."""
-    lines = []  # type: list[str]
-    position = 0
-    while True:
-        found = text.find(needle, position)
-        if found < 0:
-            return lines
-        start = text.rfind("\n", 0, found) + 1
-        while True:  # a rarer line break between that newline and the needle
-            other = _LINE_BREAK.search(text, start, found)
-            if other is None:
-                break
-            start = other.end()
-        end_match = _LINE_BREAK.search(text, found)
-        end = end_match.start() if end_match else len(text)
-        lines.append(text[start:end])
-        position = end
-
-
-def _record_problems(site, folder, name, version):
-    try:
-        text = read_text(os.path.join(folder, "RECORD"), limit=_RECORD_LIMIT)
-    except ReadError:
-        return []
+def _record_problems(site, record, name, version):
     missing, wrong = [], []
-    # only the shared libraries' rows go through csv: torch's RECORD has ~15,000 rows, a few hundred of them .so
-    rows = "\n".join(_lines_with(text, ".so"))
-    for row in csv.reader(io.StringIO(rows)):
+    for row in record.library_rows:  # the rows that mention ".so": every shared library the RECORD lists
         if len(row) < 3 or not _SO.search(row[0]) or not row[2].strip().isdigit():
             continue
         path = os.path.normpath(os.path.join(site, row[0]))
@@ -86,8 +52,10 @@ def _record_problems(site, folder, name, version):
     return problems
 
 
-def collect(dirs):
-    """The ``damage`` fact for the distributions of ``dirs`` (the site dirs, in sys.path order)."""
+def collect(dirs, records=None):
+    """The ``damage`` fact for the distributions of ``dirs`` (the site dirs, in sys.path order). ``records``
+    (records.Records) shares the RECORDs read with the probe's other collectors."""
+    records = records if records is not None else Records()
     found = []
     seen = {}  # type: dict  # canonical name -> [(version, site)]
     for site in dirs:
@@ -104,8 +72,9 @@ def collect(dirs):
                 found.append({"package": name, "version": version, "location": site, "problem": "no_metadata",
                               "files": [entry], "count": 1})
                 continue
-            if _CHECKED.match(name):
-                found.extend(_record_problems(site, folder, name, version))
+            record = records.of(folder) if _CHECKED.match(name) else None
+            if record is not None:
+                found.extend(_record_problems(site, record, name, version))
     for name, copies in sorted(seen.items()):
         if len(copies) > 1:
             found.append({"package": name, "version": copies[0][0], "location": copies[0][1], "problem": "duplicate",

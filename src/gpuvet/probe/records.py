@@ -1,0 +1,90 @@
+"""Each installed distribution's RECORD, read once per probe: the shared libraries it lists and its top-level names.
+
+Two collectors need the same rows: the binary scan (which ``.so`` files to open, and who installed each) and the
+damage check (is each one there, at the size pip recorded). torch's RECORD alone is ~1.5 MB and ~15,000 rows, so it
+is read and searched once, here, and both take what they need from a :class:`Records` the probe passes them.
+Standard library only, Python 3.6+.
+"""
+
+import os
+import re
+
+from gpuvet.probe.files import ReadError, read_bytes
+from gpuvet.probe.names import canonical_name
+
+RECORD_LIMIT = 64 << 20  # torch's RECORD is ~1.5 MB; a bigger one is read no further
+# The first path component of every line of a RECORD (up to its first "/" or ","; also an empty last line), found
+# after each newline of b"\n" + RECORD: the literal "\n" lets the regex engine jump from line to line.
+_RECORD_TOP = re.compile(b"\n([^/,\n]*)")
+
+
+class Record(object):
+    """What one ``*.dist-info/RECORD`` says: the distribution (PEP 503 name), the top-level names it installed
+    under (``torch``, ``functorch``, ``six.py``) and the CSV rows of the lines that mention ``.so`` (each a list of
+    fields: path, hash, size), which hold every shared library it installed."""
+
+    __slots__ = ("distribution", "top_level", "library_rows")
+
+    def __init__(self, distribution, top_level, library_rows):
+        self.distribution = distribution
+        self.top_level = top_level
+        self.library_rows = library_rows
+
+
+class Records(object):
+    """The RECORDs of one probe, each read on first use and kept for the probe's other collectors."""
+
+    def __init__(self):
+        self._read = {}  # type: dict
+
+    def of(self, dist_info):
+        """The :class:`Record` of the ``*.dist-info`` folder ``dist_info``, or None when it has no readable RECORD
+        (conda may omit it; a FIFO or a device named RECORD is refused, and the read is bounded)."""
+        if dist_info not in self._read:
+            self._read[dist_info] = read_record(dist_info)
+        return self._read[dist_info]
+
+
+def read_record(dist_info):
+    try:
+        data = read_bytes(os.path.join(dist_info, "RECORD"), limit=RECORD_LIMIT)
+    except ReadError:
+        return None
+    name = os.path.basename(dist_info.rstrip("/" + os.sep))
+    distribution = canonical_name(name[: -len(".dist-info")].split("-", 1)[0])
+    # One C-speed regex search and a set for the top-level names; only the few lines that mention ".so" (found with
+    # bytes.find) are split into fields.
+    top_level = set(top.lstrip(b'"').decode("utf-8", "replace") for top in set(_RECORD_TOP.findall(b"\n" + data)))
+    rows = []
+    for line in _lines_containing(data, b".so"):
+        row = _fields(line)
+        if row:
+            rows.append(row)
+    return Record(distribution, top_level, rows)
+
+
+def _lines_containing(data, needle):
+    position = 0
+    while True:
+        found = data.find(needle, position)
+        if found < 0:
+            return
+        start = data.rfind(b"\n", 0, found) + 1
+        end = data.find(b"\n", found)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        position = end + 1
+
+
+def _fields(line):
+    """The CSV fields of one RECORD line (a path with a comma or quote is quoted), or None when it has none."""
+    text = line.decode("utf-8", "replace").rstrip("\r")
+    if not text.startswith('"'):
+        return text.split(",") if text else None
+    import csv  # rare: only for quoted paths
+
+    try:
+        row = next(csv.reader([text]))
+    except (csv.Error, StopIteration):
+        return None
+    return row or None
