@@ -1,13 +1,19 @@
 """Live ``gpuvet check`` side by side with a peer checker (rigsolve ``check``) and PyTorch's ``collect_env``.
 
-rigsolve is installed in the bench's own environment, a venv of its own (``--peer-venv``, made on first use with
-pip and pip's own configuration), so neither tool's dependencies touch the other. Each tool inspects this machine and
-the environment it runs in; the runs are interleaved (A B C A B C ...) so other processes' load falls on all alike.
-Targets (issue 15): live check >= 2x faster than rigsolve check and >= 15x faster than collect_env. Usage:
+The three inspect ONE environment, as a user would run them: a venv of the bench's own (``--env``, made on first
+use with pip and pip's own configuration) holding torch, rigsolve and gpuvet, each run through what a user types
+(the ``gpuvet`` and ``rigsolve`` console scripts, ``python -m torch.utils.collect_env``). gpuvet is installed from
+this checkout as a user gets it (a regular, not an editable, install: pip's wheel with its bytecode), reinstalled at
+every bench run so the figures are the checkout's. The runs are interleaved (A B C A B C ...) so other processes'
+load falls on all alike. Targets (issue 15): live check >= 2x faster than rigsolve check and >= 15x faster than
+collect_env. Usage:
 
-    .venv/bin/python bench/bench_peers.py [--runs 7] [--peer-venv .bench-peers/rigsolve] [--rigsolve-version 1.0.0]
+    .venv/bin/python bench/bench_peers.py [--runs 7] [--env .bench-peers/env] [--rigsolve-version 1.0.0]
 
-Exit status 0 when both targets hold, 1 otherwise, 2 when the peer cannot be installed.
+Exit status 0 when both targets hold, 1 otherwise, 2 when the environment cannot be made.
+
+(Until 2026-12-04 rigsolve ran in a venv of its own, with nothing to inspect, while gpuvet and collect_env inspected
+the development venv with its 260 shared libraries; bench/RESULTS.md has the figures of both set-ups.)
 """
 
 import argparse
@@ -22,33 +28,35 @@ from timing import bytecode_env, interleaved, load_line  # noqa: E402  (bench/ i
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def peer_venv(folder, version):
-    """The rigsolve executable in its own venv, installed on first use (pip's own configuration picks the index)."""
-    exe = os.path.join(folder, "bin", "rigsolve")
-    if os.path.exists(exe):
-        return exe
-    subprocess.run([sys.executable, "-m", "venv", folder], check=True, timeout=300)
-    subprocess.run([os.path.join(folder, "bin", "python"), "-m", "pip", "install", "-q", "rigsolve==%s" % version],
-                   check=True, timeout=600)
-    return exe
+def bench_env(folder, rigsolve_version, torch_version):
+    """The bench's venv with torch and rigsolve (made on first use) and gpuvet reinstalled from this checkout."""
+    python = os.path.join(folder, "bin", "python")
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", folder], check=True, timeout=300)
+        subprocess.run(pip + ["torch==%s" % torch_version, "rigsolve==%s" % rigsolve_version, REPO],
+                       check=True, timeout=1800)
+    subprocess.run(pip + ["--no-deps", "--force-reinstall", REPO], check=True, timeout=600)
+    return os.path.join(folder, "bin")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--peer-venv", default=os.path.join(REPO, ".bench-peers", "rigsolve"))
+    parser.add_argument("--env", default=os.path.join(REPO, ".bench-peers", "env"))
     parser.add_argument("--rigsolve-version", default="1.0.0")
+    parser.add_argument("--torch-version", default="2.13.0")
     parser.add_argument("--target", default="torch==2.13.0")
     args = parser.parse_args()
     try:
-        rigsolve = peer_venv(args.peer_venv, args.rigsolve_version)
+        bin_dir = bench_env(args.env, args.rigsolve_version, args.torch_version)
     except (subprocess.SubprocessError, OSError) as exc:
-        print("cannot install rigsolve %s into %s: %s" % (args.rigsolve_version, args.peer_venv, exc))
+        print("cannot make the bench environment %s: %s" % (args.env, exc))
         return 2
     commands = [
-        ("gpuvet check", [sys.executable, "-m", "gpuvet", "check", args.target, "--format", "json", "--no-network"]),
-        ("rigsolve check", [rigsolve, "check", "--output", "json"]),
-        ("collect_env", [sys.executable, "-m", "torch.utils.collect_env"]),
+        ("gpuvet check", [os.path.join(bin_dir, "gpuvet"), "check", args.target, "--format", "json", "--no-network"]),
+        ("rigsolve check", [os.path.join(bin_dir, "rigsolve"), "check", "--output", "json"]),
+        ("collect_env", [os.path.join(bin_dir, "python"), "-m", "torch.utils.collect_env"]),
     ]
     with bytecode_env(True) as env:
         samples = interleaved(commands, {name: args.runs for name, _ in commands}, env, ok_codes=(0, 1, 2, 3))

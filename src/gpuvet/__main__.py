@@ -1,5 +1,3 @@
-import sys
+from gpuvet.cli import console_main
 
-from gpuvet.cli import main
-
-sys.exit(main())
+console_main()

@@ -8,11 +8,6 @@ import os
 import platform
 import sys
 
-try:
-    import configparser
-except ImportError:  # pragma: no cover - Python 2 is not supported, kept for a clear failure elsewhere
-    configparser = None  # type: ignore[assignment]  # Python 2 only: a module or None, which mypy cannot spell
-
 from gpuvet.probe import facts
 from gpuvet.probe.files import list_dir, try_read
 from gpuvet.probe.redact import redact_url
@@ -67,6 +62,8 @@ def pip_fact(site_dirs, environ=None):
         if text is None:
             problems.append("%s: not readable" % path)
             continue
+        import configparser  # only where a pip configuration file exists: most probes never parse one
+
         parser = configparser.RawConfigParser()
         try:
             parser.read_string(text, source=path)
