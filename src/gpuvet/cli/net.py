@@ -36,7 +36,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb
     from gpuvet.checks.net import evaluate
-    from gpuvet.sources.net_targets import host_target, server_targets, url_target
+    from gpuvet.sources.net_targets import host_target, server_endpoints, url_target
     from gpuvet.sources.netprobe import Options, probe_all
 
     if args.timeout <= 0 or args.connect_timeout <= 0 or (args.count is not None and args.count < 1):
@@ -44,8 +44,10 @@ def run(args: argparse.Namespace, output) -> int:
     if not 0 <= args.sample_mb <= 8:
         raise InputError("--sample-mb must be between 0 and 8", hint="the sample is a few MB at most, never a file")
     targets = [host_target(h) for h in args.hosts] + [url_target(u) for u in args.index_urls]
+    notes: list = []
     if not args.hosts and not args.no_defaults:
-        targets = server_targets() + targets
+        configured, notes = server_endpoints()
+        targets = configured + targets
     if not targets:
         raise InputError("nothing to test", hint="name HOST[:PORT] or --index-url URL, or drop --no-defaults")
     mirrors = kb.load().mirrors()
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace, output) -> int:
                       interval=min(0.2, args.timeout / (4 * count)))
     started = time.monotonic()
     measurements = probe_all(targets, options)
-    result = evaluate(measurements, mirrors.slow_latency_ms, mirrors.slow_mbps, time.monotonic() - started)
+    result = evaluate(measurements, mirrors.slow_latency_ms, mirrors.slow_mbps, time.monotonic() - started, notes)
     lang = args.lang or "en"
     if args.format == "json":
         from gpuvet.report.envelope import dumps
