@@ -83,8 +83,8 @@ def _endpoint_target(endpoint: Any, role: str = "default", url: Optional[str] = 
                          "custom_channels": endpoint.custom_channels} if endpoint.kind == "conda-channel" else {})
 
 
-def _conda_targets(environ: Mapping[str, str], mirrors: Any,
-                   asked: Optional[Mapping[str, Any]] = None) -> Tuple[List[Target], List[Message]]:
+def _conda_targets(environ: Mapping[str, str], mirrors: Any, asked: Optional[Mapping[str, Any]] = None,
+                   timeout: Optional[float] = None) -> Tuple[List[Target], List[Message]]:
     """The channels conda installs from here, as conda resolves them (docs: settings.html, ``channels``,
     ``default_channels``, ``channel_alias``, ``custom_channels``): ``defaults`` is the ``default_channels`` list, a
     name is ``custom_channels[name]/name`` or ``channel_alias/name``, a URL is itself. Values no configuration sets
@@ -99,9 +99,10 @@ def _conda_targets(environ: Mapping[str, str], mirrors: Any,
         if key in config:
             return config[key]
         if "asked" not in answer:
-            from gpuvet.sources.network import conda_defaults
+            from gpuvet.sources.network import CONDA_ASK_TIMEOUT, conda_defaults
 
-            answer["asked"] = dict(asked) if asked is not None else conda_defaults(environ)
+            answer["asked"] = dict(asked) if asked is not None else conda_defaults(
+                environ, CONDA_ASK_TIMEOUT if timeout is None else timeout)
         return answer["asked"].get(key)
 
     custom = config.get("custom_channels") or {}
@@ -160,10 +161,11 @@ def server_targets(environ: Optional[Mapping[str, str]] = None, mirrors: Any = N
 
 
 def server_endpoints(environ: Optional[Mapping[str, str]] = None, mirrors: Any = None,
-                     daemon_json: str = DOCKER_DAEMON_JSON,
-                     conda: Optional[Mapping[str, Any]] = None) -> Tuple[List[Target], List[Message]]:
+                     daemon_json: str = DOCKER_DAEMON_JSON, conda: Optional[Mapping[str, Any]] = None,
+                     conda_timeout: Optional[float] = None) -> Tuple[List[Target], List[Message]]:
     """:func:`server_targets` and the notes on what could not be tested (conda channels whose location only an
-    absent conda could say). ``conda``: conda's own defaults when already known (tests), else asked of conda."""
+    absent conda could say). ``conda``: conda's own defaults when already known (tests), else asked of conda, for at
+    most ``conda_timeout`` seconds (``gpuvet.sources.network.CONDA_ASK_TIMEOUT`` when None)."""
     environ = os.environ if environ is None else environ
     if mirrors is None:
         from gpuvet import kb
@@ -173,7 +175,7 @@ def server_endpoints(environ: Optional[Mapping[str, str]] = None, mirrors: Any =
     for endpoint in mirrors.defaults():
         if endpoint.kind == "wheel-index":
             targets.append(_endpoint_target(endpoint))
-    conda_targets, notes = _conda_targets(environ, mirrors, conda)
+    conda_targets, notes = _conda_targets(environ, mirrors, conda, conda_timeout)
     targets += conda_targets
     for endpoint in mirrors.defaults():
         if endpoint.kind == "model-hub":
