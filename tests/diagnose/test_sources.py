@@ -91,9 +91,10 @@ NAMED = [
                             "Max retries exceeded with url: /bert-base-uncased/resolve/main/config.json\n"
                             "huggingface_hub.utils._errors.LocalEntryNotFoundError: An error happened while trying to "
                             "locate the file on the Hub and we cannot find the requested files in the local cache."),
+    # conda's registry host replaced by the reserved conda-registry.invalid (the project writes no registry host)
     ("network_unreachable", "CondaHTTPError: HTTP 000 CONNECTION FAILED for url "
-                            "<https://repo.anaconda.com/pkgs/main/linux-64/current_repodata.json>\nElapsed: -\n"
-                            "ConnectionError(MaxRetryError(\"HTTPSConnectionPool(host='repo.anaconda.com', port=443): "
+                            "<https://conda-registry.invalid/pkgs/main/linux-64/current_repodata.json>\nElapsed: -\n"
+                            "ConnectionError(MaxRetryError(\"HTTPSConnectionPool(host='conda-registry.invalid', port=443): "
                             "Max retries exceeded (Caused by NewConnectionError(': Failed to establish a new "
                             "connection: [Errno -3] Temporary failure in name resolution'))\"))"),
     ("network_unreachable", "Cloning into 'LLaMA-Factory'...\nfatal: unable to access "

@@ -167,9 +167,10 @@ MORE = {
     "lspci/mx130-gtx970-egpu_lspci-nn.txt": [("gpus.1.name", "GeForce GTX 970")],
     "conda-info/conda23.1.0_cuda11.2_glibc2.27_gpfs_truncated.txt": [
         ("driver.cuda_max", "11.2"), ("host.glibc", "2.27"), ("host.machine", "x86_64"), ("conda.version", "23.1.0"),
-        ("conda.active_env", "base"), ("conda.channels.0", "https://repo.anaconda.com/pkgs/main/linux-64")],
+        ("conda.active_env", "base"), ("conda.channels.0", "https://conda-registry.invalid/pkgs/main/linux-64")],
     "conda-info/conda25.3.0_miniforge_cuda12.3_wsl2_no-active-env_truncated.txt": [
-        ("driver.cuda_max", "12.3"), ("conda.version", "25.3.0"), ("host.glibc", "2.39")],
+        ("driver.cuda_max", "12.3"), ("conda.version", "25.3.0"), ("host.glibc", "2.39"),
+        ("conda.channels.0", "https://conda-registry.invalid/conda-forge/linux-64")],
     "conda-info/conda23.3.1_cuda12.1_tsinghua-mirror-channels_truncated.txt": [
         ("driver.cuda_max", "12.1"), ("conda.active_env", "seg_next"),
         ("conda.channels.0", "https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/pytorch/linux-64")],

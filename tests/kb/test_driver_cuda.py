@@ -1,11 +1,15 @@
-from gpuvet.kb import load
+import re
+
+from gpuvet.kb import load, loader
 
 kb = load()
 
 
 def test_meta():
-    assert kb.version == "2026.11"
-    assert kb.updated.startswith("2026-")
+    # the one place the knowledge base's version and date live is kb/data/meta.toml; the version names its month
+    meta = loader.raw(loader.DATA_DIR / "meta.toml")["kb"]
+    assert (kb.version, kb.updated) == (meta["version"], meta["updated"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", kb.updated) and kb.version == kb.updated[:7].replace("-", ".")
 
 
 def test_cu12_floor_is_minor_version_compat_family_minimum():

@@ -1,12 +1,13 @@
 import json
 
 from gpuvet.cli import main
+from gpuvet.kb import load
 
 
 def test_kb_list_json(capsys):
     assert main(["kb", "list", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 1 and doc["kb"]["version"] == "2026.11"
+    assert doc["schema_version"] == 1 and doc["kb"]["version"] == load().version
     names = {row["name"]: row["records"] for row in doc["files"]}
     assert names["torch"] > 32 and names["gpus"] > 40
 

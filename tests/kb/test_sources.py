@@ -37,8 +37,10 @@ import re  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 SHIPPED = Path(loader.DATA_DIR).parent.parent  # src/gpuvet
-# The registry's host names, assembled so that this file does not spell them out either (the project's own rule).
-REGISTRY_HOSTS = (r"\.".join(("pypi", "org")), "python" + "hosted")
+# The registries' host names, assembled so that this file does not spell them out either (the project's own rule):
+# PyPI's, and conda's (its package and channel hosts under both of its company's names, and the old channel host).
+REGISTRY_HOSTS = (r"\.".join(("pypi", "org")), "python" + "hosted", r"\.".join(("pypi", "python", "org")),
+                  r"\banaconda\.(?:org|com|cloud)\b", r"\.".join(("continuum", "io")), r"\.".join(("binstar", "org")))
 # A source is public: never this project's shared folder, a local path, an index's internal identifier, or a package
 # registry's host name (PyPI is named "PyPI", its URLs come from pip's configuration at run time).
 FORBIDDEN = re.compile(
@@ -84,7 +86,31 @@ def test_the_private_citation_check_catches_each_shape():
     planted_shapes = (
         "shared/reference/x.yaml", "gpuvet shared reference: frameworks/x.yaml", "VALIDATION row 11",
         "search-index file 123", "code-index ids 9", "/work/x", ".".join(("pypi", "org")) + "/simple", "table (S01)",
+        "https://" + ".".join(("repo", "anaconda", "com")) + "/pkgs/main", "https://" + ".".join(("conda", "anaconda", "org")),
+        "https://" + ".".join(("repo", "continuum", "io")) + "/pkgs/free",
         "pytorch/builder release/2.4:manywheel/build_cuda.sh", "x/y/blob/1/z.sh (fork snapshot)",
     )
     for planted in planted_shapes:
         assert _offences(f'source = "{planted}"'), planted
+
+
+REPOSITORY = SHIPPED.parent.parent
+_REGISTRY = re.compile("|".join(REGISTRY_HOSTS), re.I)
+_NOT_OURS = {".git", ".venv", "venv", "__pycache__", "node_modules", "build", "dist", ".mypy_cache", ".ruff_cache",
+             ".pytest_cache", ".hypothesis"}
+
+
+def test_no_registry_host_anywhere_in_the_repository():
+    """The project's rule: no package registry's host name (PyPI's or conda's) is written anywhere in the repository,
+    tests, fixtures, corpora and docs included: index URLs come from pip's and conda's configuration at run time, and
+    captured outputs carry a reserved .invalid host in their place (stated in their provenance)."""
+    found = []
+    for path in sorted(REPOSITORY.rglob("*")):
+        if not path.is_file() or _NOT_OURS & set(path.relative_to(REPOSITORY).parts) or path.stat().st_size > 8 << 20:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        found += ["%s: %s" % (path.relative_to(REPOSITORY), m.group(0)) for m in _REGISTRY.finditer(text)]
+    assert found == []

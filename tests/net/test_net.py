@@ -267,11 +267,12 @@ def test_server_targets_come_from_configuration(tmp_path, monkeypatch):
     environ = {"PIP_INDEX_URL": "https://pip.example.invalid/simple", "PIP_CONFIG_FILE": os.devnull,
                "HF_ENDPOINT": "https://hf.example.invalid", "CONDARC": str(condarc), "HOME": str(tmp_path)}
     monkeypatch.setenv("HOME", str(tmp_path))
-    targets = {t.target: t for t in server_targets(environ, daemon_json=str(daemon))}
+    conda = {"channel_alias": "https://alias.example.invalid"}  # what conda would answer (tests run no conda)
+    targets = {t.target: t for t in server_targets(environ, daemon_json=str(daemon), conda=conda)}
     assert targets["https://pip.example.invalid/simple"].role == "configured"
     assert targets["https://hf.example.invalid"].kind == "model-hub"
     assert targets["https://conda.example.invalid/chan"].sample_path == "/noarch/repodata.json"
-    assert any(t.endswith("/conda-forge") and targets[t].role == "configured" for t in targets)
+    assert targets["https://alias.example.invalid/conda-forge"].role == "configured"
     assert targets["https://registry.example.invalid"].url == "https://registry.example.invalid/v2/"
     kinds = {t.kind for t in targets.values()}
     assert kinds == {"pip-index", "conda-channel", "wheel-index", "model-hub", "git", "registry"}

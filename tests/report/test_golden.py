@@ -5,7 +5,7 @@ A change to what a user reads shows up here as a diff to review. Refresh after a
     GPUVET_UPDATE_GOLDEN=1 bash scripts/test tests/report/test_golden.py
 
 and read the diff of tests/report/golden/ before committing it. Volatile parts (the snapshot's creation time, the
-gpuvet version, the knowledge base's date) are replaced by placeholders before comparing.
+gpuvet version, the knowledge base's version and date) are replaced by placeholders before comparing.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from gpuvet.cli import main
+from gpuvet.kb import load
 
 GOLDEN = Path(__file__).with_name("golden")
+KB = load()
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 LOG = ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    x = torch.ones(1).cuda()\n"
        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
@@ -39,6 +41,10 @@ SUFFIX = {"text": "txt", "json": "json", "markdown": "md", "html": "html"}
 
 def _normalized(text: str) -> str:
     text = re.sub(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z?", "<time>", text)
+    # the knowledge base's version and date, wherever a report names the pair (one home: kb/data/meta.toml)
+    version, updated = re.escape(KB.version), re.escape(KB.updated)
+    text = re.sub(version + r"(\s*[(（])" + updated + r"(?=[)）])", r"<kb-version>\1<kb-date>", text)
+    text = re.sub(r'("version": )"' + version + r'"(,\s*"updated": )"' + updated + '"', r'\1"<kb-version>"\2"<kb-date>"', text)
     text = re.sub(r'("gpuvet_version": ")[^"]+', r"\1<version>", text)
     text = re.sub(r"(gpuvet )\d+\.\d+\.\d+", r"\1<version>", text)
     return text.replace(str(EXAMPLES), "<examples>")

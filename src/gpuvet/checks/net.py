@@ -175,7 +175,8 @@ def recommend(verdicts: Sequence[Verdict]) -> Tuple[Tuple[Recommendation, ...], 
 
 
 def evaluate(measurements: Sequence[Mapping[str, Any]], slow_latency_ms: float, slow_mbps: float,
-             seconds: float = 0.0) -> NetResult:
+             seconds: float = 0.0, notes: Sequence[Message] = ()) -> NetResult:
+    """``notes``: what the inputs could not test (conda channels whose location is unknown), said before the rest."""
     verdicts = tuple(judge(m, slow_latency_ms, slow_mbps) for m in measurements)
-    recommendations, notes = recommend(verdicts)
-    return NetResult(verdicts, recommendations, notes, round(seconds, 2))
+    recommendations, own_notes = recommend(verdicts)
+    return NetResult(verdicts, recommendations, tuple(notes) + own_notes, round(seconds, 2))

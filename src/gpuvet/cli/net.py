@@ -36,26 +36,31 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb
     from gpuvet.checks.net import evaluate
-    from gpuvet.sources.net_targets import host_target, server_targets, url_target
+    from gpuvet.sources.net_targets import host_target, server_endpoints, url_target
     from gpuvet.sources.netprobe import Options, probe_all
+    from gpuvet.sources.network import CONDA_ASK_TIMEOUT
 
     if args.timeout <= 0 or args.connect_timeout <= 0 or (args.count is not None and args.count < 1):
         raise InputError("--timeout, --connect-timeout and --count must be positive")
     if not 0 <= args.sample_mb <= 8:
         raise InputError("--sample-mb must be between 0 and 8", hint="the sample is a few MB at most, never a file")
     targets = [host_target(h) for h in args.hosts] + [url_target(u) for u in args.index_urls]
+    notes: list = []
+    started = time.monotonic()
     if not args.hosts and not args.no_defaults:
-        targets = server_targets() + targets
+        # asking conda for its defaults takes at most half of --timeout; the probes get what is left of it
+        configured, notes = server_endpoints(conda_timeout=min(CONDA_ASK_TIMEOUT, args.timeout / 2))
+        targets = configured + targets
     if not targets:
         raise InputError("nothing to test", hint="name HOST[:PORT] or --index-url URL, or drop --no-defaults")
     mirrors = kb.load().mirrors()
     count = args.count or (10 if args.hosts else 3)
-    options = Options(count=count, connect_timeout=args.connect_timeout, total_timeout=args.timeout,
+    left = args.timeout - (time.monotonic() - started)
+    options = Options(count=count, connect_timeout=args.connect_timeout, total_timeout=left,
                       sample_bytes=int(args.sample_mb * 1024 * 1024), sample_seconds=min(3.0, args.timeout / 2),
                       interval=min(0.2, args.timeout / (4 * count)))
-    started = time.monotonic()
     measurements = probe_all(targets, options)
-    result = evaluate(measurements, mirrors.slow_latency_ms, mirrors.slow_mbps, time.monotonic() - started)
+    result = evaluate(measurements, mirrors.slow_latency_ms, mirrors.slow_mbps, time.monotonic() - started, notes)
     lang = args.lang or "en"
     if args.format == "json":
         from gpuvet.report.envelope import dumps

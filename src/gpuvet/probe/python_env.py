@@ -118,3 +118,134 @@ def conda_fact(environ=None):
         "base": base,
         "python_in_env": bool(prefix and os.path.realpath(sys.prefix) == os.path.realpath(prefix)),
     }, "conda-meta" if version else "env")
+
+
+# conda's configuration, read the way conda documents it (nothing is executed: what conda itself answers when none
+# of these is set is asked of conda at run time by gpuvet.sources.network.conda_defaults, never written here).
+# https://docs.conda.io/projects/conda/en/latest/user-guide/configuration/use-condarc.html ("Searching for .condarc",
+# "Conflict merging strategy", "Precedence"); the keys: .../configuration/settings.html and
+# https://docs.conda.io/projects/conda/en/latest/configuration.html (env var string delimiter ',').
+CONDA_CHANNEL_KEYS = ("channels", "default_channels", "channel_alias", "custom_channels")
+_CONDA_LISTS = ("channels", "default_channels")
+
+
+def conda_config_files(environ=None):
+    """The .condarc files conda reads on Linux, in its documented order (later ones take precedence): each search
+    path entry as written, a ``condarc.d/`` folder as its ``*.yml``/``*.yaml`` files in name order."""
+    environ = os.environ if environ is None else environ
+    home = os.path.expanduser("~")
+    entries = ["/etc/conda/.condarc", "/etc/conda/condarc", "/etc/conda/condarc.d/",
+               "/var/lib/conda/.condarc", "/var/lib/conda/condarc", "/var/lib/conda/condarc.d/"]
+    folders = [environ.get("CONDA_ROOT"), os.path.join(environ["XDG_CONFIG_HOME"], "conda")
+               if environ.get("XDG_CONFIG_HOME") else None,
+               os.path.join(home, ".config", "conda"), os.path.join(home, ".conda")]
+    for folder in folders:
+        if folder:
+            entries += [os.path.join(folder, ".condarc"), os.path.join(folder, "condarc"),
+                        os.path.join(folder, "condarc.d") + os.sep]
+    entries.append(os.path.join(home, ".condarc"))
+    if environ.get("CONDA_PREFIX"):
+        prefix = environ["CONDA_PREFIX"]
+        entries += [os.path.join(prefix, ".condarc"), os.path.join(prefix, "condarc"),
+                    os.path.join(prefix, "condarc.d") + os.sep]
+    if environ.get("CONDARC"):
+        entries.append(environ["CONDARC"])
+    files = []
+    for entry in entries:
+        if entry.endswith(os.sep):
+            names = sorted(n for n in list_dir(entry) if n.endswith((".yml", ".yaml")))
+            candidates = [os.path.join(entry, n) for n in names]
+        else:
+            candidates = [entry]
+        for path in candidates:
+            if path not in files:  # $XDG_CONFIG_HOME unset or equal to ~/.config names the same file twice
+                files.append(path)
+    return files
+
+
+def _scalar(text):
+    return text.strip().strip("'\"")
+
+
+def read_condarc(text):
+    """``channels``, ``default_channels`` (lists), ``channel_alias`` (a string) and ``custom_channels`` (a map) of
+    a .condarc: YAML, but only these keys in their usual block or flow form; anything else is ignored."""
+    found = {}
+    key = None
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace() and ":" in line:
+            name, _, rest = line.partition(":")
+            name, rest = name.strip(), rest.strip()
+            key = name if name in _CONDA_LISTS + ("custom_channels",) else None
+            if name == "channel_alias" and rest:
+                found["channel_alias"] = _scalar(rest)
+            elif key in _CONDA_LISTS and rest.startswith("["):
+                found[key] = [_scalar(item) for item in rest.strip("[]").split(",") if item.strip()]
+                key = None
+            elif key == "custom_channels" and rest.startswith("{"):
+                pairs = (item.partition(":") for item in rest.strip("{}").split(",") if ":" in item)
+                found[key] = dict((_scalar(k), _scalar(v)) for k, _, v in pairs)
+                key = None
+            elif key:
+                found[key] = {} if key == "custom_channels" else []
+            continue
+        if key in _CONDA_LISTS and line.strip().startswith("- "):
+            found[key].append(_scalar(line.strip()[2:]))
+        elif key == "custom_channels" and ":" in line:
+            # a URL value holds a colon too: the key ends at the first ": " (or a trailing colon)
+            name, _, value = line.strip().partition(": ")
+            if value:
+                found[key][_scalar(name)] = _scalar(value)
+    return found
+
+
+def _merge_conda(merged, settings):
+    """One more source on top of ``merged``, by conda's strategy: lists merge (the higher source's entries first,
+    no repeats), maps merge key by key, a single value is replaced."""
+    for key, value in settings.items():
+        if key in _CONDA_LISTS:
+            merged[key] = list(value) + [v for v in merged.get(key, []) if v not in value]
+        elif key == "custom_channels":
+            combined = dict(merged.get(key, {}))
+            combined.update(value)
+            merged[key] = combined
+        else:
+            merged[key] = value
+
+
+def conda_channel_config(environ=None):
+    """What conda's configuration says of its channels: the keys of CONDA_CHANNEL_KEYS that some source sets, from
+    the .condarc files in conda's order and then ``CONDA_CHANNELS``, ``CONDA_DEFAULT_CHANNELS`` (comma-separated)
+    and ``CONDA_CHANNEL_ALIAS``, which take precedence over every file. ``config_files``: the files read.
+    A key no source sets is absent: its value is conda's built-in default, which only conda can say."""
+    environ = os.environ if environ is None else environ
+    merged = {}  # type: dict
+    used = []
+    for path in conda_config_files(environ):
+        if not os.path.isfile(path):
+            continue
+        text = try_read(path, limit=256 * 1024)
+        if text is None:
+            continue
+        used.append(path)
+        _merge_conda(merged, read_condarc(text))
+    from_env = {}
+    for key in _CONDA_LISTS:
+        raw = environ.get("CONDA_" + key.upper())
+        if raw and raw.strip():
+            from_env[key] = [item.strip() for item in raw.split(",") if item.strip()]
+    if environ.get("CONDA_CHANNEL_ALIAS", "").strip():
+        from_env["channel_alias"] = environ["CONDA_CHANNEL_ALIAS"].strip()
+    _merge_conda(merged, from_env)
+    if "channel_alias" in merged:
+        merged["channel_alias"] = redact_url(merged["channel_alias"])
+    for key in _CONDA_LISTS:
+        if key in merged:
+            merged[key] = [redact_url(v) for v in merged[key]]
+    if "custom_channels" in merged:
+        merged["custom_channels"] = dict((k, redact_url(v)) for k, v in merged["custom_channels"].items())
+    merged["config_files"] = used
+    return merged

@@ -4,8 +4,10 @@ Configured endpoints come from each tool's own configuration, read here (nothing
 
 - pip: its configuration files and ``PIP_INDEX_URL``/``PIP_EXTRA_INDEX_URL`` (what ``pip config list`` shows; read
   by the probe's ``pip_fact``), else pip's own default index asked of the installed pip;
-- conda: ``channels``/``default_channels``/``channel_alias`` of the ``.condarc`` files conda reads (a small reader
-  for those keys only), else the knowledge base's default channels;
+- conda: ``channels``/``default_channels``/``channel_alias``/``custom_channels`` of the ``.condarc`` files and
+  ``CONDA_*`` variables conda reads (read by the probe's ``conda_channel_config``), else conda's own defaults asked
+  of the installed conda (``gpuvet.sources.network.conda_defaults``); with no conda to ask they are unknown, and
+  a note says which channels were not tested;
 - Hugging Face: ``HF_ENDPOINT``, else the knowledge base's default;
 - container registries: ``registry-mirrors`` of ``/etc/docker/daemon.json``, plus Docker Hub.
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.errors import InputError
+from gpuvet.models import Message, msg
 from gpuvet.sources.netprobe import Target
 
 CONDA_SAMPLE = "/noarch/repodata.json"
@@ -80,81 +83,65 @@ def _endpoint_target(endpoint: Any, role: str = "default", url: Optional[str] = 
                          "custom_channels": endpoint.custom_channels} if endpoint.kind == "conda-channel" else {})
 
 
-def condarc_files(environ: Mapping[str, str]) -> List[str]:
-    """The .condarc files conda reads, in its order (later ones override earlier ones)."""
-    home = os.path.expanduser("~")
-    files = ["/etc/conda/.condarc", "/etc/conda/condarc", "/var/lib/conda/.condarc"]
-    for root in (environ.get("CONDA_ROOT"), environ.get("CONDA_PREFIX")):
-        if root:
-            files.append(os.path.join(root, ".condarc"))
-    files += [os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "conda", ".condarc"),
-              os.path.join(home, ".conda", ".condarc"), os.path.join(home, ".condarc")]
-    if environ.get("CONDARC"):
-        files.append(environ["CONDARC"])
-    return files
+def _conda_targets(environ: Mapping[str, str], mirrors: Any, asked: Optional[Mapping[str, Any]] = None,
+                   timeout: Optional[float] = None) -> Tuple[List[Target], List[Message]]:
+    """The channels conda installs from here, as conda resolves them (docs: settings.html, ``channels``,
+    ``default_channels``, ``channel_alias``, ``custom_channels``): ``defaults`` is the ``default_channels`` list, a
+    name is ``custom_channels[name]/name`` or ``channel_alias/name``, a URL is itself. Values no configuration sets
+    are conda's built-in defaults, asked of conda (``asked``, else :func:`gpuvet.sources.network.conda_defaults`);
+    with no conda to ask they are unknown, and the channels that need them are named in a note, not guessed."""
+    from gpuvet.probe import python_env
 
+    config = python_env.conda_channel_config(environ)
+    answer: Dict[str, Any] = {}
 
-def read_condarc(text: str) -> Dict[str, Any]:
-    """``channels``, ``default_channels`` (lists) and ``channel_alias`` (a string) of a .condarc: YAML, but only
-    these keys in their usual block or flow form; anything else is ignored."""
-    found: Dict[str, Any] = {}
-    key: Optional[str] = None
-    for raw in text.splitlines():
-        line = raw.split(" #", 1)[0].rstrip()
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if not line[0].isspace() and ":" in line:
-            name, _, rest = line.partition(":")
-            name, rest = name.strip(), rest.strip()
-            key = name if name in ("channels", "default_channels") else None
-            if name == "channel_alias" and rest:
-                found["channel_alias"] = rest.strip("'\"")
-            elif key and rest.startswith("["):
-                found[key] = [item.strip().strip("'\"") for item in rest.strip("[]").split(",") if item.strip()]
-                key = None
-            elif key:
-                found[key] = []
-            continue
-        if key and line.strip().startswith("- "):
-            found[key].append(line.strip()[2:].strip().strip("'\""))
-    return found
+    def setting(key: str) -> Any:
+        if key in config:
+            return config[key]
+        if "asked" not in answer:
+            from gpuvet.sources.network import CONDA_ASK_TIMEOUT, conda_defaults
 
+            answer["asked"] = dict(asked) if asked is not None else conda_defaults(
+                environ, CONDA_ASK_TIMEOUT if timeout is None else timeout)
+        return answer["asked"].get(key)
 
-def _conda_targets(environ: Mapping[str, str], mirrors: Any) -> List[Target]:
-    settings: Dict[str, Any] = {}
-    for path in condarc_files(environ):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                settings.update(read_condarc(handle.read()))
-        except (OSError, UnicodeDecodeError):
-            continue
-    defaults = [e for e in mirrors.defaults() if e.kind == "conda-channel"]
-    alias = str(settings.get("channel_alias") or "").rstrip("/")
-    if not alias:  # conda's own channel alias is the base of its conda-forge channel
-        forge = next((e for e in defaults if e.id == "conda-forge"), None)
-        alias = forge.url.rsplit("/", 1)[0] if forge else ""
+    custom = config.get("custom_channels") or {}
+    unknown: List[str] = []
+
+    def resolve(name: str) -> List[str]:
+        if "://" in name:
+            return [name]
+        if name in custom:
+            return [str(custom[name]).rstrip("/") + "/" + name]
+        alias = setting("channel_alias")
+        if alias:
+            return [str(alias).rstrip("/") + "/" + name]
+        unknown.append(name)
+        return []
+
     urls: List[str] = []
-    for channel in settings.get("channels") or ["defaults"]:
-        if channel == "defaults":
-            urls += settings.get("default_channels") or [e.url for e in defaults if e.id != "conda-forge"]
-        elif "://" in channel:
-            urls.append(channel)
-        elif alias:
-            urls.append(alias + "/" + channel)
+    for channel in config.get("channels") or ["defaults"]:
+        if channel != "defaults":
+            urls += resolve(channel)
+        elif setting("default_channels"):
+            for entry in setting("default_channels"):
+                urls += resolve(entry)
+        else:
+            unknown.append("defaults")
     targets = []
-    for url in _unique(urls):
+    for url in _unique(u for u in urls if u.startswith(("http://", "https://"))):
         known = next((e for e in mirrors.endpoints if e.url.rstrip("/") == url.rstrip("/")), None)
         targets.append(Target(target=url, kind="conda-channel", url=url, role="configured",
                               family=known.family if known and known.family else "anaconda",
                               mirror_of=known.mirror_of if known else "", endpoint_id=known.id if known else "",
                               sample_path=CONDA_SAMPLE))
-    if not settings.get("channels"):
-        forge = next((e for e in defaults if e.id == "conda-forge"), None)
-        if forge is not None and forge.url not in urls:
-            targets.append(_endpoint_target(forge))
+    if not config.get("channels"):  # conda-forge, where most CUDA builds live, is tested too unless channels are set
+        targets += [Target(target=url, kind="conda-channel", url=url, role="default", family="anaconda",
+                           sample_path=CONDA_SAMPLE) for url in resolve("conda-forge") if url not in urls]
     for endpoint in mirrors.mirrors_of("anaconda"):
         targets.append(_endpoint_target(endpoint, role="mirror"))
-    return targets
+    notes = [msg("net.conda_unknown", channels=", ".join(_unique(unknown)))] if unknown else []
+    return targets, notes
 
 
 def docker_registry_mirrors(path: str = DOCKER_DAEMON_JSON) -> List[str]:
@@ -168,8 +155,17 @@ def docker_registry_mirrors(path: str = DOCKER_DAEMON_JSON) -> List[str]:
 
 
 def server_targets(environ: Optional[Mapping[str, str]] = None, mirrors: Any = None,
-                   daemon_json: str = DOCKER_DAEMON_JSON) -> List[Target]:
+                   daemon_json: str = DOCKER_DAEMON_JSON, conda: Optional[Mapping[str, Any]] = None) -> List[Target]:
     """Every endpoint this server installs or downloads from, and the known mirrors of each (for the fixes)."""
+    return server_endpoints(environ, mirrors, daemon_json, conda)[0]
+
+
+def server_endpoints(environ: Optional[Mapping[str, str]] = None, mirrors: Any = None,
+                     daemon_json: str = DOCKER_DAEMON_JSON, conda: Optional[Mapping[str, Any]] = None,
+                     conda_timeout: Optional[float] = None) -> Tuple[List[Target], List[Message]]:
+    """:func:`server_targets` and the notes on what could not be tested (conda channels whose location only an
+    absent conda could say). ``conda``: conda's own defaults when already known (tests), else asked of conda, for at
+    most ``conda_timeout`` seconds (``gpuvet.sources.network.CONDA_ASK_TIMEOUT`` when None)."""
     environ = os.environ if environ is None else environ
     if mirrors is None:
         from gpuvet import kb
@@ -179,7 +175,8 @@ def server_targets(environ: Optional[Mapping[str, str]] = None, mirrors: Any = N
     for endpoint in mirrors.defaults():
         if endpoint.kind == "wheel-index":
             targets.append(_endpoint_target(endpoint))
-    targets += _conda_targets(environ, mirrors)
+    conda_targets, notes = _conda_targets(environ, mirrors, conda, conda_timeout)
+    targets += conda_targets
     for endpoint in mirrors.defaults():
         if endpoint.kind == "model-hub":
             configured = environ.get(endpoint.env) if endpoint.env else None
@@ -196,7 +193,7 @@ def server_targets(environ: Optional[Mapping[str, str]] = None, mirrors: Any = N
                                       mirror_of=endpoint.family))
             targets += [_endpoint_target(m, role="mirror", url=m.url.rstrip("/") + "/v2/")
                         for m in mirrors.mirrors_of(endpoint.family)]
-    return _dedupe(targets)
+    return _dedupe(targets), notes
 
 
 def _unique(urls: Iterable[Any]) -> List[str]:

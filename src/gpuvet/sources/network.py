@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from gpuvet.models import Message, msg
 from gpuvet.probe.facts import found
+from gpuvet.probe.redact import redact_url
 from gpuvet.snapshot import SnapshotView
 from gpuvet.sources.netprobe import Options, Target, probe_all
 
@@ -27,6 +28,54 @@ def pip_default_index() -> Optional[str]:
         return None
     url = getattr(PyPI, "simple_url", None)
     return url if isinstance(url, str) else None
+
+
+CONDA_ASK_TIMEOUT = 10.0  # a cold conda start (its plugins, a network file system) takes seconds
+
+
+def _channel_url(value: Any) -> Optional[str]:
+    """A channel as ``conda config --show --json`` writes it: a string, or a Channel object (scheme, location)."""
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, dict) and value.get("scheme") and value.get("location"):
+        return "%s://%s" % (value["scheme"], str(value["location"]).rstrip("/"))
+    return None
+
+
+def conda_defaults(environ: Optional[Mapping[str, str]] = None, timeout: float = CONDA_ASK_TIMEOUT) -> Dict[str, Any]:
+    """conda's own ``channel_alias`` and ``default_channels`` (what it uses when nothing configures them), asked of
+    the installed conda at run time (``conda config --show channel_alias default_channels --json``, bounded by
+    ``timeout``), like :func:`pip_default_index`: conda documents these defaults as its registry's host names, which
+    gpuvet does not write. ``{}`` when no conda can be run or it does not answer in time: the defaults are unknown.
+
+    The conda is ``$CONDA_EXE`` (set by conda's shell hook), else the first ``conda`` on ``PATH``."""
+    import json
+    import os
+    import shutil
+    import subprocess
+
+    environ = os.environ if environ is None else environ
+    exe = environ.get("CONDA_EXE") or shutil.which("conda", path=environ.get("PATH"))
+    if not exe:
+        return {}
+    try:
+        completed = subprocess.run([exe, "config", "--show", "channel_alias", "default_channels", "--json"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                   timeout=timeout, env=dict(environ), universal_newlines=True)
+        document = json.loads(completed.stdout) if completed.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return {}
+    if not isinstance(document, dict):
+        return {}
+    found: Dict[str, Any] = {}
+    alias = _channel_url(document.get("channel_alias"))
+    if alias:
+        found["channel_alias"] = redact_url(alias)
+    channels = document.get("default_channels")
+    if isinstance(channels, list):
+        urls = [_channel_url(c) for c in channels]
+        found["default_channels"] = [redact_url(u) for u in urls if u]
+    return found
 
 
 def index_urls(snapshot: Mapping[str, Any], default_index: Optional[str] = None) -> List[str]:
