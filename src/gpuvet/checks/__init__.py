@@ -6,7 +6,6 @@ over its inputs, no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
@@ -93,7 +92,7 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
             for finding in sub.findings:
                 if finding.severity is Severity.FAIL and finding.code != "unknown_version":
                     extra.append(
-                        dataclasses.replace(finding, detail=msg("checks.via_pin.detail", pin=pin, build=candidate.label, detail=finding.detail))
+                        finding._replace(detail=msg("checks.via_pin.detail", pin=pin, build=candidate.label, detail=finding.detail))
                     )
     installed = installed_build(view, candidate.framework)
     if not installed or installed.get("version", "").split("+")[0] != candidate.release.version:
@@ -114,8 +113,8 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
             labels = " / ".join(option.label for option in options)
             alternative = msg("checks.alternative.fix", builds=labels)
             combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
-            finding = dataclasses.replace(
-                finding, fix=Fix(combined, commands + tuple(option.install for option in options))
+            finding = finding._replace(
+                fix=Fix(combined, commands + tuple(option.install for option in options))
             )
         better.append(finding)
     return tuple(better)

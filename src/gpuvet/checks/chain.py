@@ -9,10 +9,8 @@ Nothing here knows a specific framework: everything framework-specific is data o
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -42,8 +40,7 @@ def _arch_commands(candidate: "Candidate") -> Tuple[str, ...]:
     return tuple(commands)
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One installable build: a framework release in one variant."""
 
     framework: Any  # gpuvet.kb.Framework
@@ -67,8 +64,7 @@ class Candidate:
         return default
 
 
-@dataclass(frozen=True)
-class LayerResult:
+class LayerResult(NamedTuple):
     """One layer of a target's chain: its link and the findings it raised."""
 
     link: Link
@@ -427,13 +423,13 @@ def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResul
     ]
     if not floors:
         return result
-    link = dataclasses.replace(result.link, verdict=Verdict.FAIL)
+    link = result.link._replace(verdict=Verdict.FAIL)
     return LayerResult(link, result.findings + tuple(floors))
 
 
 def nccl_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     result = _library_layer(view, candidate, "nccl", candidate.variant.nccl, "nvidia-nccl-", "nccl_mismatch")
-    return dataclasses.replace(result, findings=result.findings + tuple(_nccl_native_notes(view, candidate, kb)))
+    return result._replace(findings=result.findings + tuple(_nccl_native_notes(view, candidate, kb)))
 
 
 def _nccl_native_notes(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:

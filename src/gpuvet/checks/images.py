@@ -10,7 +10,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -37,14 +36,14 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,)))
     host = model_host(view, kb)
     if image.cuda_compat:  # the image's own cuda-compat package lifts the runtime on eligible GPUs
-        host = dataclasses.replace(host, compat=image.cuda)
+        host = host._replace(compat=image.cuda)
     build = compat.Build(cuda=image.cuda, sass=None, ptx=None, own_kernels=False)
     gpus = model_gpus(view, kb) or [("GPU", compat.Gpu(name=None, cc=None))]
     runtime: Optional[compat.Judgement] = None
     for label, gpu in gpus:
         judged = compat.gpu_driver(gpu, host, kb) or compat.runtime_driver(build, gpu, host, kb)
         if runtime is None or judged.status == compat.FAILS:
-            runtime = dataclasses.replace(judged, facts=dict(judged.facts, gpu=label))
+            runtime = judged._replace(facts=dict(judged.facts, gpu=label))
     if runtime is not None and runtime.status == compat.FAILS:
         status = compat.FAILS
     elif runtime is not None and runtime.status == compat.UNKNOWN and status == compat.RUNS:
@@ -100,7 +99,7 @@ def _choose(finding: Finding, better: Image) -> Finding:
     """The finding with a fix that leads with the image to choose (the driver upgrade is the other way)."""
     summary = msg("checks.image_choose.fix", image=better.family + ":" + better.tag, cuda=major_minor(better.cuda))
     commands = (f"docker pull {better.family}:{better.tag}",) + (tuple(finding.fix.commands) if finding.fix else ())
-    return dataclasses.replace(finding, fix=Fix(summary, commands))
+    return finding._replace(fix=Fix(summary, commands))
 
 
 def _unknown_tag(image: Optional[Image], ref: str, kb: Any) -> Finding:

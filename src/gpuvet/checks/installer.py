@@ -280,11 +280,11 @@ def with_installer(report: Any, installer: str, kb: Any) -> Any:
             return finding
         commands = tuple(translate(c, installer, kb) for c in finding.fix.commands)
         sources = finding.sources + tuple(c for c in cited if c not in finding.sources and commands != finding.fix.commands)
-        return dataclasses.replace(finding, fix=dataclasses.replace(finding.fix, commands=commands), sources=sources)
+        return finding._replace(fix=finding.fix._replace(commands=commands), sources=sources)
 
-    targets = tuple(dataclasses.replace(t, findings=tuple(map(written, t.findings))) for t in report.targets)
-    return dataclasses.replace(report, targets=targets, machine=tuple(map(written, report.machine)),
-                               together=tuple(map(written, report.together)))
+    targets = tuple(t._replace(findings=tuple(map(written, t.findings))) for t in report.targets)
+    return report._replace(targets=targets, machine=tuple(map(written, report.machine)),
+                          together=tuple(map(written, report.together)))
 
 
 # --------------------------------------------------------------- what uv's --torch-backend=auto would pick here

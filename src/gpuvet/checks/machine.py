@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Dict, List, Mapping, Tuple
 
@@ -209,8 +208,8 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         label = msg("checks.gpus_label", indexes=_ranges(indexes), name=key[4])
         first = group[0]
         retitle = lambda m: Message(m.id, dict(m.params, gpu=label))  # noqa: E731
-        merged.append(dataclasses.replace(first, title=retitle(first.title), detail=retitle(first.detail),
-                                          fix=dataclasses.replace(first.fix, summary=retitle(first.fix.summary)) if first.fix else None))
+        merged.append(first._replace(title=retitle(first.title), detail=retitle(first.detail),
+                                     fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None))
     return merged
 
 

@@ -12,8 +12,7 @@ Resolution rules (the knowledge base never guesses):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -25,8 +24,7 @@ from gpuvet.models import Finding, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(NamedTuple):
     """The build a target resolves to, or the findings that say why none was chosen."""
 
     candidate: Optional[Candidate]
@@ -102,13 +100,11 @@ def conda_build(framework: Any, release: Any, local: str) -> Optional[Candidate]
     match = _CONDA_LABEL.match(local.lower())
     if match is None:
         return None
-    import dataclasses
-
     cuda = None if match.group("cpu") else "%d.%s" % (int(match.group("major")), match.group("minor"))
     variant = Variant(name=local.lower(), cuda=cuda, cudnn=None, nccl=None, sass=(), ptx=(), index_url=None,
                       install="pixi install --locked", source=CONDA_RECIPE, extra={"conda": True})
-    plain = dataclasses.replace(release, python="", glibc_min=None, variants={variant.name: variant},
-                                default_variant=variant.name)
+    plain = release._replace(python="", glibc_min=None, variants={variant.name: variant},
+                             default_variant=variant.name)
     return Candidate(framework, plain, variant)
 
 

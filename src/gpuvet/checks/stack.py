@@ -7,7 +7,6 @@ All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``,
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -52,7 +51,7 @@ def effective(view: SnapshotView, candidate: Candidate, kb: Any) -> Candidate:
     cuda = torch_cuda_for(view, candidate, kb)
     if not cuda:
         return candidate
-    return Candidate(candidate.framework, candidate.release, dataclasses.replace(candidate.variant, cuda=cuda))
+    return Candidate(candidate.framework, candidate.release, candidate.variant._replace(cuda=cuda))
 
 
 def _admits(spec: Optional[str], version: str) -> bool:
@@ -153,8 +152,8 @@ def alternatives_note(candidate: Candidate, findings: Sequence[Finding]) -> List
     result = []
     for finding in findings:
         if finding.code == "feature_arch_unsupported" and finding.fix is None:
-            finding = dataclasses.replace(
-                finding, fix=Fix(msg("checks.alternatives.fix", alternatives="; ".join(alternatives)))
+            finding = finding._replace(
+                fix=Fix(msg("checks.alternatives.fix", alternatives="; ".join(alternatives)))
             )
         result.append(finding)
     return result

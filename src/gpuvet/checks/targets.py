@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import FrozenSet, Optional
+from typing import FrozenSet, NamedTuple, Optional
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -13,8 +12,7 @@ from gpuvet.errors import UsageError
 from gpuvet.probe.names import canonical_name
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A target as the user wrote it, parsed: its name, version specifier and extras."""
 
     text: str  # as the user wrote it

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
 from gpuvet.errors import ExitCode
 from gpuvet.models import Verdict
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace, output) -> int:
         from gpuvet.snapshot import SnapshotView
 
         found = project_findings(project, SnapshotView(snapshot), load())
-        report = dataclasses.replace(report, project=project, machine=report.machine + tuple(found))
+        report = report._replace(project=project, machine=report.machine + tuple(found))
     installer = getattr(args, "installer", "pip")
     if installer != "pip":
         from gpuvet.checks.installer import uv_auto_findings, with_installer
@@ -127,7 +126,7 @@ def run(args: argparse.Namespace, output) -> int:
         if installer == "uv":  # the notes' own commands are uv's already
             builds = [parse_target(t) for t in targets if not t.startswith("image:")]
             notes = uv_auto_findings(SnapshotView(report.snapshot), builds, kb)
-            report = dataclasses.replace(report, machine=report.machine + tuple(notes))
+            report = report._replace(machine=report.machine + tuple(notes))
     if prolog:
         return prolog_verdict(report, getattr(args, "lang", None) or "en")
     output.write(render_check_report(report, args, output))

@@ -57,7 +57,7 @@ def _redacted(diagnoses: List[Any], state: Any = None, host: bool = False) -> Li
         return redact(str(value), state=state)
 
     def message(m: Any) -> Any:  # the sentences carry the log's extracted values too, for any template to use
-        return dataclasses.replace(m, params={k: line(v) for k, v in m.params.items()})
+        return m._replace(params={k: line(v) for k, v in m.params.items()})
 
     # Learn first (every evidence line), then redact: a host name seen in line 9 also goes from line 2.
     for d in diagnoses:
@@ -69,8 +69,8 @@ def _redacted(diagnoses: List[Any], state: Any = None, host: bool = False) -> Li
         params = {k: line(v) for k, v in d.params.items()}
         result.append(dataclasses.replace(d, evidence=evidence, params=params,
                                           explanations=tuple(message(m) for m in d.explanations),
-                                          fix=dataclasses.replace(d.fix, summary=message(d.fix.summary),
-                                                                  commands=tuple(line(c) for c in d.fix.commands))))
+                                          fix=d.fix._replace(summary=message(d.fix.summary),
+                                                             commands=tuple(line(c) for c in d.fix.commands))))
     return result
 
 

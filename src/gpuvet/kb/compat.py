@@ -29,7 +29,6 @@ encoded; the table-driven test (tests/kb/test_compat_model.py) holds one row per
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.kb import versions
@@ -127,8 +126,7 @@ def _closest(archs: Sequence[str], cc: Tuple[int, int], rule: Any) -> Optional[A
     return max(usable, key=lambda a: (a.major, a.minor, {"a": 2, "f": 1}.get(a.variant, 0)), default=None)
 
 
-@dataclass(frozen=True)
-class ArchMatch:
+class ArchMatch(NamedTuple):
     """How a GPU is reached by a binary's archs: by a cubin (``sass``), by PTX (``ptx``) or not at all."""
 
     kind: Optional[str]  # "sass" | "ptx" | None
@@ -166,8 +164,7 @@ def why_no_arch(cc: str, sass: Sequence[str], ptx: Sequence[str]) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- the judgement
-@dataclass(frozen=True)
-class Build:
+class Build(NamedTuple):
     """What is known of one binary or framework build."""
 
     cuda: Optional[str]  # the toolkit that compiled it: its runtime and the PTX ISA it wrote; None = CPU build
@@ -192,8 +189,7 @@ class Build:
         return bool(self.sass or self.ptx) or self.arch_source == "binary"
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(NamedTuple):
     """A GPU as the compatibility model sees it: its name, compute capability and segment."""
 
     name: Optional[str]
@@ -202,8 +198,7 @@ class Gpu:
     architecture: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(NamedTuple):
     """The host as the compatibility model sees it: its driver, OS, platform and forward-compatibility package."""
 
     driver: Optional[str]  # the installed driver version
@@ -213,15 +208,14 @@ class Host:
     driver_cuda: Optional[str] = None  # the driver's newest CUDA when only that is known (nvidia-smi "CUDA Version")
 
 
-@dataclass(frozen=True)
-class Judgement:
+class Judgement(NamedTuple):
     """What the compatibility model decided (RUNS, FAILS or UNKNOWN), why, and by which arch."""
 
     status: str  # RUNS | FAILS | UNKNOWN
     reason: str  # one of REASONS
     via: Optional[str] = None  # the arch the GPU is reached by ("sm_86", "compute_90")
     notes: Tuple[str, ...] = ()  # "minor_version_compat", "forward_compat", "ptx_jit"
-    facts: Mapping[str, Any] = field(default_factory=dict)  # for the sentences: needed driver, archs ...
+    facts: Mapping[str, Any] = {}  # for the sentences: needed driver, archs ... (default: one shared dict, never mutated)
     sources: Tuple[str, ...] = ()
 
 
@@ -431,8 +425,7 @@ CONTAINER_REQUIREMENT_SOURCE = (
 _CONSTRAINT = re.compile(r"^(cuda|driver|arch|brand)(>=|<=|==|=|>|<)(\S+)$")
 
 
-@dataclass(frozen=True)
-class RequirementVerdict:
+class RequirementVerdict(NamedTuple):
     """Whether the NVIDIA container runtime would start an image on this host: ``status`` RUNS, FAILS or UNKNOWN;
     ``failed`` the constraints no alternative could meet (for the message), ``met`` the alternative that holds."""
 

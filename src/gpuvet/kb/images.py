@@ -5,9 +5,8 @@ Pure lookups over the data; whether an image runs on a machine is gpuvet.checks.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, NamedTuple, Optional, Tuple
 
 from gpuvet.kb import versions
 
@@ -19,8 +18,7 @@ _NGC_TAG = re.compile(r"^(?P<version>\d{2}\.\d{2})-(?P<suffix>[a-z0-9-]+)$")
 VLLM = "vllm/vllm-openai"
 
 
-@dataclasses.dataclass(frozen=True)
-class Image:
+class Image(NamedTuple):
     """One image tag as the knowledge base describes it."""
 
     ref: str  # as the user wrote it

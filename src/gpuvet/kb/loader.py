@@ -6,7 +6,6 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 
 from __future__ import annotations
 
-import dataclasses
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
@@ -344,8 +343,8 @@ def _with_harvest(framework: str, release: Release) -> Release:
             sass, ptx, partial, _partial_ptx, source = _harvested_archs(arm_matching)
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
         if changed or arm_matching:
-            variants[name] = dataclasses.replace(variant, extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
-    return dataclasses.replace(release, variants=variants)
+            variants[name] = variant._replace(extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
+    return release._replace(variants=variants)
 
 
 def normalize_name(name: str) -> str:

@@ -6,15 +6,13 @@ reading the shipped data once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Dict, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from gpuvet.kb import loader
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """A network endpoint a setup reaches (a pip index, a conda channel, a model hub, a registry) and its source."""
 
     id: str
@@ -29,8 +27,7 @@ class Endpoint:
     custom_channels: str = ""  # conda mirrors: the base URL for conda-forge, pytorch ... in .condarc
 
 
-@dataclass(frozen=True)
-class Mirrors:
+class Mirrors(NamedTuple):
     """The endpoints, their public mirrors and what counts as slow."""
 
     endpoints: Tuple[Endpoint, ...]
@@ -67,8 +64,7 @@ def mirrors() -> Mirrors:
                    _source(verdict))
 
 
-@dataclass(frozen=True)
-class InstallSize:
+class InstallSize(NamedTuple):
     """What installing a framework build downloads and takes on disk."""
 
     framework: str

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Mapping, NamedTuple, Optional, Tuple
 
 from gpuvet.kb import versions
 
 
-@dataclass(frozen=True)
-class DriverFloor:
+class DriverFloor(NamedTuple):
     """What a CUDA version needs from the driver.
 
     ``minimum`` is the real floor (the family minimum through minor-version compatibility for CUDA >= 11, the
@@ -26,8 +24,7 @@ class DriverFloor:
     minor_compat: bool = True
 
 
-@dataclass(frozen=True)
-class GpuDriverFloor:
+class GpuDriverFloor(NamedTuple):
     """The drivers that can drive a GPU: from ``first`` on, up to branch ``last_branch`` (None: still supported)."""
 
     label: str
@@ -38,8 +35,7 @@ class GpuDriverFloor:
     unverified: bool = False
 
 
-@dataclass(frozen=True)
-class GpuModel:
+class GpuModel(NamedTuple):
     """A GPU model: its names, architecture, compute capability, memory and speeds."""
 
     name: str
@@ -62,8 +58,7 @@ class GpuModel:
         return "sm_" + self.compute_capability.replace(".", "")
 
 
-@dataclass(frozen=True)
-class CudnnRelease:
+class CudnnRelease(NamedTuple):
     """A cuDNN release and the CUDA versions it is built for."""
 
     version: str
@@ -73,8 +68,7 @@ class CudnnRelease:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class NcclRelease:
+class NcclRelease(NamedTuple):
     """An NCCL release and the CUDA versions it is built for."""
 
     version: str
@@ -83,8 +77,7 @@ class NcclRelease:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(NamedTuple):
     """One build of a framework release (cpu, cuXYZ, rocmX.Y): its CUDA, cuDNN, NCCL, archs and install command."""
 
     name: str  # cpu | cuXYZ | rocmX.Y
@@ -96,7 +89,7 @@ class Variant:
     index_url: Optional[str]
     install: Optional[str]
     source: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = {}  # one shared empty dict: never mutated (a NamedTuple has no default_factory)
 
     @property
     def is_cuda(self) -> bool:
@@ -119,8 +112,7 @@ def variant_key(name_or_cuda: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One release of a framework: its date, Python range, variants and companions."""
 
     version: str
@@ -131,7 +123,7 @@ class Release:
     companions: Mapping[str, str]
     glibc_min: Optional[str]
     source: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = {}  # one shared empty dict: never mutated (a NamedTuple has no default_factory)
 
     def variant(self, name_or_cuda: str) -> Optional[Variant]:
         """A variant by name (``cu121``, ``+cu121``, ``cpu``, ``rocm6.2``) or by CUDA version (``12.1``)."""
@@ -151,8 +143,7 @@ class Release:
         return versions.in_specifier(python_version, self.python)
 
 
-@dataclass(frozen=True)
-class Framework:
+class Framework(NamedTuple):
     """A framework the knowledge base covers: its names, distributions and releases."""
 
     name: str
@@ -160,7 +151,7 @@ class Framework:
     distributions: Tuple[str, ...]
     releases: Tuple[Release, ...]  # newest first
     source: str
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = {}  # one shared empty dict: never mutated (a NamedTuple has no default_factory)
 
     def release(self, version: str) -> Optional[Release]:
         """The release ``version`` names; the local label (``+cu121``) is ignored. Nightlies, pre-releases and

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, NamedTuple, Optional
 
 from gpuvet.tomlfile import load_toml
 
 DEFAULT_PATH = Path(__file__).parent / "data" / "thresholds.toml"
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """When a measured fraction of the reference passes, warns or fails."""
 
     metric: str
@@ -28,8 +26,7 @@ class Rule:
         return "pass >= %d %%, warn >= %d %%" % (round(self.pass_at * 100), round(self.warn_at * 100))
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     """The rules of thresholds.toml: per metric with their overrides, and the collective, health and sync rules."""
 
     version: str
@@ -37,7 +34,7 @@ class Thresholds:
     overrides: List[Dict[str, Any]]
     collective: Dict[str, Any]
     health: Dict[str, Any]
-    sync: Dict[str, Any] = field(default_factory=dict)  # whether ranks work in step (checks.sync)
+    sync: Dict[str, Any] = {}  # whether ranks work in step (checks.sync); default: one shared dict, never mutated
 
     def rule(self, metric: str, gpu_name: Optional[str] = None) -> Optional[Rule]:
         """The rule for a metric, a per-GPU override first (pattern matched against the nvidia-smi name)."""

@@ -7,8 +7,7 @@ what must happen to that document before any renderer sees it (the one redaction
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from gpuvet.models import CheckReport
 from gpuvet.report.envelope import dumps
@@ -17,8 +16,7 @@ from gpuvet.report.findings import check_to_dict
 FORMATS = ("text", "json", "markdown", "html", "prometheus", "k8s-labels")
 
 
-@dataclass(frozen=True)
-class RenderOptions:
+class RenderOptions(NamedTuple):
     """How to render a check report: format, language, colour and width."""
 
     format: str = "text"

@@ -1,0 +1,77 @@
+"""The plain-data types of a check are ``typing.NamedTuple`` classes, not frozen dataclasses (start-up, issue 15):
+a dataclass costs ~0.5 ms to create and the ``dataclasses`` import pulls in inspect, ast, dis and tokenize (~6 ms).
+These tests hold what the conversion must keep: Finding's validation (also through ``_replace``), the empty
+mappings that stand for ``field(default_factory=dict)``, and a JSON check that never imports ``dataclasses``."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuvet.kb.compat import Judgement
+from gpuvet.kb.records import Framework, Release, Variant
+from gpuvet.kb.thresholds import Thresholds
+from gpuvet.models import Finding, Fix, Message, Severity, msg
+
+ROOT = Path(__file__).resolve().parents[2]
+SMI = ROOT / "tests" / "fixtures" / "nvidia-smi-q" / "a10-1gpu_drv550.90.12.txt"
+
+
+def _finding(**changes):
+    fields = dict(code="no_driver", severity=Severity.FAIL, layer="driver", title=msg("t"), detail=msg("d"))
+    fields.update(changes)
+    return Finding(**fields)
+
+
+def test_finding_rejects_an_unknown_code_or_layer_with_the_same_messages():
+    with pytest.raises(ValueError, match="unknown finding code 'nope'"):
+        _finding(code="nope")
+    with pytest.raises(ValueError, match="unknown layer 'nope'"):
+        _finding(layer="nope")
+
+
+def test_replace_validates_as_dataclasses_replace_did():
+    finding = _finding(fix=Fix(msg("f"), ("cmd",)))
+    assert finding._replace(code="unknown_version").verdict.value == "unknown"
+    assert type(finding._replace(actual="x")) is Finding
+    with pytest.raises(ValueError, match="unknown finding code"):
+        finding._replace(code="nope")
+    with pytest.raises(ValueError, match="unknown layer"):
+        finding._replace(layer="nope")
+
+
+def test_a_finding_survives_pickle_and_keeps_its_repr():
+    finding = _finding(sources=("https://docs.nvidia.com/",))
+    assert pickle.loads(pickle.dumps(finding)) == finding
+    assert repr(finding).startswith("Finding(code='no_driver', severity=<Severity.FAIL: 'fail'>, layer='driver', ")
+
+
+def test_empty_mapping_defaults_render_serialise_and_compare_as_a_fresh_dict():
+    variant = Variant("cpu", None, None, None, (), (), None, None, "s")
+    records = [Message("x").params, variant.extra, Release("1", None, "", None, {}, {}, None, "s").extra,
+               Framework("f", "F", ("f",), (), "s").extra, Judgement("RUNS", "sass").facts,
+               Thresholds("1", {}, {}, {}, {}).sync]
+    for empty in records:
+        assert type(empty) is dict and empty == {} and json.dumps(empty) == "{}"
+    assert Message("x") == Message("x", {})
+    assert variant.unverified == ()
+
+
+def test_a_json_check_never_imports_dataclasses():
+    # In a child: the live path (parse, check, render JSON) as `gpuvet check --format json` runs it, from a pasted
+    # nvidia-smi -q so the test needs no GPU.
+    code = ("import io, sys\n"
+            "from gpuvet.cli import run_command\n"
+            "out = io.StringIO()\n"
+            f"rc = run_command(['check', 'torch==2.1.2', '--from', {str(SMI)!r}, '--format', 'json', '--no-network'],"
+            " out, io.StringIO())\n"
+            "assert out.getvalue().lstrip().startswith('{'), out.getvalue()[:200]\n"
+            "print(rc, sorted(m for m in sys.modules if m in ('dataclasses', 'inspect')))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split(" ", 1)[1].strip() == "[]", done.stdout
