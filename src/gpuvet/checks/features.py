@@ -33,9 +33,9 @@ def supported_range(feature: Mapping[str, Any]) -> str:
 
 
 def precision_features() -> Tuple[Dict[str, Any], ...]:
-    from gpuvet.kb.loader import DATA_DIR
+    from gpuvet.kb.loader import data_path
 
-    return tuple(load_toml(DATA_DIR / "precision.toml").get("feature", []))
+    return tuple(load_toml(data_path("precision.toml")).get("feature", []))
 
 
 def _below(cc: str, floor: Any, ceiling: Any = None) -> bool:

@@ -173,11 +173,11 @@ def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]
 # Known conflicting package pairs (conflicts.toml)
 # --------------------------------------------------------------------------------------------------------------
 def _conflicts() -> List[Dict[str, Any]]:
-    from gpuvet.kb.loader import DATA_DIR, raw
+    from gpuvet.kb.loader import data_path, raw
 
     # loader.raw caches the parsed file per process; load_toml re-parsed conflicts.toml on every run_checks call,
     # 20% of evaluating 1,000 snapshots (bench/bench_snapshots.py).
-    return list(raw(DATA_DIR / "conflicts.toml").get("conflict", []))
+    return list(raw(data_path("conflicts.toml")).get("conflict", []))
 
 
 def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] = None) -> List[Finding]:

@@ -29,9 +29,9 @@ __all__ = [
 
 @lru_cache(maxsize=None)
 def _file(name: str):
-    # Cached by name: building and hashing a Path on each of ~70 calls per snapshot showed in the 1,000-snapshot
+    # Cached by name: building and hashing a path on each of ~70 calls per snapshot showed in the 1,000-snapshot
     # profile (bench/bench_snapshots.py); loader.raw already caches the parse itself.
-    return loader.raw(loader.DATA_DIR / f"{name}.toml")
+    return loader.raw(loader.data_path(f"{name}.toml"))
 
 
 class KnowledgeBase:
@@ -75,9 +75,9 @@ class KnowledgeBase:
         if "_overlay" not in cache:
             from gpuvet.kb import overlay
 
-            folder = overlay.default_dir()
-            files = overlay.build_files(folder) if folder is not None else []
-            cache["_overlay"] = {"path": str(folder), "files": len(files)} if files else None
+            location = overlay.default_location()
+            files = overlay.build_file_names(location) if location is not None else []
+            cache["_overlay"] = {"path": str(overlay.default_dir()), "files": len(files)} if files else None
         return cache["_overlay"]
 
     # ------------------------------------------------------------------------------------------ driver/CUDA
@@ -361,7 +361,7 @@ class KnowledgeBase:
     # ------------------------------------------------------------------------------------------ frameworks
     def framework(self, name: str) -> Optional[Framework]:
         """By target name or any PyPI distribution name, case- and separator-insensitive."""
-        path = loader.find_framework_path(name)
+        path = loader.find_framework_file(name)
         if path is not None:
             framework = self._framework_at(path)
             if loader.normalize_name(framework.name) == loader.normalize_name(name):
@@ -374,7 +374,7 @@ class KnowledgeBase:
         return None
 
     def frameworks(self) -> Tuple[Framework, ...]:
-        return tuple(self._framework_at(path) for path in loader.framework_paths().values())
+        return tuple(self._framework_at(path) for path in loader.framework_files().values())
 
     def _framework_at(self, path) -> Framework:
         if path not in self._frameworks:

@@ -6,36 +6,58 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
 from gpuvet.kb.records import Framework, Release, Variant, variant_key
 from gpuvet.tomlfile import load_toml
 
-DATA_DIR = Path(__file__).parent / "data"
-FRAMEWORK_DIR = DATA_DIR / "frameworks"
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# The data folder as a string: what a check reads goes through os.path (pathlib, with the urllib and ipaddress it
+# imports, cost ~2 ms of every start-up). DATA_DIR and FRAMEWORK_DIR, the pathlib forms the kb command, the tools and
+# the tests use, are made on first use (module __getattr__).
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+FRAMEWORKS = os.path.join(DATA, "frameworks")
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("DATA_DIR", "FRAMEWORK_DIR"):
+        from pathlib import Path
+
+        return Path(DATA if name == "DATA_DIR" else FRAMEWORKS)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def data_path(*parts: str) -> str:
+    """A shipped data file's path: ``data_path("harvested", "torch.toml")``."""
+    return os.path.join(DATA, *parts)
 
 # Keys that name a record inside its array, tried in order, for record ids like "torch:release[2.1.2].variant[cu121]".
 _ID_KEYS = ("version", "name", "cuda", "branch", "major", "sm", "distribution", "framework", "id", "key")
 
 
-def data_files() -> Dict[str, Path]:
-    """Every data file by its short name: ``cuda_driver``, ``gpus``, ..., frameworks by their stem (``torch``)."""
-    files = {path.stem: path for path in sorted(DATA_DIR.glob("*.toml"))}
-    for path in sorted(FRAMEWORK_DIR.glob("*.toml")):
+def data_files() -> Dict[str, "Path"]:
+    """Every data file by its short name: ``cuda_driver``, ``gpuvet``, ..., frameworks by their stem (``torch``)."""
+    from pathlib import Path
+
+    files = {path.stem: path for path in sorted(Path(DATA).glob("*.toml"))}
+    for path in sorted(Path(FRAMEWORKS).glob("*.toml")):
         files.setdefault(path.stem, path)
     return files
 
 
 @lru_cache(maxsize=None)
-def raw(path: Path) -> Dict[str, Any]:
+def raw(path: Union[str, "Path"]) -> Dict[str, Any]:
     try:
         return load_toml(path)
     except (OSError, ValueError) as exc:
-        raise KnowledgeBaseError(f"knowledge base file {path.name} cannot be read: {exc}", hint="reinstall gpuvet")
+        raise KnowledgeBaseError(f"knowledge base file {os.path.basename(os.fspath(path))} cannot be read: {exc}",
+                                 hint="reinstall gpuvet")
 
 
 def records(document: Mapping[str, Any], prefix: str = "") -> Iterator[Tuple[str, Mapping[str, Any]]]:
@@ -147,14 +169,16 @@ def _release(record: Mapping[str, Any], where: str) -> Release:
     )
 
 
-def framework_from(path: Path) -> Framework:
+def framework_from(path: Union[str, "Path"]) -> Framework:
     document = raw(path)
     head = document.get("framework")
-    where = f"{path.stem}:framework"
+    file_name = os.path.basename(os.fspath(path))
+    stem = os.path.splitext(file_name)[0]
+    where = f"{stem}:framework"
     if not isinstance(head, dict):
-        raise KnowledgeBaseError(f"knowledge base file {path.name} has no [framework] table", hint="fix the data file")
+        raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
-    releases = [_release(item, f"{path.stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
+    releases = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     releases = [_with_harvest(str(head["name"]), release) for release in releases]
     releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases})
     releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
@@ -174,8 +198,8 @@ def framework_from(path: Path) -> Framework:
 def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any]]]:
     """(version, platform) -> the builds of one framework read from real wheels (data/harvested/<framework>.toml)."""
     index: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
-    path = DATA_DIR / "harvested" / f"{framework}.toml"
-    for build in raw(path).get("build", ()) if path.is_file() else ():
+    path = data_path("harvested", f"{framework}.toml")
+    for build in raw(path).get("build", ()) if os.path.isfile(path) else ():
         index.setdefault((str(build["version"]), build.get("platform", "x86_64")), []).append(build)
     # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides
     from gpuvet.kb import overlay
@@ -233,12 +257,12 @@ def _overlay_releases(framework: str, known: set) -> List[Release]:
     return out
 
 
-def pinned_torch_build(version: str, torch_file: Optional[Path] = None) -> Optional[Tuple[str, str]]:
+def pinned_torch_build(version: str, torch_file: Optional[Union[str, "Path"]] = None) -> Optional[Tuple[str, str]]:
     """(CUDA, source) of torch VERSION's plain-``pip install`` build as the torch file writes it: the CUDA of a
     package that pins torch and ships no CUDA runtime of its own (vLLM, SGLang). None when the file does not have
     that release or its default build has no CUDA. The one home of that rule (the loader's overlay releases and
     tools/import_overlay.py both ask here)."""
-    path = torch_file or find_framework_path("torch")
+    path = torch_file or find_framework_file("torch")
     wanted = versions.parse(version)
     if path is None or wanted is None:
         return None
@@ -354,9 +378,26 @@ def normalize_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
-def framework_paths() -> Dict[str, Path]:
-    return {normalize_name(p.stem): p for p in sorted(FRAMEWORK_DIR.glob("*.toml"))}
+def framework_files() -> Dict[str, str]:
+    """Each framework's data file (a path string) by its normalized stem."""
+    names = sorted(n for n in os.listdir(FRAMEWORKS) if n.endswith(".toml"))
+    return {normalize_name(os.path.splitext(n)[0]): os.path.join(FRAMEWORKS, n) for n in names}
 
 
-def find_framework_path(name: str) -> Optional[Path]:
-    return framework_paths().get(normalize_name(name))
+def find_framework_file(name: str) -> Optional[str]:
+    return framework_files().get(normalize_name(name))
+
+
+def framework_paths() -> Dict[str, "Path"]:
+    from pathlib import Path
+
+    return {name: Path(path) for name, path in framework_files().items()}
+
+
+def find_framework_path(name: str) -> Optional["Path"]:
+    path = find_framework_file(name)
+    if path is None:
+        return None
+    from pathlib import Path
+
+    return Path(path)

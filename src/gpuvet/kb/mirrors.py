@@ -51,7 +51,7 @@ def _source(record) -> str:
 
 @lru_cache(maxsize=1)
 def mirrors() -> Mirrors:
-    data = loader.raw(loader.DATA_DIR / "mirrors.toml")
+    data = loader.raw(loader.data_path("mirrors.toml"))
     endpoints = tuple(
         Endpoint(id=str(r["id"]), kind=str(r["kind"]), url=str(r["url"]), source=_source(r),
                  family=str(r.get("family") or ""), mirror_of=str(r.get("mirror_of") or ""),
@@ -77,7 +77,7 @@ class InstallSize(NamedTuple):
 
 @lru_cache(maxsize=1)
 def _sizes() -> Dict[Tuple[str, str], InstallSize]:
-    data = loader.raw(loader.DATA_DIR / "install_sizes.toml")
+    data = loader.raw(loader.data_path("install_sizes.toml"))
     return {(str(r["framework"]), str(r["build"])): InstallSize(
         str(r["framework"]), str(r["build"]), float(r["download_gb"]), float(r["installed_gb"]), _source(r),
         bool(r.get("estimate", False))) for r in data.get("size", ())}

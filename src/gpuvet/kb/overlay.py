@@ -13,31 +13,54 @@ kept out and listed as a disagreement (``gpuvet kb status``; the shipped build's
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.tomlfile import load_toml
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BUILDS_DIR = "harvested"
 Key = Tuple[str, str, str]  # (framework, version, platform)
 
 
-def default_dir() -> Optional[Path]:
+def default_dir() -> Optional["Path"]:
     """The overlay folder (whether or not it exists); None when GPUVET_KB_OVERLAY is set empty."""
+    location = default_location()
+    if location is None:
+        return None
+    from pathlib import Path
+
+    return Path(location)
+
+
+def default_location() -> Optional[str]:
+    """:func:`default_dir` as a string, with os.path: every check asks, and pathlib is not worth importing for it."""
     explicit = os.environ.get("GPUVET_KB_OVERLAY")
     if explicit is not None:
-        return Path(explicit).expanduser() if explicit.strip() else None
+        return os.path.expanduser(explicit) if explicit.strip() else None
     base = os.environ.get("XDG_DATA_HOME") or ""
-    root = Path(base).expanduser() if base.strip() and os.path.isabs(os.path.expanduser(base)) else Path.home() / ".local" / "share"
-    return root / "gpuvet" / "kb"
+    expanded = os.path.expanduser(base)
+    root = expanded if base.strip() and os.path.isabs(expanded) else os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(root, "gpuvet", "kb")
 
 
-def build_files(folder: Path) -> List[Path]:
+def build_files(folder: "Path") -> List["Path"]:
     where = folder / BUILDS_DIR
     return sorted(where.glob("*.toml")) if where.is_dir() else []
 
 
-def read(folder: Optional[Path]) -> Tuple[List[Dict[str, Any]], List[str]]:
+def build_file_names(location: str) -> List[str]:
+    """The names of the overlay's build files under ``location`` (a folder path string; none when it has no
+    builds folder): what every report counts, found without pathlib."""
+    try:
+        names = os.listdir(os.path.join(location, BUILDS_DIR))
+    except OSError:
+        return []
+    return sorted(name for name in names if name.endswith(".toml"))  # what build_files globs
+
+
+def read(folder: Optional["Path"]) -> Tuple[List[Dict[str, Any]], List[str]]:
     """(builds, problems): every ``[[build]]`` of the overlay, each with ``overlay_file``; an unreadable file is a
     problem line, never an exception (a broken overlay must not break ``gpuvet check``)."""
     builds: List[Dict[str, Any]] = []
@@ -90,14 +113,16 @@ def compare(shipped: Mapping[Key, List[Mapping[str, Any]]], builds: List[Dict[st
     return out
 
 
-def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional[Path] = None) -> None:
+def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional["Path"] = None) -> None:
     """Add the overlay's builds to the shipped index (the loader's hook). Never overrides: where the shipped data
     has the release and platform, the overlay build stays out; a disagreement is written into the shipped build's
     source, so whatever cites it says that the user's own reading differs."""
-    folder = default_dir() if folder is None else folder
-    if folder is None or not (folder / BUILDS_DIR).is_dir():
-        return
-    builds, _ = read(folder)
+    location = default_location() if folder is None else os.fspath(folder)
+    if location is None or not os.path.isdir(os.path.join(location, BUILDS_DIR)):
+        return  # no overlay (the usual case): decided without pathlib
+    from pathlib import Path
+
+    builds, _ = read(Path(location))
     for row in compare(index, builds):
         key = key_of(row)
         if row["status"] == "adds":

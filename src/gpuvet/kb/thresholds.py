@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from gpuvet.tomlfile import load_toml
 
-DEFAULT_PATH = Path(__file__).parent / "data" / "thresholds.toml"
+DEFAULT_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "thresholds.toml")
 
 
 class Rule(NamedTuple):
@@ -88,4 +88,4 @@ def parse_thresholds(document: Dict[str, Any]) -> Thresholds:
 
 @lru_cache(maxsize=4)
 def load_thresholds(path: Optional[str] = None) -> Thresholds:
-    return parse_thresholds(load_toml(Path(path) if path else DEFAULT_PATH))
+    return parse_thresholds(load_toml(path or DEFAULT_PATH))
