@@ -180,3 +180,21 @@ def test_a_damaged_dynamic_table_is_no_hint_and_no_report(embedded_with_cudart, 
             elf.ElfFile(handle, len(data)).needed()
     assert find_cuda_binaries([str(site)]) == []
     assert scan_file(str(damaged)).sass == ["sm_86"]  # named explicitly, it is still searched in full
+
+
+def test_top_level_txt_names_what_a_distribution_covers(cuda_builds, tmp_path):
+    """A distribution's top_level.txt (setuptools) stands for its RECORD's first components: a folder it names is
+    not walked (an unlisted library there is not looked for, as with the RECORD), one it leaves out is walked, and
+    every RECORD-listed library keeps its owner either way."""
+    site = tmp_path / "site-packages"
+    listed = _copy(cuda_builds["libmulti.so"], site / "acmek" / "lib" / "libmulti.so")
+    _copy(cuda_builds["libplain.so"], site / "acmek" / "lib" / "libcache.so")  # in no RECORD, under a covered name
+    listed_extra = _copy(cuda_builds["libplain.so"], site / "acmek_data" / "libplain.so")
+    unlisted_extra = _copy(cuda_builds["libmulti.so"], site / "acmek_data" / "libextra.so")
+    info = _record(site, "Acme_Kernels-1.0.dist-info", ["acmek/lib/libmulti.so,sha256=x,1",
+                                                         "acmek_data/libplain.so,sha256=y,1"])
+    (info / "top_level.txt").write_text("acmek\n")
+    assert _found([site]) == [("acme-kernels", str(listed)), ("acme-kernels", str(listed_extra)),
+                              ("acmek-data", str(unlisted_extra))]
+    (info / "top_level.txt").unlink()  # the RECORD's first components: acmek_data is covered, nothing is walked
+    assert _found([site]) == [("acme-kernels", str(listed)), ("acme-kernels", str(listed_extra))]
