@@ -69,6 +69,7 @@ CURATED = {
         "toolkit": {"cuda": "version", "label": "text", "linux?": "driver", "windows?": "driver"},
         "family": {"major": "int", "minor_compat": "bool", "linux_min?": "driver", "windows_min?": "driver"},
         "branch": {"branch": "int", "cuda": "version", "first_driver?": "driver"},
+        "compat_branches": {"cuda": "version", "branches": "ints", "tesla_clauses": "text"},
     },
     "cuda_arch.toml": {
         "toolkit": {"cuda": "version", "sm": "sm_list"},
@@ -90,7 +91,8 @@ CURATED = {
     "library_floor.toml": {"floor": {"library": "text", "versions": "specifier", "min_cc": "cc"}},
 }
 UNIQUE = {("gpus.toml", "gpu"): "name", ("cuda_driver.toml", "toolkit"): "cuda", ("cuda_arch.toml", "toolkit"): "cuda",
-          ("cuda_arch.toml", "arch"): "sm", ("cuda_driver.toml", "branch"): "branch"}
+          ("cuda_arch.toml", "arch"): "sm", ("cuda_driver.toml", "branch"): "branch",
+          ("cuda_driver.toml", "compat_branches"): "cuda"}
 SEGMENTS = ("datacenter", "workstation", "consumer", "embedded")
 
 
@@ -105,6 +107,8 @@ def _shape_ok(value, shape: str) -> bool:
         return isinstance(value, list) and bool(value) and all(_shape_ok(v, "text") for v in value)
     if shape == "texts":  # a list, maybe empty
         return isinstance(value, list) and all(_shape_ok(v, "text") for v in value)
+    if shape == "ints":  # a list of ints, maybe empty
+        return isinstance(value, list) and all(_shape_ok(v, "int") for v in value)
     if shape == "int":
         return isinstance(value, int) and not isinstance(value, bool)
     if shape == "bool":

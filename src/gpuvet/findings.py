@@ -28,6 +28,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.ptx_needs_driver": ("driver_too_old", "cuda", FAIL),
     "checks.no_driver": ("no_driver", "driver", FAIL),
     "checks.minor_compat": ("minor_version_compat", "driver", INFO),
+    "checks.forward_compat_unlisted": ("forward_compat", "driver", INFO),
     "checks.forward_compat": ("forward_compat", "driver", INFO),
     "checks.cuda_unknown": ("unknown_version", "driver", WARN),
     "checks.gpu_cc_unknown": ("unknown_version", "gpu", WARN),

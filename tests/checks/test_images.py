@@ -75,9 +75,11 @@ def _fix(result):
      None, "started through brand=geforce,driver>=535,driver<536, run through minor-version compatibility"),
     (H100_550, "nvidia/cuda:12.6.3-runtime-ubuntu22.04", "unknown", {"unknown_version", "minor_version_compat"}, None,
      "CUDA 12.4 < 12.6: only a brand clause for R550 can start it, and the plain nvidia-smi table has no brand"),
-    (H800_525_Q, "nvcr.io/nvidia/pytorch:25.12-py3", "pass", {"forward_compat"}, None,
-     "PyTorch 25.12 is based on CUDA 13.1.0 (its release notes); a data-center GPU on R525 >= 525.85 runs it through "
-     "the container's forward-compatibility package"),
+    (H800_525_Q, "nvcr.io/nvidia/pytorch:25.12-py3", "unknown", {"forward_compat"}, None,
+     "PyTorch 25.12 is based on CUDA 13.1.0 (its release notes); R525 alone is too old, and which branches "
+     "cuda-compat 13.1 supports is not recorded (NVIDIA's 13.0 image already drops R525: "
+     "https://gitlab.com/nvidia/container-images/cuda/-/blob/7ad4b0af70e5af9fb82ab990df382a0dd7d494dc/dist/13.0.0/"
+     "ubuntu2404/base/Dockerfile), so the forward-compatibility path is unknown, not a pass"),
     (RTX4090_550_Q, "nvcr.io/nvidia/pytorch:25.12-py3", "fail", {"driver_too_old"}, None,
      "CUDA 13.1 on a consumer GPU needs a 13.x driver; the other listed PyTorch releases (CUDA 10.x) cannot compile "
      "for compute capability 8.9, so none is proposed"),

@@ -290,6 +290,9 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     elif runtime.status == compat.RUNS and "forward_compat" in runtime.notes:
         findings.append(make("checks.forward_compat", driver=driver, cuda=major_minor(cuda),
                              compat=runtime.facts.get("compat"), actual=driver, sources=runtime.sources))
+    elif runtime.status == compat.UNKNOWN and runtime.facts.get("why") == "forward_compat_unlisted":
+        findings.append(make("checks.forward_compat_unlisted", driver=driver, cuda=major_minor(cuda),
+                             compat=runtime.facts.get("compat"), actual=driver, sources=runtime.sources))
     verdict = Verdict.FAIL if blocking(findings) else Verdict.PASS
     if runtime.status == compat.UNKNOWN and verdict is Verdict.PASS:
         verdict = Verdict.UNKNOWN
@@ -315,9 +318,10 @@ def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: An
     cuda = candidate.variant.cuda
     branch = kb.driver_branch_for_cuda(cuda) or f">= {minimum}"
     # cuda-compat is offered only where the compatibility model says it can lift this GPU on this driver: a
-    # data-center GPU on a branch NVIDIA lists (an R450 A100 is data-center, yet no cuda-compat serves that branch).
+    # data-center GPU on a branch NVIDIA lists for this CUDA release (an R450 A100 is data-center, yet no cuda-compat
+    # serves that branch; R470 is listed for CUDA 12.8, not for 12.9). Unknown (no list for the release): not offered.
     compat_helps = any(
-        kb.forward_compat_eligible(getattr(kb.gpu(g.get("name") or ""), "segment", None), actual)
+        kb.forward_compat_eligible(getattr(kb.gpu(g.get("name") or ""), "segment", None), actual, cuda) is True
         for g in view.gpus if g.get("name")
     )
     summary_id = "checks.driver_too_old.fix_datacenter" if compat_helps else "checks.driver_too_old.fix"

@@ -79,6 +79,9 @@ def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement
     if runtime.status == compat.RUNS and "forward_compat" in runtime.notes:
         return make("checks.forward_compat", driver=driver, cuda=cuda, compat=runtime.facts.get("compat"),
                     actual=driver, sources=runtime.sources)
+    if runtime.status == compat.UNKNOWN and runtime.facts.get("why") == "forward_compat_unlisted":
+        return make("checks.forward_compat_unlisted", driver=driver, cuda=cuda, compat=runtime.facts.get("compat"),
+                    actual=driver, sources=runtime.sources)
     if runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes:
         return make("checks.minor_compat", driver=driver, cuda=cuda, toolkit_driver=runtime.facts.get("toolkit_driver"),
                     minimum=runtime.facts.get("minimum"), actual=driver,

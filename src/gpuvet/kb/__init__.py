@@ -249,21 +249,42 @@ class KnowledgeBase:
         row = min(found, key=lambda r: versions.parse(r["min_cc"]))  # type: ignore[arg-type, return-value]  # KB compute capabilities all parse
         return str(row["min_cc"]), row["source"]
 
-    def forward_compat_eligible(self, segment: Optional[str], driver: Optional[str]) -> bool:
-        """Whether cuda-compat can lift this GPU and driver: a data-center GPU on a branch NVIDIA lists for it."""
+    def forward_compat_branches(self, cuda: Optional[str]) -> Optional[Tuple[Tuple[int, ...], str]]:
+        """The driver branches a ``cuda-compat`` of this CUDA release supports on data-center GPUs, and the source
+        that lists them (``[[compat_branches]]`` in cuda_driver.toml); None when no source lists them (unknown)."""
+        want = versions.cuda_major_minor(cuda) if cuda else None
+        if want is None:
+            return None
+        for row in _file("cuda_driver").get("compat_branches", ()):
+            if versions.cuda_major_minor(row["cuda"]) == want:
+                return tuple(int(b) for b in row["branches"]), str(row["source"])
+        return None
+
+    def forward_compat_eligible(self, segment: Optional[str], driver: Optional[str], cuda: Optional[str]) -> Optional[bool]:
+        """Whether ``cuda-compat`` of CUDA release ``cuda`` can lift this GPU and driver: a data-center GPU on a branch
+        NVIDIA lists for that release (at or above the branch's minimum where one is stated). None when the GPU and
+        driver qualify but no source lists the branches of that release: unknown, never guessed."""
         forward = _file("cuda_driver").get("forward_compat", {})
         if not segment or segment not in forward.get("segments", ()) or not driver:
             return False
         have = versions.parse(driver)
         branch = versions.driver_branch(driver)
+        if have is None or branch is None:
+            return False
+        listed = self.forward_compat_branches(cuda)
+        if listed is None:
+            return None
+        if branch not in listed[0]:
+            return False
         for minimum in forward.get("branch_minimums", ()):
-            if branch == versions.driver_branch(minimum) and have is not None and have >= versions.parse(minimum):  # type: ignore[operator]  # KB driver versions all parse
-                return True
-        return False
+            if branch == versions.driver_branch(minimum) and have < versions.parse(minimum):  # type: ignore[operator]  # KB driver versions all parse
+                return False
+        return True
 
-    def forward_compat_source(self) -> str:
+    def forward_compat_source(self, cuda: Optional[str] = None) -> str:
         forward = _file("cuda_driver").get("forward_compat", {})
-        return "; ".join(s for s in (forward.get("source"), forward.get("branches_source")) if s)
+        listed = self.forward_compat_branches(cuda)
+        return "; ".join(s for s in (forward.get("source"), listed[1] if listed else None, forward.get("branches_source")) if s)
 
     # ---------------------------------------------------------------------------------------------- GPUs
     def gpu(self, name: str) -> Optional[GpuModel]:

@@ -18,7 +18,10 @@ encoded; the table-driven test (tests/kb/test_compat_model.py) holds one row per
    list; it never fails a build on its own.
 4. Driver and runtime. A CUDA X.Y runtime needs the driver packaged with X.Y, or -- from CUDA 11 -- the floor of
    its major through minor-version compatibility, or the forward-compatibility package (``cuda-compat``) on
-   data-center GPUs. Windows and Linux floors are kept apart.
+   data-center GPUs under Linux, on a driver branch NVIDIA lists for that package's CUDA release ("The CUDA driver's
+   compatibility package only supports particular drivers"; the lists are the brand=tesla clauses of NVIDIA's own
+   CUDA images, cuda_driver.toml ``[[compat_branches]]``). A release no source lists is unknown, never a pass.
+   Windows and Linux floors are kept apart.
 5. The GPU needs its driver: below the first driver that supports a GPU nothing runs on it, and past the last
    branch that supports an architecture (Kepler after R470) neither.
 6. Libraries have floors: a build inherits the compute-capability floor of the cuDNN it bundles.
@@ -238,14 +241,16 @@ def driver_supports_cuda(driver: Optional[str], cuda: str, kb: Any, driver_cuda:
     return have >= want
 
 
-def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: Any) -> bool:
-    """The cuda-compat package lifts the runtime (and the PTX JIT) to its version on eligible GPUs only."""
-    if not host.compat:
+def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: Any) -> Optional[bool]:
+    """The cuda-compat package lifts the runtime (and the PTX JIT) to its version on eligible GPUs only: a data-center
+    GPU under Linux on a driver branch NVIDIA lists for the installed package's CUDA release. None when the GPU and
+    driver could use it but no source lists the branches of that release (unknown)."""
+    if not host.compat or host.os != "linux":
         return False
     have, want = versions.cuda_major_minor(host.compat), versions.cuda_major_minor(cuda)
     if have is None or want is None or have < want:
         return False
-    return kb.forward_compat_eligible(gpu.segment, host.driver)
+    return kb.forward_compat_eligible(gpu.segment, host.driver, host.compat)
 
 
 def gpu_driver(gpu: Gpu, host: Host, kb: Any) -> Optional[Judgement]:
@@ -296,9 +301,13 @@ def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
         if driver_supports_cuda(host.driver, cuda, kb):
             notes = ()  # the branch itself supports this CUDA (a packaged driver the tables do not list)
         return Judgement(RUNS, "sass", notes=notes, facts=facts, sources=sources)
-    if forward_compat_applies(gpu, host, cuda, kb):
+    forward = forward_compat_applies(gpu, host, cuda, kb)
+    if forward:
         return Judgement(RUNS, "sass", notes=("forward_compat",), facts=dict(facts, compat=host.compat),
-                         sources=sources + (kb.forward_compat_source(),))
+                         sources=sources + (kb.forward_compat_source(host.compat),))
+    if forward is None:  # cuda-compat is installed on a data-center GPU, but no source lists its release's branches
+        return Judgement(UNKNOWN, "driver_unknown", facts=dict(facts, why="forward_compat_unlisted", compat=host.compat),
+                         sources=sources)
     return Judgement(FAILS, "driver_below_runtime", facts=facts, sources=sources)
 
 
@@ -350,7 +359,8 @@ def platform_fits(build: Build, gpu: Gpu, host: Host) -> bool:
 def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]:
     """Rule 2 (the driver part): the driver is at least the one packaged with the toolkit that wrote the PTX."""
     toolkit = build.ptx_toolkit or ""
-    if forward_compat_applies(gpu, host, toolkit, kb):
+    forward = forward_compat_applies(gpu, host, toolkit, kb)
+    if forward:
         return True
     if host.platform == "jetson":
         return _jetson_runtime(toolkit, host).status == RUNS if host.driver_cuda else None
@@ -358,8 +368,12 @@ def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]
     packaged = versions.parse(floor.toolkit_driver) if floor is not None and floor.toolkit_driver else None
     driver = versions.parse(host.driver) if host.driver else None
     if packaged is not None and driver is not None:
-        return driver >= packaged
-    return driver_supports_cuda(host.driver, toolkit, kb, host.driver_cuda)
+        alone: Optional[bool] = driver >= packaged
+    else:
+        alone = driver_supports_cuda(host.driver, toolkit, kb, host.driver_cuda)
+    if alone is False and forward is None:
+        return None  # the driver alone is too old and whether cuda-compat lifts it is not known
+    return alone
 
 
 def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
@@ -403,7 +417,12 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
     if found is None:
         return Judgement(UNKNOWN, "arch_list_unknown", facts={"cuda": build.cuda}, notes=runtime.notes)
     if found.kind == "ptx":
-        if jit_driver_ok(build, gpu, host, kb) is False:
+        jit = jit_driver_ok(build, gpu, host, kb)
+        if jit is None and forward_compat_applies(gpu, host, build.ptx_toolkit or "", kb) is None:
+            return Judgement(UNKNOWN, "driver_unknown", via=found.arch, notes=runtime.notes,
+                             facts={"cuda": build.ptx_toolkit or build.cuda, "why": "forward_compat_unlisted",
+                                    "compat": host.compat})
+        if jit is False:
             toolkit = build.ptx_toolkit or build.cuda
             packaged = kb.min_driver_for_cuda(toolkit, host.os)
             return Judgement(FAILS, "ptx_needs_newer_driver", via=found.arch,
