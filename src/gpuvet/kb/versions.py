@@ -55,10 +55,21 @@ def driver_branch(driver: str) -> Optional[int]:
 
 def in_specifier(version: str, specifier: str) -> Optional[bool]:
     parsed = parse(version)
-    try:
-        spec = SpecifierSet(specifier)
-    except InvalidSpecifier:
-        return None
-    if parsed is None:
+    spec = _specifier_set(specifier) if isinstance(specifier, str) else _uncached_specifier_set(specifier)
+    if spec is None or parsed is None:
         return None
     return spec.contains(parsed, prereleases=True)
+
+
+@lru_cache(maxsize=1024)
+def _specifier_set(specifier: str) -> Optional[SpecifierSet]:
+    # Cached on the string: a framework's releases share a handful of Requires-Python ranges, and the loader checks
+    # each release's (52 for torch) at every start-up; SpecifierSet is not changed by contains().
+    return _uncached_specifier_set(specifier)
+
+
+def _uncached_specifier_set(specifier) -> Optional[SpecifierSet]:
+    try:
+        return SpecifierSet(specifier)
+    except InvalidSpecifier:
+        return None

@@ -24,6 +24,8 @@ Standard library only, Python 3.6+: the probe runs this before printing anything
 import copy
 import re
 
+from gpuvet.probe.patterns import OnFirstUse
+
 REDACTED = "***"
 
 # Whole-word parts of a variable name that mark a secret. Matched against the name split on "_" so that KEY matches
@@ -152,41 +154,25 @@ def _quoted(value):
 
 
 # --- --redact-host: host identity ------------------------------------------------------------------------------------
+# (compiled on first use: only --redact-host needs them)
 
-
-class _CompiledOnFirstUse(object):
-    """``re.compile(*args)``, done the first time the pattern is used. The host-identity patterns below serve
-    ``--redact-host`` alone, and compiling them took ~1.5 ms of every start-up."""
-
-    __slots__ = ("_args", "_pattern")
-
-    def __init__(self, *args):
-        self._args = args
-        self._pattern = None
-
-    def __getattr__(self, name):  # sub, finditer, search...: only names the class itself lacks come here
-        if self._pattern is None:
-            self._pattern = re.compile(*self._args)
-        return getattr(self._pattern, name)
-
-
-_IPV4 = _CompiledOnFirstUse(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.]|\.\d)")
-_IPV6 = _CompiledOnFirstUse(
+_IPV4 = OnFirstUse(r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)(?![\w.]|\.\d)")
+_IPV6 = OnFirstUse(
     r"(?i)(?<![\w:.])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}"
     r"|(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{0,4}::(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{0,4})(?:%[\w.]+)?(?![\w:])"
 )
 # A dotted quad right after one of these is a version (cuDNN 9.1.0.70, TensorRT 8.6.1.6), not an address.
-_VERSION_BEFORE = _CompiledOnFirstUse(r"(?i)(?:cudnn|tensorrt|trt|nccl|cuda|driver|version|release|ver|libcudnn\S*|[v=\-_+~<>@])"
+_VERSION_BEFORE = OnFirstUse(r"(?i)(?:cudnn|tensorrt|trt|nccl|cuda|driver|version|release|ver|libcudnn\S*|[v=\-_+~<>@])"
                              r"[\s:=]{0,3}$")
-_GPU_UUID = _CompiledOnFirstUse(r"\b(GPU|MIG)-[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}\b")
-_ANY_UUID = _CompiledOnFirstUse(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-_SERIAL = _CompiledOnFirstUse(r"(?i)(?P<name>\bserial(?:[ _\-]?(?:number|no|num))?\"?\s*(?:[:=]|\s)\s*\"?|<serial>)"
+_GPU_UUID = OnFirstUse(r"\b(GPU|MIG)-[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}\b")
+_ANY_UUID = OnFirstUse(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_SERIAL = OnFirstUse(r"(?i)(?P<name>\bserial(?:[ _\-]?(?:number|no|num))?\"?\s*(?:[:=]|\s)\s*\"?|<serial>)"
                      r"(?P<value>(?!\*\*\*)(?=[A-Za-z0-9\-]*\d)[A-Za-z0-9\-]{4,})")
 # Where a host name can be read off free text: NCCL's "host:pid:tid [rank]" prefix, HOSTNAME=, "host NAME",
 # "on NAME:" prompts of user@host. Each name found is then removed wherever it appears.
-_NCCL_PREFIX = _CompiledOnFirstUse(r"(?m)^(?P<lead>[ \t]*(?:\[[^\]\n]*\][ \t:]*)?)(?P<host>[A-Za-z0-9][\w.\-]*):(?P<ids>\d+:\d+)"
+_NCCL_PREFIX = OnFirstUse(r"(?m)^(?P<lead>[ \t]*(?:\[[^\]\n]*\][ \t:]*)?)(?P<host>[A-Za-z0-9][\w.\-]*):(?P<ids>\d+:\d+)"
                           r"(?=[ \t]+\[\d+\])")
-_HOST_HINTS = _CompiledOnFirstUse(
+_HOST_HINTS = OnFirstUse(
     r"(?i)(?:\b(?:hostname|host_name|nodename|node_name|slurmd_nodename|master_addr|slurm_nodelist)\s*[=:]\s*"
     r"|\b(?:host|node|hostname)\s+)"
     r"(?P<host>[A-Za-z][\w\-]*(?:\.[A-Za-z0-9][\w\-]*)*)"

@@ -12,6 +12,8 @@ well-formed), ``cut_off`` (it starts like the format but ends early), ``not_this
 import io
 import re
 
+from gpuvet.probe.patterns import OnFirstUse
+
 
 class SmiParseError(ValueError):
     """The text is not (all of) the nvidia-smi output it was taken for; ``reason`` says how."""
@@ -55,7 +57,7 @@ NOT_AVAILABLE = frozenset((
     "[insufficient permissions]", "requested functionality has been deprecated",
     "[requested functionality has been deprecated]", "[gpu requires reset]", "gpu requires reset",
 ))
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_ANSI = OnFirstUse(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def na(value):
@@ -88,8 +90,8 @@ def drop_remark(value):
 # digit "memory" from a corrupted paste) would raise in int() (ValueError past 4,300 digits) or overflow in float().
 MAX_INT_DIGITS = 18  # < 2**63
 MAX_FLOAT_DIGITS = 15
-_INT = re.compile(r"^-?(\d+)")
-_FLOAT = re.compile(r"^-?(\d+)(?:\.(\d+))?")
+_INT = OnFirstUse(r"^-?(\d+)")
+_FLOAT = OnFirstUse(r"^-?(\d+)(?:\.(\d+))?")
 
 
 def to_int(value):
@@ -124,7 +126,7 @@ def to_float(value):
 
 
 _MIB_FACTOR = {"mib": 1.0, "mb": 1.0, "gib": 1024.0, "gb": 1024.0, "kib": 1 / 1024.0, "kb": 1 / 1024.0}
-_MIB = re.compile(r"^(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|KiB|KB)?$", re.IGNORECASE)
+_MIB = OnFirstUse(r"^(\d+(?:\.\d+)?)\s*(MiB|MB|GiB|GB|KiB|KB)?$", re.IGNORECASE)
 
 
 def to_mib(value):
@@ -201,7 +203,7 @@ THROTTLE_REASONS = (
     "gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "sync_boost", "sw_thermal_slowdown",
     "hw_thermal_slowdown", "hw_power_brake_slowdown", "display_clock_setting",
 )
-_THROTTLE_PREFIX = re.compile(r"^clocks_(?:event|throttle)_reasons?[._]")
+_THROTTLE_PREFIX = OnFirstUse(r"^clocks_(?:event|throttle)_reasons?[._]")
 
 
 def throttle_reason(label):
@@ -245,7 +247,7 @@ def _sum_known(numbers):
 
 # --- nvidia-smi -q -x --------------------------------------------------------------------------------------------
 
-_DOCTYPE = re.compile(r"<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL)
+_DOCTYPE = OnFirstUse(r"<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>", re.DOTALL)
 
 
 def parse_xml(text):
@@ -393,16 +395,16 @@ _CSV_OTHER = ("compute_cap", "mig.mode.current", "mig.mode.pending", "ecc.mode.c
               "clocks.current.sm", "clocks.max.sm", "ecc.errors.uncorrected.volatile.total",
               "ecc.errors.uncorrected.aggregate.total", "retired_pages.single_bit_ecc.count",
               "retired_pages.double_bit.count", "retired_pages.pending", "remapped_rows.pending")
-_CSV_KNOWN_HEADER = re.compile(
+_CSV_KNOWN_HEADER = OnFirstUse(
     r"^(index|name|uuid|pci\.bus_id|driver_version|memory\.total|compute_cap|timestamp|count|serial|power\.draw|"
     r"temperature\.gpu|utilization\.gpu|fan\.speed|gpu_name|gpu_uuid|gpu_bus_id)\b"
 )
 # Without a header only columns whose values have an unmistakable shape are read, never guessed.
-_UUID = re.compile(r"^GPU-[0-9a-fA-F-]{8,}$")
-_BUS_ID = re.compile(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
-_GPU_NAME = re.compile(r"(NVIDIA|Tesla|GeForce|Quadro|TITAN|GRID|RTX|A100|H100|H200|H800|A800|L40|L4\b|A10)", re.I)
-_CAPABILITY = re.compile(r"^\d{1,2}\.\d$")
-_DRIVER = re.compile(r"^\d{3}\.\d{2,3}(\.\d{2,3})?$")
+_UUID = OnFirstUse(r"^GPU-[0-9a-fA-F-]{8,}$")
+_BUS_ID = OnFirstUse(r"^[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f]$")
+_GPU_NAME = OnFirstUse(r"(NVIDIA|Tesla|GeForce|Quadro|TITAN|GRID|RTX|A100|H100|H200|H800|A800|L40|L4\b|A10)", re.I)
+_CAPABILITY = OnFirstUse(r"^\d{1,2}\.\d$")
+_DRIVER = OnFirstUse(r"^\d{3}\.\d{2,3}(\.\d{2,3})?$")
 
 # What the live probe asks for when -q -x fails: fields every driver since R450 knows (an unknown one fails it all).
 CSV_FIELDS = (
@@ -547,8 +549,8 @@ def _csv_gpu(record):
 
 # --- nvidia-smi topo -m ------------------------------------------------------------------------------------------
 
-_TOPO_DEVICE = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|[a-z]+\d*_\d+)$")
-_TOPO_LINK = re.compile(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC|PCI|N/A)$")
+_TOPO_DEVICE = OnFirstUse(r"^(GPU\d+|NIC\d+|mlx\d+_\d+|[a-z]+\d*_\d+)$")
+_TOPO_LINK = OnFirstUse(r"^(X|NV\d+|SYS|NODE|PHB|PXB|PIX|SOC|PCI|N/A)$")
 
 
 def _topo_header(lines):
