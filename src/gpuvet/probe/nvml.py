@@ -72,11 +72,13 @@ def binding_fact(path=None):
         site = os.path.dirname(site)
         relative = os.path.relpath(module_file, site)
     relative = relative.replace(os.sep, "/")
-    for entry in list_dir(site):
-        if not entry.endswith(".dist-info"):
-            continue
+    # The two distributions known to ship the module first: the others' RECORDs (torch's is 1.5 MB) are read only
+    # when neither lists it.
+    entries = sorted((e for e in list_dir(site) if e.endswith(".dist-info")),
+                     key=lambda e: not e.lower().startswith(("nvidia_ml_py-", "nvidia-ml-py-", "pynvml-")))
+    for entry in entries:
         record = try_read(os.path.join(site, entry, "RECORD"))
-        if record and any(line.split(",", 1)[0] == relative for line in record.splitlines()):
+        if record and ("\n" + record).find("\n" + relative + ",") >= 0:
             name, _, version = entry[: -len(".dist-info")].partition("-")
             distribution = name.replace("_", "-").lower()
             return facts.found(
@@ -148,9 +150,9 @@ def _result_dict(result):
             "error": result.error, "p2p": result.p2p}
 
 
-def _child(write_fd):
+def _child(write_fd, binding=None):
     """In the forked child: query, write JSON, leave without running the parent's exit handlers or flushing its
-    buffers (os._exit)."""
+    buffers (os._exit). ``binding``: the parent's binding fact, read before the fork (not read twice)."""
     code = 0
     try:
         try:
@@ -158,7 +160,7 @@ def _child(write_fd):
         except OSError:
             pass
         try:
-            payload = json.dumps(_result_dict(query_in_process()), default=str)
+            payload = json.dumps(_result_dict(query_in_process(binding)), default=str)
         except BaseException as exc:  # the query never raises; a JSON problem still must not hang the parent
             payload = json.dumps({"crash": "%s: %s" % (type(exc).__name__, exc)})
         data = payload.encode("utf-8")
@@ -190,7 +192,7 @@ class PendingQuery(object):
             return
         if pid == 0:  # pragma: no cover - the child leaves through os._exit
             os.close(read_fd)
-            _child(write_fd)
+            _child(write_fd, self._binding)
         os.close(write_fd)
         self._pid, self._read_fd = pid, read_fd
         self._deadline = time.time() + timeout
@@ -270,10 +272,10 @@ def _reap(pid, wait):
         pause = min(pause * 2, 0.01)
 
 
-def query_in_process():
+def query_in_process(binding=None):
     """Ask NVML for the driver and every GPU in this process. Never raises (but the C library may hang or crash:
-    :func:`query` runs this in a child)."""
-    binding = binding_fact()
+    :func:`query` runs this in a child). ``binding``: :func:`binding_fact`, when the caller has it already."""
+    binding = binding_fact() if binding is None else binding
     if not facts.is_found(binding):
         why = binding["reason"]
         return NvmlResult(binding, facts.missing(why), facts.missing(why), facts.missing(why))
