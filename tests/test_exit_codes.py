@@ -45,3 +45,41 @@ def test_a_verdict_is_not_a_crash():
     done = _run("import sys\nfrom gpuvet.cli import main\nsys.exit(main(sys.argv[1:]))",
                 "check", "--from", "examples/provider-nvidia-smi.txt", "torch==2.4.1+cu121", "-f", "json")
     assert done.returncode in (0, 1, 3) and '"verdict"' in done.stdout
+
+
+CONSOLE = """
+    import atexit, sys, threading
+    from gpuvet.cli import console_main
+    mode = sys.argv.pop(1)
+    if mode == "atexit":
+        atexit.register(lambda: print("atexit handler ran"))
+    elif mode == "thread":
+        gate = threading.Event()
+        threading.Thread(target=lambda: (gate.wait(0.5), print("thread finished"))).start()
+    console_main()
+"""
+
+
+def test_the_program_exits_fast_only_when_a_normal_exit_would_do_nothing_more():
+    """console_main skips the interpreter's teardown with os._exit, but never at the cost of an atexit handler or a
+    thread that is not a daemon (a normal exit runs the one and waits for the other); the report and the exit code
+    are those of main() with a normal exit."""
+    args = ("check", "--from", "examples/provider-nvidia-smi.txt", "torch==2.4.1", "--format", "json")
+    reference = _run("import sys\nfrom gpuvet.cli import main\nsys.exit(main(sys.argv[1:]))", *args)
+    assert reference.stdout.rstrip().endswith("}") and reference.returncode in (0, 1, 3), reference.stderr[-500:]
+    for mode, extra in (("plain", ""), ("atexit", "atexit handler ran\n"), ("thread", "thread finished\n")):
+        done = _run(CONSOLE, mode, *args)
+        assert (done.returncode, done.stderr) == (reference.returncode, reference.stderr), mode
+        assert done.stdout in (reference.stdout + extra, extra + reference.stdout), mode
+
+
+def test_the_gc_threshold_is_the_programs_own():
+    """Only the program raises the collector's first threshold: importing gpuvet (tests, gpuvet mcp's callers, a
+    library user) leaves the process's GC as it was."""
+    done = _run("""
+        import gc
+        before = gc.get_threshold()
+        import gpuvet.cli, gpuvet.checks
+        print(gc.get_threshold() == before)
+    """)
+    assert done.stdout.strip() == "True", done.stderr
