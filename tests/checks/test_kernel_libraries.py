@@ -77,3 +77,34 @@ def test_binaries_check_already_judges_each_file():
     view = SnapshotView(_machine([H100], [_binary(CPP, REAL + ["sm_90"]), _binary(CU, REAL)]))
     findings = [f for f in binary_findings(view, None) if f.code == "arch_not_in_build"]
     assert [render(f.title, "en").split(" has no ")[0] for f in findings] == ["torch: libtorch_cuda_cu.so"]
+
+
+# Archs the harvest of the very same wheel found in only part of the kernel library's kernels (partial_sass /
+# partial_ptx of kb/data/harvested/torch.toml, sources/harvest.py PARTIAL_SHARE) are in the file a scan reads, yet do
+# not make the GPU run it: the other kernels have no code for it. PyPI's torch 2.8.0 (cu128): sm_50 and sm_60 in a
+# few cubins only; torch 1.5.0 (cu102): compute_37 PTX in part of its kernels only.
+TORCH_28 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a",
+            "sm_120", "sm_120a"]
+TORCH_15 = ["sm_35", "sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"]
+PARTIAL_CASES = [
+    # (installed version, GPU, libtorch_cuda.so's sass, ptx, verdict, the partial archs the finding names)
+    ("2.8.0", gpu("NVIDIA GeForce GTX 1080 Ti", "6.1"), TORCH_28, [], "fail", "sm_50 sm_60"),
+    ("2.8.0+cu128", gpu("NVIDIA GeForce GTX 1080 Ti", "6.1"), TORCH_28, [], "fail", "sm_50 sm_60"),
+    ("2.8.0", A100, TORCH_28, [], "pass", None),
+    ("1.5.0", A100, TORCH_15, ["compute_37"], "fail", "compute_37"),
+    ("1.5.0", gpu("Tesla V100-SXM2-16GB", "7.0"), TORCH_15, ["compute_37"], "pass", None),
+]
+
+
+@pytest.mark.parametrize("version, gpu_, sass, ptx, verdict, partial", PARTIAL_CASES)
+def test_archs_only_part_of_the_kernels_carry_do_not_count(version, gpu_, sass, ptx, verdict, partial):
+    snap = snapshot(driver="570.172.08", cuda_max="12.8", gpus=[gpu_], python="3.8.18",
+                    frameworks={"torch": {"version": version}},
+                    binaries=found([_binary("/sp/torch/lib/libtorch_cuda.so", sass, ptx)], "elf"))
+    result = run_checks(snap, ["torch==" + version]).targets[0]
+    arch = [f for f in result.findings if f.code == "arch_not_in_build"]
+    assert ("fail" if arch else "pass") == verdict, [render(f.title, "en") for f in result.findings]
+    if partial:
+        for lang in ("en", "zh"):
+            detail = render(arch[0].detail, lang)
+            assert detail.startswith("libtorch_cuda.so") and partial in detail

@@ -226,16 +226,34 @@ _DECISIVE = ((compat.FAILS, "no_usable_arch"), (compat.FAILS, "ptx_needs_newer_d
              (compat.UNKNOWN, None), (compat.RUNS, "ptx"))
 
 
+def partial_archs(view: SnapshotView, candidate: Candidate, host: compat.Host) -> Tuple[str, ...]:
+    """Archs the harvest of this very build found in only part of its kernel library's kernels (``PARTIAL_SHARE`` in
+    sources/harvest.py; kb/loader.py keeps them out of the variant's lists): a scan of a copy of that build sees them
+    in the file, yet they do not make a GPU run it. Only where the binaries are that build: an installed version whose
+    local label is the variant's (or none, for the default variant), or a capture's own target; and only on x86_64,
+    the one platform whose partial lists the knowledge base keeps."""
+    variant = candidate.variant
+    if host.platform != "x86_64" or not variant.extra.get("arch_source"):
+        return ()
+    if candidate.binaries is None:
+        installed = _installed_version(view, candidate) or ""
+        local = installed.partition("+")[2]
+        if (local or candidate.release.default_variant) != variant.name:
+            return ()
+    return tuple(variant.extra.get("sass_cubins_partial") or ()) + tuple(variant.extra.get("ptx_partial") or ())
+
+
 def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gpu, host: compat.Host,
-                kb: Any) -> compat.Judgement:
+                kb: Any, partial: Sequence[str] = ()) -> compat.Judgement:
     """Rules 1-3 for each binary file on its own, never for the files pooled: the driver loads a module's kernels
     from that module's own fatbin (a cubin for the GPU, else PTX it JIT-compiles), so a library whose kernels do
     not reach the GPU fails at its first kernel launch whatever another file carries (CUDA C++ Programming Guide,
-    Binary Compatibility and PTX Compatibility). The build runs only if every file does. The judgement that speaks
-    for the build names its file(s) and their archs in ``facts`` (file, sass, ptx)."""
-    judged = [(name, sass, ptx, compat.code_path(dataclasses.replace(build, sass=tuple(sass), ptx=tuple(ptx),
-                                                                     arch_source="binary"), gpu, host, kb))
-              for name, sass, ptx in files]
+    Application Compatibility, Binary Compatibility and PTX Compatibility). The build runs only if every file does.
+    Archs in ``partial`` (``partial_archs``) do not count. The judgement that speaks for the build names its file(s),
+    their archs and the partial ones they carry in ``facts`` (file, sass, ptx, partial)."""
+    judged = [(name, sass, ptx, compat.code_path(dataclasses.replace(
+        build, sass=tuple(a for a in sass if a not in partial), ptx=tuple(a for a in ptx if a not in partial),
+        arch_source="binary"), gpu, host, kb)) for name, sass, ptx in files]
     for status, reason in _DECISIVE:
         hits = [item for item in judged if item[3].status == status and reason in (None, item[3].reason)]
         if hits:
@@ -245,7 +263,8 @@ def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gp
     name, sass, ptx, judgement = hits[0]
     same = [item[0] for item in hits if item[3].reason == judgement.reason]
     return dataclasses.replace(judgement, facts=dict(judgement.facts, file=", ".join(same), sass=" ".join(sass) or "-",
-                                                     ptx=" ".join(ptx) or "-"))
+                                                     ptx=" ".join(ptx) or "-",
+                                                     partial=" ".join(a for a in list(sass) + list(ptx) if a in partial)))
 
 
 def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
@@ -267,7 +286,7 @@ def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple
         if build.cuda and not compat.platform_fits(build, gpu, host):
             judgement = compat.Judgement(compat.FAILS, "platform_mismatch", facts={"build": build.platform, "host": host.platform})
         elif files is not None:
-            judgement = judge_files(build, files, gpu, host, kb)
+            judgement = judge_files(build, files, gpu, host, kb, partial_archs(view, candidate, host))
         else:
             judgement = compat.code_path(build, gpu, host, kb)
         found.append((label, gpu, judgement))
@@ -593,7 +612,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             findings.append(make(
                 "checks.arch_not_in_build", build=candidate.label, gpu=label, cc=gpu.cc, arch="sm_" + str(gpu.cc).replace(".", ""),
                 sass=judgement.facts.get("sass") or " ".join(sass) or "-", ptx=judgement.facts.get("ptx") or " ".join(ptx) or "-",
-                file=file, detail_variant="file" if file else "", why=judgement.facts["why"],
+                file=file, partial=judgement.facts.get("partial"), why=judgement.facts["why"],
+                detail_variant=("file_partial" if judgement.facts.get("partial") else "file") if file else "",
                 toolkit=_toolkit_note(kb, variant.cuda, gpu.cc), expected=judgement.facts["needs"],
                 actual=(f"{file}: " if file else "") + f"SASS {judgement.facts.get('sass') or ' '.join(sass) or '-'}; "
                 f"PTX {judgement.facts.get('ptx') or ' '.join(ptx) or '-'}",

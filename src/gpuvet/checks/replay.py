@@ -17,7 +17,15 @@ import dataclasses
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import run_checks
-from gpuvet.checks.chain import BinaryFile, Candidate, judge_files, model_build, model_gpus, model_host
+from gpuvet.checks.chain import (
+    BinaryFile,
+    Candidate,
+    judge_files,
+    model_build,
+    model_gpus,
+    model_host,
+    partial_archs,
+)
 from gpuvet.checks.fleet import FIELD_NAMES, fingerprint
 from gpuvet.checks.resolve import first_fit, resolve
 from gpuvet.checks.stack import effective
@@ -135,7 +143,8 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
         build = model_build(view, candidate, host) if candidate is not None else None
         for label, gpu in groups:
             if build is not None:
-                short = [f for f in files if judge_files(build, [f], gpu, host, kb).reason in _ARCH_REASONS]
+                partial = partial_archs(view, candidate, host) if candidate is not None else ()
+                short = [f for f in files if judge_files(build, [f], gpu, host, kb, partial).reason in _ARCH_REASONS]
             else:
                 short = [f for f in files if not match_archs(str(gpu.cc), list(f[1]), list(f[2])).runs]
             if not short:
