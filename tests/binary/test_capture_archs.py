@@ -4,6 +4,7 @@ torch distribution (its dist-info RECORD lists it) in a temporary site dir. No n
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,8 @@ from gpuvet.sources.capture import with_cuda_archs
 from tests.snapshots import gpu, snapshot
 
 from .conftest import BUILDS
+
+SMI = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
 
 SASS, PTX = BUILDS["libplain.so"][2], BUILDS["libplain.so"][3]  # ["sm_80"], ["compute_86"]
 
@@ -91,3 +94,63 @@ def test_capture_and_replay_end_to_end(site, tmp_path, monkeypatch, capsys):
     replayed = json.loads(capsys.readouterr().out)
     assert "cuda_archs torch" in {d["fact"] for d in replayed["differences"]}
     assert any(s["target"] == "torch==2.5.1+cu124" and s["alternative"] for s in replayed["plan"])
+
+
+# The captured build's own binaries decide the target's verdict, not only the arch-gap line: libtorch_cuda.so of the
+# fake torch 2.5.1+cu124 (CUDA 12.4) carries SASS sm_80 and PTX compute_86, where the knowledge base's cu124 wheel
+# carries sm_50..sm_90 (it would pass everywhere below). Each row is a real pasted nvidia-smi (tests/fixtures).
+# Rules: a cubin runs on the same major with an equal or higher minor, PTX is JIT-compiled for an equal or newer
+# capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility, #ptx-compatibility),
+# but only by a driver at least as new as the toolkit that wrote it -- CUDA 12.4's is 550.54.14 -- minor-version
+# compatibility not covering PTX (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html;
+# https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, Table 3).
+REPLAY_CASES = [
+    # compute capability 6.1: no sm_6x cubin, compute_86 is newer than the GPU
+    ("gtx-1050ti-1gpu_drv535.161.07.txt", "fail", "arch_not_in_build"),
+    # compute capability 9.0: no sm_9x cubin; compute_86 PTX from CUDA 12.4 needs driver >= 550.54.14, this is R525
+    ("h800-8gpu_drv525.105.17_training.txt", "fail", "driver_too_old"),
+    # the same GPU generation on driver 550.54.14: the PTX is JIT-compiled
+    ("h100-nvl-2gpu_drv550.54.14.txt", "pass", "ptx_jit"),
+    # compute capability 8.6: the sm_80 cubin runs
+    ("a10-1gpu_drv550.90.12.txt", "pass", None),
+]
+
+
+@pytest.fixture()
+def capture_json(site, tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(site))
+    path = tmp_path / "env.json"
+    assert main(["capture", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("machine, verdict, code", REPLAY_CASES)
+def test_replay_target_verdict_is_judged_on_the_captured_binaries(capture_json, capsys, machine, verdict, code):
+    smi = str(SMI / machine)
+    main(["replay", str(capture_json), "--from", smi, "-f", "json"])
+    document = json.loads(capsys.readouterr().out)
+    target = [t for t in document["targets"] if t["target"] == "torch==2.5.1+cu124"][0]
+    assert target["verdict"] == verdict
+    gap = [d for d in document["differences"] if d["fact"] == "cuda_archs torch"]
+    assert bool(gap) == (verdict == "fail")  # the per-target line and the arch-gap line say the same
+    codes = {f["code"]: f for f in target["findings"]}
+    if code is not None:
+        assert code in codes
+    if verdict == "fail":
+        assert "libtorch_cuda.so" in codes[code]["detail"]  # the file without code for the GPU is named
+        assert [s["verdict"] for s in document["plan"] if s["target"] == "torch==2.5.1+cu124"] == ["fail"]
+    else:
+        assert not {"arch_not_in_build", "driver_too_old"} & set(codes)
+
+
+@pytest.mark.parametrize("lang, verdict_line, title", [
+    ("en", "FAIL  torch==2.5.1+cu124", "has no kernels for NVIDIA GeForce GTX 1050 Ti"),
+    ("zh", "FAIL  torch==2.5.1+cu124", "没有适用于 NVIDIA GeForce GTX 1050 Ti"),
+])
+def test_replay_text_says_fail_for_a_target_the_captured_archs_miss(capture_json, capsys, lang, verdict_line, title):
+    code = main(["replay", str(capture_json), "--from", str(SMI / "gtx-1050ti-1gpu_drv535.161.07.txt"), "--lang", lang])
+    out = capsys.readouterr().out
+    assert code == 1
+    line = [row for row in out.splitlines() if row.strip().endswith(("torch==2.5.1+cu124 -> torch==2.5.1 (cu124)",))][0]
+    assert verdict_line in line and "PASS" not in line
+    assert title in out and "libtorch_cuda.so" in out

@@ -50,12 +50,17 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
     return targets
 
 
-def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0) -> TargetResult:
+def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
+                 binaries: Optional[Sequence[Any]] = None) -> TargetResult:
+    """``binaries``: (file, sass, ptx) of each binary the build is known to carry (a capture's): the chain judges
+    its kernels on them, each file on its own, as it does an installed build's."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
         return TargetResult(target.text, None, (link,), resolution.findings)
     candidate = effective(view, resolution.candidate, kb)
+    if binaries is not None:
+        candidate = dataclasses.replace(candidate, binaries=tuple(binaries))
     links, findings = evaluate(view, candidate, kb)
     findings = stack_findings(view, candidate, kb, findings, depth)
     if blocking(findings):
@@ -121,9 +126,11 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
 
 
 def run_checks(
-    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Any = None
+    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Any = None,
+    binaries: Optional[Mapping[str, Sequence[Any]]] = None,
 ) -> CheckReport:
-    """Check ``snapshot`` against each TARGET (or every installed framework when there is none)."""
+    """Check ``snapshot`` against each TARGET (or every installed framework when there is none). ``binaries``: per
+    target text, the (file, sass, ptx) its build is known to carry (``gpuvet replay``: the capture's)."""
     if kb is None:
         from gpuvet import kb as kb_module
 
@@ -134,7 +141,7 @@ def run_checks(
     parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
     builds = iter(parsed)
     results = tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
-                    else check_target(view, next(builds), kb) for text in given)
+                    else check_target(view, next(builds), kb, binaries=(binaries or {}).get(text)) for text in given)
     return CheckReport(
         snapshot=snapshot,
         targets=results,

@@ -46,6 +46,9 @@ class Candidate(NamedTuple):
     framework: Any  # gpuvet.kb.Framework
     release: Any  # gpuvet.kb.Release
     variant: Any  # gpuvet.kb.Variant
+    # (file, sass, ptx) of each binary this build is known to carry from elsewhere than this machine (a capture's
+    # ``cuda_archs``): like installed binaries they win over the knowledge base's lists. None: not known.
+    binaries: Optional[Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...]] = None
 
     @property
     def label(self) -> str:
@@ -161,19 +164,23 @@ def _model_host(view: SnapshotView, kb: Any) -> compat.Host:
 
 
 def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> compat.Build:
-    """The candidate as the model sees it: the arch lists of the installed binaries when this is the installed
-    build (they win), else the knowledge base's; on an Arm host the Arm wheel, whose lists the KB does not hold."""
+    """The candidate as the model sees it: the arch lists of its binaries when they are known (installed here, or
+    carried by a capture: they win), else the knowledge base's; on an Arm host the Arm wheel, whose lists the KB does
+    not hold. With binaries the lists are every file's together, for display: each file is judged on its own
+    (``judge_files``)."""
     variant = candidate.variant
     sass = tuple(variant.sass or ()) or None
     ptx = tuple(variant.ptx or ()) if sass else (tuple(variant.ptx or ()) or None)
     source = "kb"
-    scanned = installed_archs(view, candidate)
-    if scanned is not None:
-        sass, ptx, source = scanned[0], scanned[1], "binary"
+    files = binary_files(view, candidate)
+    if files is not None:
+        sass = compat.sort_archs([a for _, file_sass, _ in files for a in file_sass])
+        ptx = compat.sort_archs([a for _, _, file_ptx in files for a in file_ptx])
+        source = "binary"
     platform = "x86_64"
     if host.platform != "x86_64":
         platform = "sbsa"  # pip on any aarch64 Linux takes the manylinux aarch64 (SBSA) wheel
-        if scanned is None:
+        if files is None:
             arm = candidate.extra("aarch64") or {}
             sass = tuple(arm.get("sass", ())) or None
             ptx = tuple(arm.get("ptx", ())) if sass else None
@@ -186,23 +193,74 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
 MAIN_LIBRARIES = {"torch": ("libtorch_cuda",), "tensorflow": ("libtensorflow_framework", "_pywrap_tensorflow_internal"),
                   "paddle": ("libpaddle",), "jax": ("xla_cuda_plugin", "xla_extension")}
 
+BinaryFile = Tuple[str, Tuple[str, ...], Tuple[str, ...]]  # (file name, sass, ptx)
 
-def installed_archs(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[Tuple[str, ...], Tuple[str, ...]]]:
-    """(sass, ptx) read from the installed framework's main CUDA library, when the candidate is what is installed."""
+
+def binary_files(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[BinaryFile, ...]]:
+    """(file, sass, ptx) of each binary the candidate's kernels are judged on: the ones a capture carried, else
+    the installed framework's kernel libraries (``MAIN_LIBRARIES``) when the candidate is what is installed; None
+    when neither is known (the knowledge base's lists decide)."""
+    if candidate.binaries is not None:
+        return tuple(candidate.binaries) or None
     if _installed_version(view, candidate) is None:
         return None
     prefixes = MAIN_LIBRARIES.get(candidate.framework.name, ())
-    sass: List[str] = []
-    ptx: List[str] = []
+    files: List[BinaryFile] = []
     for binary in view.binaries:
         name = str(binary.get("path") or "").rsplit("/", 1)[-1]
         if binary.get("error") or not any(name.startswith(p) for p in prefixes):
             continue
-        sass += list(binary.get("sass") or ())
-        ptx += list(binary.get("ptx") or ())
-    if not sass and not ptx:
-        return None
-    return compat.sort_archs(sass), compat.sort_archs(ptx)
+        sass, ptx = compat.sort_archs(list(binary.get("sass") or ())), compat.sort_archs(list(binary.get("ptx") or ()))
+        if sass or ptx:  # a library without CUDA code launches no kernel of its own
+            files.append((name, sass, ptx))
+    return tuple(files) or None
+
+
+# Which file's judgement speaks for the build, most decisive first: a file with no code for the GPU, then one whose
+# PTX the driver cannot JIT-compile, then any other failure, then an unknown, then a file reached only through PTX.
+_DECISIVE = ((compat.FAILS, "no_usable_arch"), (compat.FAILS, "ptx_needs_newer_driver"), (compat.FAILS, None),
+             (compat.UNKNOWN, None), (compat.RUNS, "ptx"))
+
+
+def partial_archs(view: SnapshotView, candidate: Candidate, host: compat.Host) -> Tuple[str, ...]:
+    """Archs the harvest of this very build found in only part of its kernel library's kernels (``PARTIAL_SHARE`` in
+    sources/harvest.py; kb/loader.py keeps them out of the variant's lists): a scan of a copy of that build sees them
+    in the file, yet they do not make a GPU run it. Only where the binaries are that build: an installed version whose
+    local label is the variant's (or none, for the default variant), or a capture's own target; and only on x86_64,
+    the one platform whose partial lists the knowledge base keeps."""
+    variant = candidate.variant
+    if host.platform != "x86_64" or not variant.extra.get("arch_source"):
+        return ()
+    if candidate.binaries is None:
+        installed = _installed_version(view, candidate) or ""
+        local = installed.partition("+")[2]
+        if (local or candidate.release.default_variant) != variant.name:
+            return ()
+    return tuple(variant.extra.get("sass_cubins_partial") or ()) + tuple(variant.extra.get("ptx_partial") or ())
+
+
+def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gpu, host: compat.Host,
+                kb: Any, partial: Sequence[str] = ()) -> compat.Judgement:
+    """Rules 1-3 for each binary file on its own, never for the files pooled: the driver loads a module's kernels
+    from that module's own fatbin (a cubin for the GPU, else PTX it JIT-compiles), so a library whose kernels do
+    not reach the GPU fails at its first kernel launch whatever another file carries (CUDA C++ Programming Guide,
+    Application Compatibility, Binary Compatibility and PTX Compatibility). The build runs only if every file does.
+    Archs in ``partial`` (``partial_archs``) do not count. The judgement that speaks for the build names its file(s),
+    their archs and the partial ones they carry in ``facts`` (file, sass, ptx, partial)."""
+    judged = [(name, sass, ptx, compat.code_path(dataclasses.replace(
+        build, sass=tuple(a for a in sass if a not in partial), ptx=tuple(a for a in ptx if a not in partial),
+        arch_source="binary"), gpu, host, kb)) for name, sass, ptx in files]
+    for status, reason in _DECISIVE:
+        hits = [item for item in judged if item[3].status == status and reason in (None, item[3].reason)]
+        if hits:
+            break
+    else:
+        hits = judged[:1]
+    name, sass, ptx, judgement = hits[0]
+    same = [item[0] for item in hits if item[3].reason == judgement.reason]
+    return dataclasses.replace(judgement, facts=dict(judgement.facts, file=", ".join(same), sass=" ".join(sass) or "-",
+                                                     ptx=" ".join(ptx) or "-",
+                                                     partial=" ".join(a for a in list(sass) + list(ptx) if a in partial)))
 
 
 def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
@@ -210,17 +268,21 @@ def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[
     so a driver problem does not hide a missing arch)."""
     variant = candidate.variant  # keyed by content: effective() makes new variant objects with a borrowed CUDA
     key = ("judgements", id(kb), candidate.framework.name, candidate.release.version, variant.name, variant.cuda,
-           variant.cudnn, tuple(variant.sass), tuple(variant.ptx), repr(sorted(variant.extra.items(), key=str)))
+           variant.cudnn, tuple(variant.sass), tuple(variant.ptx), repr(sorted(variant.extra.items(), key=str)),
+           candidate.binaries)
     return _memo(view, key, lambda: _judgements(view, candidate, kb))
 
 
 def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
+    files = binary_files(view, candidate)
     found = []
     for label, gpu in model_gpus(view, kb):
         if build.cuda and not compat.platform_fits(build, gpu, host):
             judgement = compat.Judgement(compat.FAILS, "platform_mismatch", facts={"build": build.platform, "host": host.platform})
+        elif files is not None:
+            judgement = judge_files(build, files, gpu, host, kb, partial_archs(view, candidate, host))
         else:
             judgement = compat.code_path(build, gpu, host, kb)
         found.append((label, gpu, judgement))
@@ -360,6 +422,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
         if judgement.reason == "ptx_needs_newer_driver":
             verdict = Verdict.FAIL
             findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label, ptx=judgement.via,
+                                 file=judgement.facts.get("file"), detail_variant="file" if judgement.facts.get("file") else "",
                                  driver_floor=judgement.facts.get("packaged"),
                                  cuda=major_minor(judgement.facts.get("cuda")) or major_minor(cuda),
                                  driver=view.driver_version, branch=judgement.facts.get("branch"),
@@ -545,11 +608,15 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
         if judgement.reason == "no_usable_arch":
             verdict = Verdict.FAIL
             sass, ptx = build.sass or (), build.ptx or ()
+            file = judgement.facts.get("file")  # judged per binary file: the file(s) without code for this GPU
             findings.append(make(
                 "checks.arch_not_in_build", build=candidate.label, gpu=label, cc=gpu.cc, arch="sm_" + str(gpu.cc).replace(".", ""),
-                sass=" ".join(sass) or "-", ptx=" ".join(ptx) or "-", why=judgement.facts["why"],
+                sass=judgement.facts.get("sass") or " ".join(sass) or "-", ptx=judgement.facts.get("ptx") or " ".join(ptx) or "-",
+                file=file, partial=judgement.facts.get("partial"), why=judgement.facts["why"],
+                detail_variant=("file_partial" if judgement.facts.get("partial") else "file") if file else "",
                 toolkit=_toolkit_note(kb, variant.cuda, gpu.cc), expected=judgement.facts["needs"],
-                actual=f"SASS {' '.join(sass) or '-'}; PTX {' '.join(ptx) or '-'}",
+                actual=(f"{file}: " if file else "") + f"SASS {judgement.facts.get('sass') or ' '.join(sass) or '-'}; "
+                f"PTX {judgement.facts.get('ptx') or ' '.join(ptx) or '-'}",
                 sources=sources_of(variant) + compat.SOURCES))
             break
         if judgement.reason == "arch_list_unknown":

@@ -4,19 +4,31 @@ What differs (the facts ``fleet``/``diff`` compare), whether each captured build
 ``check``), and the smallest change when it does not: the same release in another build first, else the newest build
 that fits. Drift is any fact that differs or any captured build that does not pass.
 
-The capture also holds the SASS/PTX archs its distributions' binaries carry (``cuda_archs``): a GPU here that those
-archs cannot reach (``kb.compat.match_archs``, the one loading rule) is a difference even when the knowledge base's
-build of that release would run, and the plan names the build that covers it.
+The capture also holds the SASS/PTX archs its distributions' binaries carry (``cuda_archs``). They are what the
+replayed build will run, so each captured target is judged on them (each file on its own, by the chain's rule over
+``kb.compat``), not on the knowledge base's lists: a GPU here they cannot reach (no cubin, and no PTX this GPU and
+driver can JIT-compile) fails the target, is a difference even when the knowledge base's build of that release
+would run, and the plan names the build that covers it.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+import dataclasses
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import run_checks
-from gpuvet.checks.chain import model_gpus
+from gpuvet.checks.chain import (
+    BinaryFile,
+    Candidate,
+    judge_files,
+    model_build,
+    model_gpus,
+    model_host,
+    partial_archs,
+)
 from gpuvet.checks.fleet import FIELD_NAMES, fingerprint
-from gpuvet.checks.resolve import first_fit
+from gpuvet.checks.resolve import first_fit, resolve
+from gpuvet.checks.stack import effective
 from gpuvet.checks.targets import parse_target
 from gpuvet.kb.compat import match_archs, sort_archs
 from gpuvet.models import CheckReport
@@ -65,26 +77,84 @@ def _step(candidate: Any, change: str) -> Dict[str, str]:
             "name": candidate.framework.name, "version": pin}
 
 
+def _files(entry: Mapping[str, Any]) -> List[BinaryFile]:
+    """(file, sass, ptx) of each binary with CUDA code the capture kept for one distribution."""
+    return [(str(f.get("file")), sort_archs(list(f.get("sass") or [])), sort_archs(list(f.get("ptx") or [])))
+            for f in entry.get("cuda_archs") or [] if isinstance(f, dict) and (f.get("sass") or f.get("ptx"))]
+
+
+def _target_of(entry: Mapping[str, Any], targets: Sequence[str], kb: Any) -> Optional[str]:
+    """The captured target whose framework the distribution belongs to (jaxlib and jax-cuda12-plugin are JAX's)."""
+    name = canonical_name(str(entry.get("name")))
+    for text in targets:
+        wanted = parse_target(text).name
+        framework = kb.framework(wanted)
+        names = [framework.name, *framework.distributions] if framework is not None else [wanted]
+        if name in {canonical_name(n) for n in names}:
+            return text
+    return None
+
+
+def carried_binaries(lock: Sequence[Mapping[str, Any]], targets: Sequence[str],
+                     kb: Any) -> Dict[str, Tuple[BinaryFile, ...]]:
+    """Per captured target, the binaries its distributions carried: what the build replayed elsewhere will run (they
+    win over the knowledge base's lists, as installed binaries do)."""
+    carried: Dict[str, List[BinaryFile]] = {}
+    for entry in lock:
+        files = _files(entry)
+        target = _target_of(entry, targets, kb) if files else None
+        if target is not None:
+            carried.setdefault(target, []).extend(files)
+    return {target: tuple(files) for target, files in carried.items()}
+
+
+def _candidate(view: SnapshotView, target: Optional[str], kb: Any, files: Sequence[BinaryFile]) -> Optional[Candidate]:
+    if target is None:
+        return None
+    candidate = resolve(view, parse_target(target), kb).candidate
+    if candidate is None:
+        return None
+    return dataclasses.replace(effective(view, candidate, kb), binaries=tuple(files))
+
+
+# The code-path judgements that are an arch gap of the captured binaries (the others -- driver floors, cuDNN's --
+# are the knowledge base's and the check report says them).
+_ARCH_REASONS = ("no_usable_arch", "ptx_needs_newer_driver")
+
+
 def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: SnapshotView,
               kb: Any) -> List[Dict[str, Any]]:
     """For each captured distribution whose binaries cannot run on a GPU here (one file the GPU cannot reach is
     enough: its kernels would fail to load): {"target", "fact", "captured", "here"}. The target is the captured one
-    of that distribution (``torch==2.5.1+cu124``), else ``name==version``."""
-    groups = [(label, gpu.cc) for label, gpu in model_gpus(view, kb) if gpu.cc]  # unknown capability: not judged
-    by_name = {parse_target(t).name: t for t in targets}
+    of that distribution's framework (``torch==2.5.1+cu124``), else ``name==version``.
+
+    Each file is judged on its own by the chain's rule (``chain.judge_files``: ``kb.compat``'s SASS, PTX and the
+    driver that JIT-compiles it). A distribution no target names has no known toolkit, so only the arch part of the
+    rule (``match_archs``) can be asked of its files."""
+    groups = [(label, gpu) for label, gpu in model_gpus(view, kb) if gpu.cc]  # unknown capability: not judged
+    host = model_host(view, kb)
     gaps = []
     for entry in lock:
-        files = [f for f in entry.get("cuda_archs") or [] if isinstance(f, dict) and (f.get("sass") or f.get("ptx"))]
-        for gpu, cc in groups:
-            short = [f for f in files if not match_archs(cc, list(f.get("sass") or []), list(f.get("ptx") or [])).runs]
+        files = _files(entry)
+        if not files:
+            continue
+        target = _target_of(entry, targets, kb)
+        candidate = _candidate(view, target, kb, files)
+        build = model_build(view, candidate, host) if candidate is not None else None
+        for label, gpu in groups:
+            if build is not None:
+                partial = partial_archs(view, candidate, host) if candidate is not None else ()
+                short = [f for f in files if judge_files(build, [f], gpu, host, kb, partial).reason in _ARCH_REASONS]
+            else:
+                short = [f for f in files if not match_archs(str(gpu.cc), list(f[1]), list(f[2])).runs]
             if not short:
                 continue
-            carried = " ".join(sort_archs([a for f in short for a in list(f.get("sass") or []) + list(f.get("ptx") or [])]))
+            carried = " ".join(sort_archs([a for _, sass, ptx in short for a in sass + ptx]))
             name = str(entry.get("name"))
-            gaps.append({"target": by_name.get(canonical_name(name), "%s==%s" % (name, entry.get("version"))),
-                         "fact": "cuda_archs " + name, "gpu": gpu, "cc": cc, "carried": carried,
-                         "captured": "%s (%s): %s" % (entry.get("version"), ", ".join(f["file"] for f in short), carried),
-                         "here": "%s (compute capability %s)" % (gpu, cc)})
+            gaps.append({"target": target or "%s==%s" % (name, entry.get("version")),
+                         "fact": "cuda_archs " + name, "gpu": label, "cc": gpu.cc, "carried": carried,
+                         "captured": "%s (%s): %s" % (entry.get("version"), ", ".join(f[0] for f in short), carried),
+                         "here": "%s (compute capability %s)" % (label, gpu.cc)})
             break
     return gaps
 
@@ -92,7 +162,9 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
 def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: Any) -> "tuple[CheckReport, Dict[str, Any]]":
     """(the check report of the captured builds on ``target``, the replay summary)."""
     targets: Sequence[str] = list(capture.get("targets") or [])
-    report = run_checks(target, targets, kb)
+    lock = list(capture.get("lock") or [])
+    # the captured builds are judged on the binaries they carried: a GPU here they cannot reach fails the target
+    report = run_checks(target, targets, kb, binaries=carried_binaries(lock, targets, kb))
     view = SnapshotView(target)
     plan = []
     for result in report.targets:
@@ -100,7 +172,7 @@ def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: Any) -> "t
             plan.append({"target": result.target, "verdict": result.verdict.value,
                          "alternative": _alternative(view, result.target, kb)})
     changed, unknown = differences(capture.get("snapshot") or {}, target)
-    for gap in arch_gaps(list(capture.get("lock") or []), targets, view, kb):
+    for gap in arch_gaps(lock, targets, view, kb):
         changed.append({key: gap[key] for key in ("fact", "captured", "here")})
         archs = {key: gap[key] for key in ("gpu", "cc", "carried")}
         step = next((step for step in plan if step["target"] == gap["target"]), None)
