@@ -60,7 +60,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
         return TargetResult(target.text, None, (link,), resolution.findings)
     candidate = effective(view, resolution.candidate, kb)
     if binaries is not None:
-        candidate = dataclasses.replace(candidate, binaries=tuple(binaries))
+        candidate = candidate._replace(binaries=tuple(binaries))
     links, findings = evaluate(view, candidate, kb)
     findings = stack_findings(view, candidate, kb, findings, depth)
     if blocking(findings):

@@ -247,8 +247,8 @@ def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gp
     Application Compatibility, Binary Compatibility and PTX Compatibility). The build runs only if every file does.
     Archs in ``partial`` (``partial_archs``) do not count. The judgement that speaks for the build names its file(s),
     their archs and the partial ones they carry in ``facts`` (file, sass, ptx, partial)."""
-    judged = [(name, sass, ptx, compat.code_path(dataclasses.replace(
-        build, sass=tuple(a for a in sass if a not in partial), ptx=tuple(a for a in ptx if a not in partial),
+    judged = [(name, sass, ptx, compat.code_path(build._replace(
+        sass=tuple(a for a in sass if a not in partial), ptx=tuple(a for a in ptx if a not in partial),
         arch_source="binary"), gpu, host, kb)) for name, sass, ptx in files]
     for status, reason in _DECISIVE:
         hits = [item for item in judged if item[3].status == status and reason in (None, item[3].reason)]
@@ -258,7 +258,7 @@ def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gp
         hits = judged[:1]
     name, sass, ptx, judgement = hits[0]
     same = [item[0] for item in hits if item[3].reason == judgement.reason]
-    return dataclasses.replace(judgement, facts=dict(judgement.facts, file=", ".join(same), sass=" ".join(sass) or "-",
+    return judgement._replace(facts=dict(judgement.facts, file=", ".join(same), sass=" ".join(sass) or "-",
                                                      ptx=" ".join(ptx) or "-",
                                                      partial=" ".join(a for a in list(sass) + list(ptx) if a in partial)))
 

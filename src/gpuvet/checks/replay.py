@@ -13,7 +13,6 @@ would run, and the plan names the build that covers it.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import run_checks
@@ -114,7 +113,7 @@ def _candidate(view: SnapshotView, target: Optional[str], kb: Any, files: Sequen
     candidate = resolve(view, parse_target(target), kb).candidate
     if candidate is None:
         return None
-    return dataclasses.replace(effective(view, candidate, kb), binaries=tuple(files))
+    return effective(view, candidate, kb)._replace(binaries=tuple(files))
 
 
 # The code-path judgements that are an arch gap of the captured binaries (the others -- driver floors, cuDNN's --
