@@ -3,6 +3,7 @@ pay for rich (except when rendering text), jinja2, asyncssh, numpy or a framewor
 
 from __future__ import annotations
 
+import os
 import subprocess
 from typing import Set
 
@@ -60,3 +61,22 @@ def test_check_text_imports_rich_only_to_render(saved_snapshot):
     args = ["check", "--snapshot", str(saved_snapshot), "torch==2.1.2", "--format", "text"]
     heavy = imported_top_level(args) & HEAVY
     assert not (heavy - {"rich"}), "gpuvet check --format text imported %s" % sorted(heavy)
+
+
+# What a live `gpuvet check --format json` was measured without (bench/RESULTS.md, issue 15): each cost a few
+# milliseconds of every start-up. pathlib brings urllib.parse and ipaddress; dataclasses brings inspect, ast and dis.
+NOT_ON_THE_LIVE_CHECK_PATH = {"pathlib", "dataclasses", "inspect", "urllib", "ipaddress", "configparser"}
+
+
+def test_a_live_json_check_imports_none_of_what_it_was_measured_without(tmp_path):
+    """The live probe and the checks as the bench runs them. configparser is read only where a pip configuration
+    file exists, so the test points pip's configuration at nothing."""
+    env = clean_env()
+    env.update({"PIP_CONFIG_FILE": os.devnull, "XDG_CONFIG_HOME": str(tmp_path), "HOME": str(tmp_path)})
+    completed = subprocess.run([PYTHON, "-X", "importtime", "-m", "gpuvet", "check", "torch==2.13.0", "--format",
+                                "json", "--no-network"], env=env, capture_output=True, timeout=120)
+    assert completed.returncode in (0, 1, 3), completed.stderr.decode(errors="replace")[-2000:]
+    names = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in completed.stderr.decode(errors="replace").splitlines()
+             if line.startswith("import time:") and "|" in line}
+    assert "gpuvet" in names
+    assert not names & NOT_ON_THE_LIVE_CHECK_PATH, sorted(names & NOT_ON_THE_LIVE_CHECK_PATH)

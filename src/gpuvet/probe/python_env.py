@@ -26,18 +26,25 @@ def python_fact():
 
 
 def pip_config_files(environ=None):
-    """pip's configuration files in pip's own order (later ones override earlier ones)."""
+    """pip's configuration files in pip's own order (later ones override earlier ones): global, user, site, then
+    PIP_CONFIG_FILE. As pip's Configuration.iter_config_files and _load_config_files do (pypa/pip,
+    src/pip/_internal/configuration.py; https://pip.pypa.io/en/stable/topics/configuration/): PIP_CONFIG_FILE set to
+    os.devnull loads no file at all, and the user's files are skipped when PIP_CONFIG_FILE names a file that exists."""
     environ = os.environ if environ is None else environ
+    env_file = environ.get("PIP_CONFIG_FILE")
+    if env_file == os.devnull:
+        return []
     home = os.path.expanduser("~")
     files = []
     for folder in (environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(os.pathsep):
         files.append(os.path.join(folder, "pip", "pip.conf"))
     files.append("/etc/pip.conf")
-    files.append(os.path.join(home, ".pip", "pip.conf"))
-    files.append(os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "pip", "pip.conf"))
+    if not (env_file and os.path.exists(env_file)):
+        files.append(os.path.join(home, ".pip", "pip.conf"))
+        files.append(os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "pip", "pip.conf"))
     files.append(os.path.join(sys.prefix, "pip.conf"))
-    if environ.get("PIP_CONFIG_FILE"):
-        files.append(environ["PIP_CONFIG_FILE"])
+    if env_file:
+        files.append(env_file)
     return files
 
 
