@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timezone
+import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet import __version__
@@ -89,7 +89,7 @@ def new_snapshot(origin_type: str, inputs: Iterable[str] = (), host: Optional[st
         "schema_version": SCHEMA_VERSION,
         "gpuvet_version": __version__,
         "kind": "snapshot",
-        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),  # as the probe writes it (no datetime import)
         "origin": origin,
     }
 

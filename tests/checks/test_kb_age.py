@@ -48,3 +48,24 @@ def test_a_snapshot_without_a_date_is_not_judged():
     snapshot = _snapshot(400)
     snapshot.pop("created")
     assert _stale(run_checks(snapshot, ["torch==2.3.0"])) == []
+
+
+@pytest.mark.parametrize("earlier, later", [
+    ("2026-11-29", "2026-12-04"), ("2024-02-28", "2024-03-01"), ("2023-02-28", "2023-03-01"),  # leap year or not
+    ("2025-03-29", "2025-03-31"), ("2025-10-25", "2025-10-27"),  # across European and US daylight-saving changes
+    ("2020-01-01", "2030-12-31"), ("2026-12-04", "2026-11-29"), ("1999-12-31", "2000-01-01"),
+])
+def test_days_between_counts_as_the_calendar_does(earlier, later):
+    from gpuvet.checks.machine import days_between
+
+    expected = (datetime.date.fromisoformat(later) - datetime.date.fromisoformat(earlier)).days
+    assert days_between(earlier, later) == expected
+
+
+@pytest.mark.parametrize("text", ["2026-02-30", "2026-13-01", "2026-00-10", "26-1-1", "2026-1-01", "today", "",
+                                  "2026-12-04T08", "２０２６-12-04"])
+def test_days_between_refuses_what_is_not_a_date(text):
+    from gpuvet.checks.machine import days_between
+
+    assert days_between(text, "2026-12-04") is None
+    assert days_between("2026-12-04", text) is None

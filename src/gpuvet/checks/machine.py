@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.findings import FAIL, make
 from gpuvet.models import Finding, Message, msg
@@ -47,18 +47,35 @@ def container_findings(view: SnapshotView) -> List[Finding]:
     return []
 
 
+def days_between(earlier: str, later: str) -> Optional[int]:
+    """Days from one ``YYYY-MM-DD`` date to another; None when either is not a real date. With the time module's
+    mktime at noon (a daylight-saving hour cannot change the rounded day count) and its own normalisation as the
+    check (2026-02-30 comes back as March 2): the datetime module, which only this needed on a check's path, cost
+    ~1.5 ms of every start-up."""
+    import time
+
+    def noon(text: str) -> Optional[float]:
+        parts = text.split("-")
+        if len(parts) != 3 or len(text) != 10 or not all(p.isdigit() and p.isascii() for p in parts):
+            return None
+        year, month, day = (int(p) for p in parts)
+        try:
+            seconds = time.mktime((year, month, day, 12, 0, 0, 0, 0, -1))
+        except (OverflowError, ValueError):
+            return None
+        return seconds if time.localtime(seconds)[:3] == (year, month, day) else None
+
+    start, end = noon(earlier), noon(later)
+    if start is None or end is None:
+        return None
+    return round((end - start) / 86400)
+
+
 def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
     """``kb_stale`` when the shipped data was gathered more than ``stale_after_days`` before the machine was read
     (the snapshot's own date keeps the checks pure: no clock is read here)."""
-    import datetime
-
-    try:
-        read_on = datetime.date.fromisoformat(str(snapshot.get("created") or "")[:10])
-        updated = datetime.date.fromisoformat(str(kb.updated))
-    except ValueError:
-        return []
-    age = (read_on - updated).days
-    if age <= kb.stale_after_days:
+    age = days_between(str(kb.updated), str(snapshot.get("created") or "")[:10])
+    if age is None or age <= kb.stale_after_days:
         return []
     return [make("checks.kb_stale", updated=kb.updated, days=age, limit=kb.stale_after_days,
                  commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]

@@ -36,15 +36,23 @@ def read_bytes(path, limit=DEFAULT_LIMIT, allow_special=False):
             raise ReadError("%s: not a regular file (a pipe or device), not read" % path)
         chunks = []
         left = limit
+        # A regular file is read whole in one buffer of its size (each os.read allocates what it is asked for: a
+        # 1 MiB buffer for every 3 kB METADATA, and torch's 1.5 MB RECORD in two pieces joined, cost page faults on
+        # every probe); a short read of a regular file is its end. /proc and /sys files say size 0: 16 KiB pieces.
+        regular = stat.S_ISREG(info.st_mode)
+        piece = min(max(info.st_size + 1, 1 << 14), 1 << 26) if regular else 1 << 20
         while left > 0:
+            asked = min(left, piece)
             try:
-                chunk = os.read(fd, min(left, 1 << 20))
+                chunk = os.read(fd, asked)
             except BlockingIOError:  # a special file with nothing to say now: never wait for it
                 break
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if regular and len(chunk) < asked and info.st_size:
+                break
         return b"".join(chunks)
     except OSError as exc:
         raise ReadError("%s: %s" % (path, exc.strerror or exc))
