@@ -204,3 +204,22 @@ def test_the_gpu_brand_comes_from_nvidia_smi_q_text_and_xml():
     """nvidia-smi -q prints "Product Brand", -q -x <product_brand>: what brand= clauses are matched against."""
     assert {g["brand"] for g in _snapshot(RTX4090_550_Q)["gpus"]["value"]} == {"GeForce"}
     assert [g["brand"] for g in _snapshot("nvidia-smi-q-x/a10g-1gpu_drv515.105.01.xml")["gpus"]["value"]] == ["NVIDIA"]
+
+
+@pytest.mark.parametrize("machine, image, choose, os_name, why", [
+    (T4_450, "nvidia/cuda:12.6.3-runtime-ubuntu24.04", "nvidia/cuda:11.0.3-runtime-ubuntu20.04", "ubuntu20.04",
+     "R450 without a brand meets only 'cuda>=11.0' (11.0.3, listed for ubuntu18.04 and ubuntu20.04); the first "
+     "ubuntu24.04 tag is 12.5.1, so no tag of the same OS fits and the newer of the two OSes is named"),
+    (GTX1050TI_535_Q, "nvidia/cuda:12.6.3-runtime-ubuntu24.04", "nvidia/cuda:12.4.1-runtime-ubuntu22.04",
+     "ubuntu22.04", "every ubuntu24.04 tag (12.5.1+) is cuda>=12.5 with no geforce clause, so R535 on a GeForce starts "
+     "none; 12.4.1 (ubuntu20.04 and ubuntu22.04) lists brand=geforce,driver>=535,driver<536"),
+])
+def test_when_no_tag_of_the_same_os_fits_the_fix_names_one_of_another_os(machine, image, choose, os_name, why):
+    result = _result(machine, image)
+    assert result.verdict.value == "fail", why
+    fix = _fix(result)
+    assert fix.startswith("Choose " + choose), (fix, why)
+    assert os_name in fix and image.rsplit("-", 1)[-1] in fix, fix  # it says the OS differs
+    assert any(cmd == "docker pull " + choose for f in result.findings if f.fix for cmd in f.fix.commands)
+    zh = [render(f.fix.summary, "zh") for f in result.findings if f.verdict.value == "fail" and f.fix][0]
+    assert choose in zh and os_name in zh, zh

@@ -4,7 +4,8 @@ images and NGC framework containers.
 An image runs on a host when the NVIDIA container runtime starts it (its NVIDIA_REQUIRE_CUDA, judged by
 gpuvet.kb.compat.container_requirement) and the CUDA runtime inside it then runs on the host driver (judged by
 gpuvet.kb.compat: minor-version compatibility, and forward compatibility through the image's own cuda-compat package
-on data-center GPUs). A failing image's fix names the newest tag of the same family that runs here, from the data.
+on data-center GPUs). A failing image's fix names the newest tag of the same family that runs here, from the data:
+of the same flavor and OS, or, when no tag of that OS runs here, of the same flavor on another OS (the fix says so).
 Pure: no I/O.
 """
 
@@ -17,7 +18,7 @@ from gpuvet.checks.chain import major_minor, model_gpus, model_host
 from gpuvet.checks.machine import requirement_findings
 from gpuvet.findings import make
 from gpuvet.kb import compat
-from gpuvet.kb.images import PREFIX, VLLM, Image, describe, order, tags
+from gpuvet.kb.images import PREFIX, VLLM, Image, describe, order, os_of, tags
 from gpuvet.models import Finding, Fix, Link, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -98,9 +99,24 @@ def newest_fitting(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]
     return None
 
 
-def _choose(finding: Finding, better: Image) -> Finding:
-    """The finding with a fix that leads with the image to choose (the driver upgrade is the other way)."""
-    summary = msg("checks.image_choose.fix", image=better.family + ":" + better.tag, cuda=major_minor(better.cuda))
+def newest_fitting_other_os(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]:
+    """When no tag of the image's own OS fits: the newest tag of the same flavor on another OS that starts and runs on
+    this machine (nvidia/cuda only; for one CUDA, the same distribution's newest release first)."""
+    for other in tags(image, kb, other_os=True):
+        if _judge(view, other, kb)[0] == compat.RUNS:
+            return other
+    return None
+
+
+def _choose(finding: Finding, better: Image, image: Image) -> Finding:
+    """The finding with a fix that leads with the image to choose (the driver upgrade is the other way); a tag of
+    another OS says so."""
+    wanted, offered = os_of(image.tag), os_of(better.tag)
+    if wanted and offered and wanted != offered:
+        summary = msg("checks.image_choose_other_os.fix", image=better.family + ":" + better.tag,
+                      cuda=major_minor(better.cuda), os=offered, wanted_os=wanted)
+    else:
+        summary = msg("checks.image_choose.fix", image=better.family + ":" + better.tag, cuda=major_minor(better.cuda))
     commands = (f"docker pull {better.family}:{better.tag}",) + (tuple(finding.fix.commands) if finding.fix else ())
     return finding._replace(fix=Fix(summary, commands))
 
@@ -137,9 +153,9 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
         if note is not None:
             findings.append(note)
     if status == compat.FAILS:
-        better = newest_fitting(view, image, kb)
+        better = newest_fitting(view, image, kb) or newest_fitting_other_os(view, image, kb)
         if better is not None:
-            findings = [_choose(f, better) if f.verdict is Verdict.FAIL else f for f in findings]
+            findings = [_choose(f, better, image) if f.verdict is Verdict.FAIL else f for f in findings]
     verdict = {compat.RUNS: Verdict.PASS, compat.FAILS: Verdict.FAIL}.get(driver_status, Verdict.UNKNOWN)
     shown = view.driver_version or (f"CUDA {view.driver_cuda_max}" if view.driver_cuda_max else msg("link.not_provided"))
     chain: Tuple[Link, ...] = (Link("image", Verdict.PASS, f"CUDA {image.cuda}" + "".join(f", {k} {v}" for k, v in image.facts

@@ -97,22 +97,34 @@ def describe(ref: str, kb: Any) -> Optional[Image]:
     return Image(ref, family, tag, None)
 
 
-def tags(image: Image, kb: Any) -> List[Image]:
+def tags(image: Image, kb: Any, other_os: bool = False) -> List[Image]:
     """The other tags of the image's family and kind that the data lists, newest first: the same flavor and OS for
-    nvidia/cuda, the same framework for NGC."""
+    nvidia/cuda, the same framework for NGC. ``other_os``: for nvidia/cuda, the same flavor on every OS but the
+    image's own instead, newest CUDA first and, for one CUDA, the same distribution's newest release first."""
     data = kb.images()
     found: List[Image] = []
     if image.family == "nvidia/cuda":
         shape = _CUDA_TAG.match(image.tag)
         if shape is None:
             return []
+        own = shape.group("os")
         for release in data["nvidia_cuda"]["release"]:
-            if shape.group("os") in release["os"] and shape.group("flavor") in release["flavors"]:
-                tag = f"{release['version']}-{shape.group('flavor')}-{shape.group('os')}"
+            if shape.group("flavor") not in release["flavors"]:
+                continue
+            wanted = [o for o in release["os"] if o != own] if other_os else [o for o in release["os"] if o == own]
+            for os_name in wanted:
+                tag = f"{release['version']}-{shape.group('flavor')}-{os_name}"
                 described = describe(f"nvidia/cuda:{tag}", kb)
                 if described is not None:
                     found.append(described)
-    elif image.family != VLLM:
+        if other_os:
+            distro = re.sub(r"[\d.]+$", "", own)  # a release of the same distribution before another one
+
+            def newest(i: Image) -> Tuple[Tuple[int, ...], bool, Tuple[int, ...]]:
+                os_name = os_of(i.tag) or ""
+                return order(i.tag.split("-", 1)[0]), re.sub(r"[\d.]+$", "", os_name) == distro, order(os_name)
+            return sorted(found, key=newest, reverse=True)
+    elif image.family != VLLM and not other_os:  # an NGC tag names no OS
         framework = image.family.rsplit("/", 1)[-1]
         shape = _NGC_TAG.match(image.tag)
         suffix = shape.group("suffix") if shape else "py3"
@@ -122,6 +134,12 @@ def tags(image: Image, kb: Any) -> List[Image]:
                 if described is not None:
                     found.append(described)
     return sorted(found, key=lambda i: order(i.tag.split("-", 1)[0]), reverse=True)
+
+
+def os_of(tag: str) -> Optional[str]:
+    """The OS of an nvidia/cuda tag (``12.4.1-runtime-ubuntu22.04`` -> ``ubuntu22.04``), None for another shape."""
+    shape = _CUDA_TAG.match(tag)
+    return shape.group("os") if shape else None
 
 
 def order(text: str) -> Tuple[int, ...]:
