@@ -183,8 +183,10 @@ def probe(binaries=True, timeout=None):
     later["pci"] = _guarded("pci", pci.collect)
     ldconfig = ldconfig_later.value()
     ldconfig = ldconfig if "status" not in ldconfig else {}
-    later["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name)
-    later["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name)
+    folders = _guarded("library folders", libraries.Folders)
+    folders = folders if isinstance(folders, libraries.Folders) else None  # a failed fact: each searches anew
+    later["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name, None, folders)
+    later["nccl"] = _guarded("nccl", libraries.collect, "nccl", ldconfig, by_name, None, folders)
 
     gpu_part = gpu_later.value()
     if "driver" in gpu_part:

@@ -84,9 +84,24 @@ def _unique(paths):
     return result
 
 
-def collect(name, ldconfig, packages_by_name, environ=None):
+class Folders(object):
+    """The folders searched for headers and libraries, each library folder listed once, for all the libraries of
+    one probe (cuDNN and NCCL search the same folders; /usr/lib/x86_64-linux-gnu alone holds thousands of names)."""
+
+    def __init__(self, environ=None):
+        self.include_dirs, self.lib_dirs = search_dirs(environ)
+        self._listings = {}  # type: dict
+
+    def entries(self, folder):
+        if folder not in self._listings:
+            self._listings[folder] = list_dir(folder)
+        return self._listings[folder]
+
+
+def collect(name, ldconfig, packages_by_name, environ=None, folders=None):
     headers, defines, stem, wheel_prefix, wheel_folder = LIBRARIES[name]
-    include_dirs, lib_dirs = search_dirs(environ)
+    folders = Folders(environ) if folders is None else folders
+    include_dirs, lib_dirs = folders.include_dirs, folders.lib_dirs
     found = []
     seen = set()
 
@@ -111,7 +126,8 @@ def collect(name, ldconfig, packages_by_name, environ=None):
         if soname.startswith(stem + ".so"):
             library_paths += paths
     for folder in lib_dirs:
-        library_paths += [os.path.join(folder, entry) for entry in list_dir(folder) if entry.startswith(stem + ".so.")]
+        library_paths += [os.path.join(folder, entry) for entry in folders.entries(folder)
+                          if entry.startswith(stem + ".so.")]
     for path in library_paths:
         version = library_version(path, stem)
         if version and os.path.exists(path):
