@@ -20,8 +20,8 @@ _RECORD_TOP = re.compile(b"\n([^/,\n]*)")
 
 class Record(object):
     """What one ``*.dist-info/RECORD`` says: the distribution (PEP 503 name), the top-level names it installed
-    under (``torch``, ``functorch``, ``six.py``) and the CSV rows of the lines that mention ``.so`` (each a list of
-    fields: path, hash, size), which hold every shared library it installed."""
+    under (``torch``, ``functorch``, ``six.py``) and the CSV rows of the lines that name a ``.so`` or ``.so.N`` (each
+    a list of fields: path, hash, size): every shared library it installed."""
 
     __slots__ = ("distribution", "top_level", "library_rows")
 
@@ -55,13 +55,12 @@ def read_record(dist_info):
     # The top-level names: setuptools' top_level.txt where the wheel has one (torch's RECORD has ~15,000 rows, and
     # taking each row's first component, even with one C-speed regex search, cost ~4 ms); a name it leaves out is
     # only walked (binaries.py), its RECORD-listed libraries still scanned once and named by this distribution.
-    # Otherwise every row's first component. Only the few lines that mention ".so" (found with bytes.find) are split
-    # into fields.
+    # Otherwise every row's first component. Only the few lines that name a shared library are split into fields.
     top_level = _declared_top_level(dist_info)
     if top_level is None:
         top_level = set(top.lstrip(b'"').decode("utf-8", "replace") for top in set(_RECORD_TOP.findall(b"\n" + data)))
     rows = []
-    for line in _lines_containing(data, b".so"):
+    for line in _library_lines(data):
         row = _fields(line)
         if row:
             rows.append(row)
@@ -75,17 +74,23 @@ def _declared_top_level(dist_info):
     return names or None
 
 
-def _lines_containing(data, needle):
-    position = 0
-    while True:
-        found = data.find(needle, position)
-        if found < 0:
-            return
+# A path ending in ".so" or ".so.N" is followed by the row's comma (a quoted path's quote, a malformed row's end).
+# One regex search finds them about twice as fast as bytes.find(b".so"), which stops at every "." of a RECORD.
+_LIBRARY_MARK = re.compile(b'\\.so(?:[,."\\r\\n]|\\Z)')
+
+
+def _library_lines(data):
+    """Each line of ``data`` that names a shared library (a ".so" followed by ",", ".", a quote or the line's end),
+    once."""
+    end = -1
+    for match in _LIBRARY_MARK.finditer(data):
+        found = match.start()
+        if found <= end:
+            continue  # another mark on the line just given
         start = data.rfind(b"\n", 0, found) + 1
         end = data.find(b"\n", found)
         end = len(data) if end < 0 else end
         yield data[start:end]
-        position = end + 1
 
 
 def _fields(line):
