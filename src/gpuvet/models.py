@@ -65,6 +65,9 @@ FINDING_CODES = (
 # Codes whose findings mean "cannot be judged" rather than pass or fail.
 UNKNOWN_CODES = frozenset({"unknown_version", "arch_list_unknown"})
 
+# A target that names a container image (``image:nvidia/cuda:12.4.1-runtime-ubuntu22.04``) rather than a build.
+IMAGE_PREFIX = "image:"
+
 # The chain, checked in this order (the mission statement), plus the GPU itself.
 LAYERS = ("driver", "cuda", "cudnn", "nccl", "framework", "python", "packages", "gpu", "host")
 

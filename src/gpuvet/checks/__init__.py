@@ -13,8 +13,6 @@ from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
-from gpuvet.checks.images import PREFIX as IMAGE_PREFIX
-from gpuvet.checks.images import image_result
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
 from gpuvet.checks.resolve import Resolution, alternatives, resolve
@@ -29,11 +27,17 @@ from gpuvet.checks.stack import (
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
 from gpuvet.kb import versions
-from gpuvet.models import CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
+from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 # Findings whose fix gains "or install this build instead" when another build fits the machine as it stands.
 _ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_build", "python_unsupported", "no_driver"}
+
+
+def _image_result(view: SnapshotView, reference: str, kb: Any) -> TargetResult:
+    from gpuvet.checks.images import image_result  # only for image: targets (its module and the image data ~1 ms)
+
+    return image_result(view, reference, kb)
 
 
 def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
@@ -140,7 +144,7 @@ def run_checks(
     # image:REF targets are judged as images; the others, parsed, also feed the checks of several targets together
     parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
     builds = iter(parsed)
-    results = tuple(image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
+    results = tuple(_image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
                     else check_target(view, next(builds), kb, binaries=(binaries or {}).get(text)) for text in given)
     return CheckReport(
         snapshot=snapshot,

@@ -9,8 +9,9 @@ import re
 from typing import Any, List, NamedTuple, Optional, Tuple
 
 from gpuvet.kb import versions
+from gpuvet.models import IMAGE_PREFIX
 
-PREFIX = "image:"
+PREFIX = IMAGE_PREFIX
 # nvidia/cuda tags: "<X.Y.Z>-<flavor>-<os>" (NVIDIA's doc/supported-tags.md)
 _CUDA_TAG = re.compile(r"^(?P<version>\d+\.\d+\.\d+)-(?P<flavor>[a-z0-9]+(?:-[a-z]+)?)-(?P<os>[a-z]+\d+(?:\.\d+)?)$")
 # NGC framework containers: "<YY.MM>-<suffix>", the suffixes each release's notes name ("py3", "tf2-py3" ...)
