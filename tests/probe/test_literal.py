@@ -54,3 +54,29 @@ def test_names_limit_what_is_read():
     text = "__all__ = ['x']\nx = '1'\ny = 2\n"
     assert parse_assignments(text) == {"__all__": ["x"], "x": "1", "y": 2}
     assert parse_assignments(text, ("x",)) == {"x": "1"}
+
+
+def _metadata_by_splitting_everything(text):
+    """parse_metadata as it was: every line of the file split, then read up to the first blank one."""
+    name = version = None
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        if key == "name" and name is None:
+            name = value.strip()
+        elif key == "version" and version is None:
+            version = value.strip()
+    return name, version
+
+
+@given(st.lists(st.sampled_from(["Name: a", "Version: 1", "Version: 2", "\n", "\r\n", "\r", "\x0b", " ", "x" * 3000,
+                                 "\x1c", "\u2028", ":", "Name: b"]), max_size=40))
+def test_metadata_headers_read_as_when_every_line_was_split(parts):
+    from gpuvet.probe.packages import parse_metadata
+
+    text = "".join(parts)
+    assert parse_metadata(text) == _metadata_by_splitting_everything(text)

@@ -34,7 +34,7 @@ def site_dirs(path=None):
 def parse_metadata(text):
     """Name and Version from the RFC 822 header block of METADATA / PKG-INFO."""
     name = version = None
-    for line in text.splitlines():
+    for line in _header_lines(text):
         if not line.strip():
             break  # end of headers: the description follows
         key, sep, value = line.partition(":")
@@ -46,6 +46,18 @@ def parse_metadata(text):
         elif key == "version" and version is None:
             version = value.strip()
     return name, version
+
+
+def _header_lines(text, prefix=8192):
+    """``text.splitlines()`` up to the headers' end: the lines of the first ``prefix`` characters when a blank line
+    ends the headers among the complete ones (the description after it, 38 kB in torch's METADATA, is not split),
+    else every line."""
+    if len(text) > prefix:
+        lines = text[:prefix].splitlines()
+        for index, line in enumerate(lines[:-1]):  # the last one may be cut short
+            if not line.strip():
+                return lines[:index + 1]
+    return text.splitlines()
 
 
 def read_distribution(site, entry):
