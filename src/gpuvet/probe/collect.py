@@ -151,7 +151,7 @@ def probe(binaries=True, timeout=None):
         nvml_query = None
     gpu_later = _Later("driver", driver.collect, timeout, nvml_query)
     toolkit_later = _Later("cuda toolkit", toolkit.collect, timeout)
-    ldconfig_later = _Later("ldconfig", libraries.ldconfig_libraries, timeout)
+    ldconfig_later = _Later("ldconfig", libraries.ldconfig_libraries, timeout, libraries.STEMS)
 
     host_section = _guarded("host", host.collect)
     if facts.is_found(host_section) or "status" not in host_section:

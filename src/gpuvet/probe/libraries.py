@@ -19,18 +19,24 @@ LIBRARIES = {
               "nvidia-cudnn", "cudnn"),
     "nccl": (("nccl.h",), ("NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH"), "libnccl", "nvidia-nccl", "nccl"),
 }
+STEMS = tuple(spec[2] for spec in LIBRARIES.values())  # what the loader cache is read for
 _LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
 
 
-def ldconfig_libraries(timeout):
-    """{soname: [paths]} from ``ldconfig -p`` (the loader's cache), or {} when ldconfig is unavailable."""
+def ldconfig_libraries(timeout, stems=None):
+    """{soname: [paths]} from ``ldconfig -p`` (the loader's cache), or {} when ldconfig is unavailable; with
+    ``stems``, only the sonames that start with one of them (the probe asks for its libraries' only: the cache lists
+    hundreds, each a regex match on a thread that shares the interpreter with the probe's file reading)."""
     for ldconfig in ("/sbin/ldconfig", "/usr/sbin/ldconfig", "ldconfig"):
         if ldconfig.startswith("/") and not os.path.isfile(ldconfig):
             continue
         result = run([ldconfig, "-p"], timeout=timeout)
         if result.ok:
             libraries = {}  # type: dict[str, list[str]]
-            for line in result.stdout.splitlines():
+            lines = result.stdout.splitlines()
+            if stems is not None:
+                lines = [line for line in lines if any(stem in line for stem in stems)]
+            for line in lines:
                 match = _LDCONFIG_LINE.match(line)
                 if match:
                     libraries.setdefault(match.group(1), []).append(match.group(3))
