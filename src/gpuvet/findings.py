@@ -13,7 +13,7 @@ Chinese, and that info-level kinds never carry a failure code.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, Optional, Tuple, Union
 
 from gpuvet.models import Finding, Fix, Message, Severity, msg
 
@@ -147,8 +147,8 @@ def make(
     severity: Optional[Severity] = None,
     layer: Optional[str] = None,
     code: Optional[str] = None,
-    expected: Optional[str] = None,
-    actual: Optional[str] = None,
+    expected: Optional[Union[str, Message]] = None,
+    actual: Optional[Union[str, Message]] = None,
     commands: Iterable[str] = (),
     fix: Any = True,
     sources: Iterable[str] = (),

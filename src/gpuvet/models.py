@@ -9,7 +9,7 @@ change one with ``x._replace(...)``.
 from __future__ import annotations
 
 import enum
-from typing import Any, Iterable, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Iterable, Mapping, NamedTuple, Optional, Tuple, Union
 
 # DESIGN.md §5: the one vocabulary for check findings and diagnose causes. Add, never rename.
 FINDING_CODES = (
@@ -125,8 +125,8 @@ class _FindingFields(NamedTuple):
     layer: str  # one of LAYERS
     title: Message
     detail: Message
-    expected: Optional[str] = None
-    actual: Optional[str] = None
+    expected: Optional[Union[str, Message]] = None  # a value, or a Message when it is a phrase ("a known ...")
+    actual: Optional[Union[str, Message]] = None
     fix: Optional[Fix] = None
     sources: Tuple[str, ...] = ()
 
@@ -137,7 +137,8 @@ class Finding(_FindingFields):
     __slots__ = ()
 
     def __new__(cls, code: str, severity: Severity, layer: str, title: Message, detail: Message,
-                expected: Optional[str] = None, actual: Optional[str] = None, fix: Optional[Fix] = None,
+                expected: Optional[Union[str, Message]] = None, actual: Optional[Union[str, Message]] = None,
+                fix: Optional[Fix] = None,
                 sources: Tuple[str, ...] = ()) -> "Finding":
         if code not in FINDING_CODES:
             raise ValueError(f"unknown finding code {code!r}")

@@ -41,8 +41,11 @@ def test_reason_names_what_the_binary_carries():
     from gpuvet.kb.compat import why_no_arch
 
     assert not match_archs("12.0", ["sm_80", "sm_90"], []).runs
-    why = why_no_arch("12.0", ["sm_80", "sm_90"], [])
-    assert "sm_80, sm_90" in why and "compute_120" in why
+    from gpuvet.i18n import render
+
+    for lang in ("en", "zh"):  # a catalog message: the arch names are its facts in both languages
+        why = render(why_no_arch("12.0", ["sm_80", "sm_90"], []), lang)
+        assert "sm_80, sm_90" in why and "compute_120" in why
 
 
 @pytest.mark.parametrize("bad", ["", "8", "sm_80", "8.x", None])

@@ -102,7 +102,7 @@ def test_pascal_has_no_kernels_in_the_2_8_default_build():
     result = one(snapshot(driver="570.124.06", gpus=[p100], python="3.11.7"), "torch==2.8.0")
     assert codes(result, "fail") == ["arch_not_in_build"]
     finding = result.findings[0]
-    assert finding.expected == "SASS sm_60, or PTX <= compute_60"
+    assert render(finding.expected, "en") == "SASS sm_60, or PTX <= compute_60"
     assert "sm_60" not in finding.actual and "sm_70" in finding.actual
     # The cu126 variant of the same release still carries sm_60.
     assert any("2.8.0" in c and "whl/cu126" in c for c in finding.fix.commands), finding.fix.commands

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
-from gpuvet.models import Finding, Fix, msg
+from gpuvet.models import Finding, Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
 
 # Packages whose binaries are the framework itself (layer "framework"); anything else is an extension or library.
@@ -64,7 +64,7 @@ def _gpu_label(name: str, indexes: Sequence[int]) -> str:
 
 
 def _not_in_build(
-    view: SnapshotView, kb: Any, binary: Dict[str, Any], name: str, cc: str, indexes: Sequence[int], why: str
+    view: SnapshotView, kb: Any, binary: Dict[str, Any], name: str, cc: str, indexes: Sequence[int], why: Message
 ) -> Finding:
     package = binary.get("package") or "?"
     path = binary.get("path") or "?"
@@ -89,10 +89,12 @@ def _not_in_build(
                 actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx), sources=SOURCES, **params)
 
 
-def _expected(cc: str, sm: str) -> str:
+def _expected(cc: str, sm: str) -> Message:
     major, minor = parse_cc(cc)
-    older = f" or sm_{major}0..sm_{major}{minor - 1}" if minor else ""
-    return f"SASS {sm}{older}, or PTX <= compute_{sm[3:]}"
+    if minor:
+        return msg("binary.arch_not_in_build.expected_older", sm=sm, older=f"sm_{major}0..sm_{major}{minor - 1}",
+                   ptx=f"compute_{sm[3:]}")
+    return msg("binary.arch_not_in_build.expected", sm=sm, ptx=f"compute_{sm[3:]}")
 
 
 def _fix(kb: Any, package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:

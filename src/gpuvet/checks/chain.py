@@ -416,7 +416,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
         verdict = Verdict.UNKNOWN
         names = ", ".join(dict.fromkeys(unknown))
         findings.append(make("checks.gpu_cc_unknown", gpus=names, cuda=major_minor(cuda), kb=kb.version,
-                             expected="a known compute capability", actual=names,
+                             expected=msg("checks.gpu_cc_unknown.expected"), actual=names,
                              commands=("nvidia-smi --query-gpu=name,compute_cap --format=csv",)))
     for label, _gpu, judgement in judgements(view, candidate, kb):
         if judgement.reason == "ptx_needs_newer_driver":
@@ -623,7 +623,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             if verdict is Verdict.PASS:
                 verdict = Verdict.UNKNOWN
             findings.append(make("checks.arch_list_unknown", build=candidate.label, gpu=label, cc=gpu.cc,
-                                 expected=f"the archs of {candidate.label}", actual="not recorded",
+                                 expected=msg("checks.arch_list_unknown.expected", build=candidate.label),
+                                 actual=msg("checks.arch_list_unknown.actual"),
                                  commands=_arch_commands(candidate), sources=sources_of(variant),
                                  fix="checks.arch_list_unknown.conda_fix" if variant.extra.get("conda") else True))
             break
@@ -646,12 +647,12 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
 
 
-def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> str:
+def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> Any:
     """Why the list is what it is, when the toolkit could not have targeted the GPU (an explanation, never a fail)."""
     targets = kb.toolkit_sass(cuda) if cuda else None
     if not targets or not cc or "sm_" + cc.replace(".", "") in targets:
         return ""
-    return f" CUDA {major_minor(cuda)} itself compiles SASS only for {targets[0]}..{targets[-1]}."
+    return msg("checks.arch_not_in_build.toolkit_note", cuda=major_minor(cuda), first=targets[0], last=targets[-1])
 
 
 # --------------------------------------------------------------------------------------------------------------

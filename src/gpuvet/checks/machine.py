@@ -109,14 +109,16 @@ def requirement_findings(view: SnapshotView, expression: str, image: Any, kb: An
     brands = [str(g["brand"]) for g in gpus] if gpus and all(g.get("brand") for g in gpus) else []
     ccs = [str(g["compute_capability"]) for g in gpus] if gpus and all(g.get("compute_capability") for g in gpus) else []
     verdict = compat.container_requirement(expression, driver, cuda, brands, ccs)
-    shown = _requirement_shown(expression)
-    said = shown if shown == expression else msg("checks.image_requirement.summary", **_requirement_parts(expression))
+    long = _requirement_is_long(expression)
+    said = msg("checks.image_requirement.summary", **_requirement_parts(expression)) if long else expression
     facts: Dict[str, Any] = dict(image=image, requirement=said, driver=driver or "?", cuda=cuda or "?",
                                  sources=(compat.CONTAINER_REQUIREMENT_SOURCE,))
     if verdict.status == compat.FAILS:
         failed: Any = ", ".join(verdict.failed) if len(verdict.failed) <= 4 else \
             msg("checks.image_requirement.failed_many", first=verdict.failed[0])
-        return verdict.status, [make("checks.image_requirement", failed=failed, expected=shown,
+        expected: Any = msg("checks.image_requirement.expected_summary", **_requirement_parts(expression)) \
+            if long else expression
+        return verdict.status, [make("checks.image_requirement", failed=failed, expected=expected,
                                      actual=f"driver {driver or '?'} (CUDA {cuda or '?'})", **facts)]
     if verdict.status == compat.RUNS and verdict.met and not verdict.met.startswith("cuda"):
         return verdict.status, [make("checks.image_requirement_branch", met=verdict.met, **facts)]
@@ -131,12 +133,10 @@ def _requirement_parts(expression: str) -> Dict[str, Any]:
                 brands=", ".join(brands))
 
 
-def _requirement_shown(expression: str) -> str:
-    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) as its first
-    alternative and a summary of the rest (the ``expected`` field); a short one as it is."""
-    if len(expression.split()) <= 4:
-        return expression
-    return "{first} | {count} clauses: branches {branches}; brands {brands}".format(**_requirement_parts(expression))
+def _requirement_is_long(expression: str) -> bool:
+    """A long NVIDIA_REQUIRE_CUDA (NVIDIA's CUDA images list dozens of brand and driver-branch clauses) is said as its
+    first alternative and a summary of the rest (catalog messages); a short one as it is."""
+    return len(expression.split()) > 4
 
 
 def _version_before(version: Any, floor: str) -> Any:
@@ -211,7 +211,7 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         else:
             rest = tuple(sorted((k, str(v)) for k, v in params.items() if k != "gpu"))
             key = (finding.code, finding.severity, finding.title.id, finding.detail.id, match.group(2), rest,
-                   finding.expected, finding.actual)
+                   repr(finding.expected), repr(finding.actual))  # a Message's params are a dict: not hashable
         if key not in groups:
             order.append(key)
         groups.setdefault(key, []).append(finding)

@@ -16,7 +16,7 @@ from gpuvet.checks.resolve import resolve
 from gpuvet.checks.stack import conflict_findings, effective
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
-from gpuvet.models import Finding, TargetResult
+from gpuvet.models import Finding, TargetResult, msg
 from gpuvet.snapshot import SnapshotView
 
 
@@ -52,7 +52,7 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
             described = ", ".join(f"{label}: {version}" for label, version in pins.items())
             findings.append(
                 make(f"checks.together.pins_{library}", fix=None, library=library, pins=described,
-                     expected=f"one {library} major for all targets", actual=described)
+                     expected=msg("checks.together.expected_one_major", library=library), actual=described)
             )
     planned = {c.framework.name: c.release.version for c in candidates}
     names = set(planned)

@@ -23,6 +23,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 from gpuvet.diagnose.anchors import leading_literal, spans_lines
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
 from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
+from gpuvet.i18n import has_message
 from gpuvet.models import Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -426,7 +427,7 @@ def diagnose_text(
         params = _asked_text(params)
         checks = judge(code, view, params)
         confidence = _apply_checks(confidence, checks, strength)
-        explanations = [msg(h.signature.explain, **dict(params, origin=h.signature.origin))
+        explanations = [msg(h.signature.explain, **dict(params, origin=_origin(h.signature.origin)))
                         for h in sorted(code_hits, key=lambda h: -h.signature.weight)][:2]
         if code == "insufficient_vram" and ("asked" in params or "free" in params):
             explanations.append(msg("diagnose.oom.amounts", asked=params.get("asked", "?"),
@@ -495,3 +496,10 @@ def _user_code_after_clear_stack_causes(diagnoses: List[Diagnosis], base: Signat
     cap = round(min(clear) - 0.01, 2)
     return [dataclasses.replace(d, confidence=min(d.confidence, cap)) if d.code == USER_CODE else d
             for d in diagnoses]
+
+
+def _origin(name: str) -> Any:
+    """Who prints a message, for its explanation: a project's name as it is (PyTorch, NCCL); one described by a
+    phrase ("the CUDA runtime") is a catalog entry of each language (diagnose.origin.*), never English in zh."""
+    key = "diagnose.origin." + re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    return msg(key) if name and has_message(key) else name

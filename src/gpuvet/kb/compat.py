@@ -35,6 +35,7 @@ import re
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.kb import versions
+from gpuvet.models import Message, msg
 
 RUNS, FAILS, UNKNOWN = "runs", "fails", "unknown"
 
@@ -152,18 +153,19 @@ def match_archs(cc: str, sass: Sequence[str], ptx: Sequence[str]) -> ArchMatch:
     return ArchMatch(None, None)
 
 
-def runnable_archs(cc: str) -> str:
-    """What a GPU of this capability can run, e.g. ``"SASS sm_80..sm_86, or PTX <= compute_86"``."""
+def runnable_archs(cc: str) -> Message:
+    """What a GPU of this capability can run, e.g. ``SASS sm_80..sm_86, or PTX <= compute_86`` (a catalog message:
+    the arch names are facts, the words around them a sentence of each language)."""
     major, minor = parse_cc(cc)
     sass = f"sm_{major}0" if minor == 0 else f"sm_{major}0..sm_{major}{minor}"
-    return f"SASS {sass}, or PTX <= compute_{major}{minor}"
+    return msg("kb.compat.runnable_archs", sass=sass, ptx=f"compute_{major}{minor}")
 
 
-def why_no_arch(cc: str, sass: Sequence[str], ptx: Sequence[str]) -> str:
+def why_no_arch(cc: str, sass: Sequence[str], ptx: Sequence[str]) -> Message:
     """A sentence that is true in general: what the binary carries and what this GPU would need."""
     major, minor = parse_cc(cc)
-    carried = ", ".join(sort_archs(list(sass) + list(ptx))) or "nothing"
-    return f"the binary carries {carried}; compute capability {major}.{minor} needs {runnable_archs(cc)}"
+    carried: Any = ", ".join(sort_archs(list(sass) + list(ptx))) or msg("kb.compat.carries_nothing")
+    return msg("kb.compat.why_no_arch", carried=carried, cc=f"{major}.{minor}", needs=runnable_archs(cc))
 
 
 # ----------------------------------------------------------------------------------------------- the judgement

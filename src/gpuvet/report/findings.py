@@ -18,8 +18,8 @@ def finding_to_dict(finding: Finding, lang: str) -> Dict[str, Any]:
         "layer": finding.layer,
         "title": render(finding.title, lang),
         "detail": render(finding.detail, lang),
-        "expected": finding.expected,
-        "actual": finding.actual,
+        "expected": render(finding.expected, lang) if finding.expected is not None else None,
+        "actual": render(finding.actual, lang) if finding.actual is not None else None,
         "fix": (
             {"summary": render(finding.fix.summary, lang), "commands": list(finding.fix.commands)}
             if finding.fix
