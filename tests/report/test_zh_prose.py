@@ -218,3 +218,18 @@ def test_health_values_are_said_in_chinese(phrase):
 
     assert phrase in " | ".join(values("en"))
     assert phrase not in " | ".join(values("zh"))
+
+
+PROJECTS = REPO / "tests" / "fixtures" / "projects"
+A10 = SMI / "a10-1gpu_drv550.90.12.txt"
+
+
+@pytest.mark.parametrize("project", ["uv-lock-conflicting-extras", "vllm-cpu", "tabbyapi", "pixi-lock-environments"])
+def test_what_a_project_did_not_read_is_said_in_chinese(project):
+    """The reasons a project's line was left out (ingest/project.py, ingest/lockfiles.py, sources/project.py) are
+    catalog messages: the text report's "未读取" lines carry no English sentence."""
+    english = _run(["check", "--project", str(PROJECTS / project), "--from", str(A10), "--no-network"])
+    assert "not read: " in english
+    out = _run(["check", "--project", str(PROJECTS / project), "--from", str(A10), "--no-network", "--lang", "zh"])
+    lines = [line for line in out.splitlines() if "未读取" in line]
+    assert lines and [run for line in lines for run in english_runs(line)] == [], lines
