@@ -159,6 +159,15 @@ def _full_disk():
     return snap, ["torch==2.4.1"]
 
 
+def _scanned_torch():
+    binary = {"package": "torch", "path": "/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so",
+              "sass": ["sm_80"], "ptx": [], "error": None}
+    snap = snapshots.snapshot(driver="535.104.05", gpus=[H100], packages={"torch": "2.1.2+cu121"},
+                              frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}},
+                              binaries={"status": "found", "value": [binary], "source": "elf"})
+    return snap, []
+
+
 PHRASE_CASES = [
     pytest.param(_cpu_torch, "(CPU only)", id="cpu-only-torch"),
     pytest.param(_cpu_torch, "a CUDA build", id="cpu-only-torch-expected"),
@@ -181,6 +190,7 @@ PHRASE_CASES = [
     pytest.param(_windows_host, "native Windows", id="windows-host"),
     pytest.param(_windows_host, "Linux or WSL2", id="windows-host-expected"),
     pytest.param(_full_disk, "GB free on", id="full-disk"),
+    pytest.param(_scanned_torch, "knowledge base: ", id="scanned-archs-differ-from-kb"),
 ]
 
 
