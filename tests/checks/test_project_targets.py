@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpuvet.cli import main
+from gpuvet.i18n import render
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PROJECTS = FIXTURES / "projects"
@@ -101,7 +102,8 @@ def test_conda_match_specs_and_cuda_selectors():
     assert declared.targets == ["vllm==0.4.2", "torch==2.1.0+cu121", "tensorflow==2.12.*"]
     assert declared.includes == ["requirements.txt"]
     assert read_environment_yml({"dependencies": ["pytorch=2.1.0", "cpuonly"]}).targets == ["torch==2.1.0+cpu"]
-    assert read_environment_yml(["not", "a", "mapping"]).skipped == [("dependencies", "no dependencies list")]
+    assert [(line, render(why, "en")) for line, why in read_environment_yml(["not", "a", "mapping"]).skipped] == [
+        ("dependencies", "no dependencies list")]
 
 
 def test_a_broken_environment_yml_is_one_clear_line(tmp_path, capsys):

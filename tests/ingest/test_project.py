@@ -4,7 +4,13 @@ the index outright, and every line left out said with its reason."""
 
 import pytest
 
+from gpuvet.i18n import render
 from gpuvet.ingest.project import read_pyproject, read_requirements
+
+
+def said(declared):
+    """(line, why) of each skipped line, the reason as the English report says it (a catalog Message)."""
+    return [(line, render(why, "en")) for line, why in declared.skipped]
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -21,6 +27,7 @@ from gpuvet.ingest.project import read_pyproject, read_requirements
     ("vllm==0.6.3  # serving\n  \n# a comment\nflash-attn==2.6.3 \\\n  --no-build-isolation\n",
      ["vllm==0.6.3", "flash-attn==2.6.3"]),
 ])
+
 def test_requirements_lines(text, expected):
     assert read_requirements(text).targets == expected
 
@@ -29,7 +36,7 @@ def test_what_is_left_out_is_said():
     declared = read_requirements("-r base.txt\n-e .\ngit+https://github.com/org/repo.git\ntorch @ file:///C:/wheels/torch.whl\n"
                                  "pywin32==306; sys_platform == 'win32'\n")
     assert declared.includes == ["base.txt"]
-    reasons = dict(declared.skipped)
+    reasons = dict(said(declared))
     assert reasons["torch @ file:///C:/wheels/torch.whl"].startswith("a direct URL or path")
     assert reasons["pywin32==306; sys_platform == 'win32'"] == "its marker is false on Linux"
     assert declared.targets == []
@@ -56,7 +63,7 @@ def test_uv_torch_backend_is_said_not_to_choose_the_build():
                                "tool": {"uv": {"pip": {"torch-backend": "auto"}}}})
     assert declared.targets == ["torch==2.5.1"]
     assert declared.skipped[0][0] == "[tool.uv.pip] torch-backend = auto"
-    assert declared.skipped[0][1].startswith("read by uv pip commands only")
+    assert said(declared)[0][1].startswith("read by uv pip commands only")
 
 
 # --- lockfiles: uv.lock and pixi.lock, read as what uv sync / pixi install put on the Linux server
@@ -105,7 +112,7 @@ def test_uv_lock_builds_chosen_by_conflicting_extras_are_each_named():
     declared = read_uv_lock(lock)
     assert declared.targets == ["vllm==0.6.3"]
     assert [line for line, _ in declared.skipped] == ["torch==2.5.1+cpu", "torch==2.5.1+cu124"]
-    assert declared.skipped[1][1] == ("installed by uv sync --extra cu124 (the lock has 2 builds of torch for Linux): check it "
+    assert said(declared)[1][1] == ("installed by uv sync --extra cu124 (the lock has 2 builds of torch for Linux): check it "
                                       "with gpuvet check torch==2.5.1+cu124")
 
 
@@ -130,7 +137,7 @@ def test_uv_lock_builds_reached_through_a_members_extras():
         {"name": "torch", "version": "2.6.0+cu126", "source": cu126})
     declared = read_uv_lock(lock, wanted=lambda name: name == "torch")
     assert declared.targets == ["torch==2.6.0"]
-    assert [(line, why.split(" (")[0]) for line, why in declared.skipped] == [
+    assert [(line, why.split(" (")[0]) for line, why in said(declared)] == [
         ("torch==2.6.0+cpu", "installed by uv sync --extra pytorch-cpu"),
         ("torch==2.6.0+cu126", "installed by uv sync --extra pytorch-gpu")]
 
@@ -158,12 +165,12 @@ def test_uv_lock_entries_it_cannot_read_are_named():
         {"name": "numpy", "version": "2.1.0", "source": {"registry": "https://registry.invalid/simple"}}),
         wanted=lambda name: name != "numpy")
     assert declared.targets == []
-    assert declared.skipped == [
+    assert said(declared) == [
         ("torch 2.5.0", "locked from a git, not a release gpuvet can look up"),
         ("vllm 0.6.3", "locked as a direct URL to a source archive: which build is not known"),
         ("[[package]] #3", "an entry without a name"), ("[[package]] #4", "an entry without a name"),
         ("xformers ?", "an entry without a version")]
-    assert read_uv_lock({"version": 1}).skipped == [("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read")]
+    assert said(read_uv_lock({"version": 1})) == [("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read")]
 
 
 def _pixi(*urls, platform="linux-64"):
@@ -203,7 +210,7 @@ def test_pixi_lock_what_it_cannot_judge_is_named():
         "https://registry.invalid/conda-forge/linux-64/pytorch-2.0.0-py311h1234567_0.conda",
         "https://registry.invalid/conda-forge/linux-64/tensorflow-2.17.0-cuda120py312h02ad488_203.conda"))
     assert declared.targets == []
-    assert declared.skipped == [
+    assert said(declared) == [
         ("pytorch 2.0.0 py311h1234567_0 (conda-forge)",
          "its build string names no CUDA version: which build is locked is not known"),
         ("tensorflow 2.17.0 cuda120py312h02ad488_203 (conda-forge)",
@@ -212,9 +219,9 @@ def test_pixi_lock_what_it_cannot_judge_is_named():
     osx = read_pixi_lock(_pixi("https://registry.invalid/conda-forge/osx-arm64/pytorch-2.5.1-cpu_generic_py312_0.conda",
                                platform="osx-arm64"))
     assert osx.targets == [] and osx.skipped[0][0] == "environments.default"
-    assert read_pixi_lock({"version": 3, "package": []}).skipped == [
+    assert said(read_pixi_lock({"version": 3, "package": []})) == [
         ("version: 3", "not a pixi.lock format gpuvet reads (4 and later)")]
-    assert read_pixi_lock(["a", "list"]).skipped[0][1].startswith("not a pixi.lock format")
+    assert said(read_pixi_lock(["a", "list"]))[0][1].startswith("not a pixi.lock format")
 
 
 # --- DataLoader workers that would use CUDA once they fork (Linux) instead of spawn (Windows); read with ast

@@ -4,13 +4,17 @@ The sentences are catalog entries (ARCHITECTURE.md, "One home for each fact and 
 f-string in kb/compat.py or checks/ and passed as a parameter (``{why}``, ``expected``) bypasses them. These reports
 cover the paths that did: an arch finding (compat.why_no_arch, runnable_archs and the toolkit note), a build whose arch
 list is not recorded, an image whose NVIDIA_REQUIRE_CUDA fails on an old driver, targets pinning two cuDNN majors,
-and a diagnosis whose source is a phrase ("the NVIDIA Container Toolkit"). The detector flags a run of four or more
+and a diagnosis whose source is a phrase ("the NVIDIA Container Toolkit"); and each expected/actual value that was a
+phrase built in code (a CPU-only torch, nvcc of another major, minor-version compatibility, a Jetson host, no driver,
+an NVML mismatch, a container without device nodes, a `docker info` without the nvidia runtime, a Windows host, a
+full disk, GPU health values). The detector flags a run of four or more
 English words outside code spans, quoted tool messages, paths and URLs; technical tokens (sm_80, torch==2.8.0) are
 not words to it.
 """
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import re
@@ -18,8 +22,16 @@ from contextlib import redirect_stdout
 from typing import List
 
 import pytest
+import snapshots
+from smoke.helpers import gpu_from_query_csv, snapshot_with
 
+from gpuvet.checks import run_checks
+from gpuvet.checks.health import health_findings
 from gpuvet.cli import main
+from gpuvet.i18n import render
+from gpuvet.ingest import detect_kind, parse
+from gpuvet.report.findings import check_to_dict
+from gpuvet.snapshot import SnapshotView
 
 from .inputs import REPO
 
@@ -98,3 +110,136 @@ def test_diagnosis_names_its_source_in_chinese(tmp_path):
     prose = [line for line in out.splitlines()
              if not re.match(r"\s*(第 )?\d+( 行)?[：:]", line) and "$ " not in line and "来源" not in line]
     assert [run for line in prose for run in english_runs(line)] == []
+
+
+# Expected/actual values that were English phrases built in code (checks/chain.py, machine.py, stack.py, disks.py,
+# images.py, health.py). Several are too short for the four-word detector ("a CUDA build", "(CPU only)"), so each
+# case also names its English phrase: the English report must say it (the path is reached) and the Chinese one must
+# not. The snapshots are the shared test builders (tests/snapshots.py) and the recorded samples in tests/fixtures/.
+H100 = snapshots.gpu("NVIDIA H100 80GB HBM3", "9.0")
+DOCKER_RUNC_ONLY = REPO / "tests" / "fixtures" / "docker-info" / "docker-19.03.12_runc-only_partial.txt"
+GB = 1 << 30
+
+
+def _cpu_torch():
+    return snapshots.snapshot(driver="535.104.05", gpus=[H100], frameworks={"torch": {"version": "2.13.0+cpu", "cuda": None}},
+                              packages={"torch": "2.13.0+cpu"}), ["torch==2.13.0"]
+
+
+def _nvml_mismatch():
+    snap = snapshots.snapshot()
+    snap["driver"]["error"] = {"status": "found", "value": "Failed to initialize NVML: Driver/library version mismatch",
+                               "source": "nvidia-smi"}
+    return snap, []
+
+
+def _windows_host():
+    snap = snapshots.snapshot(driver="551.61", cuda_max="12.4", gpus=[H100], python="3.10.11")
+    snap["host"]["os"] = {"status": "found", "value": {"system": "Windows"}, "source": "platform"}
+    return snap, ["tensorflow==2.15.0"]
+
+
+def _docker_runc_only():
+    text = DOCKER_RUNC_ONLY.read_text(encoding="utf-8")
+    return parse(detect_kind(text), text, DOCKER_RUNC_ONLY.name), []
+
+
+def _container_without_devices():
+    snap = snapshots.snapshot()
+    snap["host"]["container"] = {"status": "found", "value": {"type": "docker", "gpu_devices_visible": False},
+                                 "source": "/proc/1/cgroup"}
+    return snap, []
+
+
+def _full_disk():
+    location = {"role": "pip_cache", "path": "/root/.cache/pip", "mount": "/", "fstype": "overlay",
+                "free_bytes": 1 * GB}
+    snap = {"disks": {"status": "found", "source": "statvfs", "value": {"locations": [location], "mounts": [
+        {"mount": "/", "fstype": "overlay", "free_bytes": 1 * GB, "total_bytes": 30 * GB}]}}}
+    return snap, ["torch==2.4.1"]
+
+
+def _scanned_torch():
+    binary = {"package": "torch", "path": "/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so",
+              "sass": ["sm_80"], "ptx": [], "error": None}
+    snap = snapshots.snapshot(driver="535.104.05", gpus=[H100], packages={"torch": "2.1.2+cu121"},
+                              frameworks={"torch": {"version": "2.1.2+cu121", "cuda": "12.1"}},
+                              binaries={"status": "found", "value": [binary], "source": "elf"})
+    return snap, []
+
+
+PHRASE_CASES = [
+    pytest.param(_cpu_torch, "(CPU only)", id="cpu-only-torch"),
+    pytest.param(_cpu_torch, "a CUDA build", id="cpu-only-torch-expected"),
+    pytest.param(lambda: (snapshots.snapshot(driver="535.104.05", gpus=[H100], nvcc="13.0.88", python="3.10.12"),
+                          ["torch==2.1.2+cu121"]), "to build CUDA extensions", id="nvcc-other-major"),
+    pytest.param(lambda: (snapshots.snapshot(driver="525.60.13", gpus=[H100]), ["torch==2.4.1+cu124"]),
+                 "feature set", id="minor-version-compat"),
+    pytest.param(lambda: (snapshots.snapshot(probed=False, cuda_max="12.0", gpus=[H100]), ["torch==2.11.0+cu130"]),
+                 "max of the driver", id="driver-cuda-max-only"),
+    pytest.param(lambda: (snapshots.snapshot(driver="540.4.0", gpus=[snapshots.gpu("Orin (nvgpu)", "8.7")], **{"host": {
+        "glibc": {"status": "found", "value": "2.35", "source": "confstr"},
+        "machine": {"status": "found", "value": "aarch64", "source": "uname"}}}), ["torch==2.8.0+cu128"]),
+                 "a build for", id="platform-mismatch-on-jetson"),
+    pytest.param(_nvml_mismatch, "kernel module version", id="nvml-mismatch"),
+    pytest.param(lambda: (snapshots.snapshot(nvcc="13.0.88"), []), "no driver", id="toolkit-without-driver"),
+    pytest.param(lambda: (snapshots.snapshot(), []), "an NVIDIA driver and a visible GPU", id="no-driver"),
+    pytest.param(_container_without_devices, "no NVIDIA device nodes", id="container-without-devices"),
+    pytest.param(_container_without_devices, "inside the container", id="container-without-devices-expected"),
+    pytest.param(_docker_runc_only, "among the daemon's runtimes", id="docker-without-nvidia-runtime"),
+    pytest.param(_windows_host, "native Windows", id="windows-host"),
+    pytest.param(_windows_host, "Linux or WSL2", id="windows-host-expected"),
+    pytest.param(_full_disk, "GB free on", id="full-disk"),
+    pytest.param(_scanned_torch, "knowledge base: ", id="scanned-archs-differ-from-kb"),
+]
+
+
+def _values(report, lang):
+    document = check_to_dict(report, lang)
+    findings = [f for t in document["targets"] for f in t["findings"]] + list(document["machine"])
+    return [str(f.get(field) or "") for f in findings for field in ("expected", "actual", "detail")]
+
+
+@pytest.mark.parametrize("case, phrase", PHRASE_CASES)
+def test_expected_and_actual_phrases_are_said_in_chinese(case, phrase):
+    snap, targets = case()
+    report = run_checks(snap, targets)
+    english, said = _values(report, "en"), _values(report, "zh")
+    reached = [i for i, value in enumerate(english) if phrase in value]
+    assert reached, english
+    assert [value for value in said if phrase in value] == []
+    assert [run for i in reached for run in english_runs(said[i])] == []
+
+
+def _degraded_gpu():
+    gpu = copy.deepcopy(gpu_from_query_csv("h100-80gb-hbm3-1gpu_drv590.48.01_load.csv"))
+    gpu["ecc"].update(remapped_rows_pending=True, retired_pages=None)
+    gpu["throttle_reasons"] = ["hw_slowdown"]
+    gpu["virtualization_mode"] = "vgpu"
+    return gpu
+
+
+@pytest.mark.parametrize("phrase", ["no pending remap", "idle / SW power cap", "none or passthrough", "no Xid"])
+def test_health_values_are_said_in_chinese(phrase):
+    found = health_findings(SnapshotView(snapshot_with([_degraded_gpu()], xid_events=[{"xid": 79, "gpu_index": 0}])))
+
+    def values(lang):
+        return [render(v, lang) for f in found for v in (f.expected, f.actual) if v is not None]
+
+    assert phrase in " | ".join(values("en"))
+    assert phrase not in " | ".join(values("zh"))
+
+
+PROJECTS = REPO / "tests" / "fixtures" / "projects"
+A10 = SMI / "a10-1gpu_drv550.90.12.txt"
+
+
+@pytest.mark.parametrize("project", ["uv-lock-conflicting-extras", "vllm-cpu", "tabbyapi", "pixi-lock-environments"])
+def test_what_a_project_did_not_read_is_said_in_chinese(project):
+    """The reasons a project's line was left out (ingest/project.py, ingest/lockfiles.py, sources/project.py) are
+    catalog messages: the text report's "未读取" lines carry no English sentence."""
+    english = _run(["check", "--project", str(PROJECTS / project), "--from", str(A10), "--no-network"])
+    assert "not read: " in english
+    out = _run(["check", "--project", str(PROJECTS / project), "--from", str(A10), "--no-network", "--lang", "zh"])
+    lines = [line for line in out.splitlines() if "未读取" in line]
+    assert lines and [run for line in lines for run in english_runs(line)] == [], lines

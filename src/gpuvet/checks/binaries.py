@@ -194,7 +194,7 @@ def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
     return [
         make("binary.kb_disagrees", version=version, file=os.path.basename(path), only_kb=" ".join(only_kb) or "-",
              only_binary=" ".join(only_binary) or "-",
-             expected="knowledge base: " + " ".join(sorted(listed, key=order)),
+             expected=msg("binary.kb_disagrees.expected", archs=" ".join(sorted(listed, key=order))),
              actual=f"{os.path.basename(path)}: " + " ".join(sorted(found, key=order)),
              sources=tuple(s for s in (source,) if s))
     ]

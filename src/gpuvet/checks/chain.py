@@ -343,11 +343,11 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
         # The framework's own documented floor (MindSpore's CUDA 11.6 build: >= 510.39.01) is stricter than CUDA's.
         findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver))
     elif runtime.status == compat.FAILS:
-        findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver or f"CUDA {view.driver_cuda_max} (max of the driver)"))
+        findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver or msg("checks.driver_too_old.actual_cuda_max", cuda=view.driver_cuda_max)))
     elif runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes and driver is not None:
         findings.append(make("checks.minor_compat", driver=driver, cuda=major_minor(cuda),
                              toolkit_driver=floor.toolkit_driver, minimum=floor.minimum,
-                             expected=f">= {floor.toolkit_driver} (full CUDA {major_minor(cuda)} feature set)",
+                             expected=msg("checks.minor_compat.expected", toolkit_driver=floor.toolkit_driver, cuda=major_minor(cuda)),
                              actual=driver, sources=sources_of(floor)))
     elif runtime.status == compat.RUNS and "forward_compat" in runtime.notes:
         findings.append(make("checks.forward_compat", driver=driver, cuda=major_minor(cuda),
@@ -376,14 +376,15 @@ def _driver_commands(view: SnapshotView, branch: str) -> Tuple[str, ...]:
     return ()
 
 
-def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: Any, minimum: str, actual: str) -> Finding:
+def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: Any, minimum: str, actual: Any) -> Finding:
     cuda = candidate.variant.cuda
     branch = kb.driver_branch_for_cuda(cuda) or f">= {minimum}"
     # cuda-compat is offered only where the compatibility model says it can lift this GPU on this driver: a
     # data-center GPU on a branch NVIDIA lists for this CUDA release (an R450 A100 is data-center, yet no cuda-compat
     # serves that branch; R470 is listed for CUDA 12.8, not for 12.9). Unknown (no list for the release): not offered.
+    driver = actual if isinstance(actual, str) else None  # a Message says the driver's max CUDA, not a version
     compat_helps = any(
-        kb.forward_compat_eligible(getattr(kb.gpu(g.get("name") or ""), "segment", None), actual, cuda) is True
+        kb.forward_compat_eligible(getattr(kb.gpu(g.get("name") or ""), "segment", None), driver, cuda) is True
         for g in view.gpus if g.get("name")
     )
     summary_id = "checks.driver_too_old.fix_datacenter" if compat_helps else "checks.driver_too_old.fix"
@@ -398,7 +399,7 @@ def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -
     reason = view.fact("driver.version").get("reason") or ""
     return make("checks.no_driver", build=candidate.label, reason=error or reason or "-", minimum=minimum,
                 driver_floor=minimum,
-                expected=f"NVIDIA driver >= {minimum}", actual=error or "none")
+                expected=f"NVIDIA driver >= {minimum}", actual=error or msg("checks.value.none"))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -436,7 +437,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                 verdict = Verdict.WARN
             findings.append(make("checks.toolkit_mismatch", nvcc=nvcc["version"], cuda=major_minor(cuda),
                                  build=candidate.label,
-                                 expected=f"nvcc {version_or_none(cuda).major}.x (to build CUDA extensions)",  # type: ignore[union-attr]  # as above
+                                 expected=msg("checks.toolkit_mismatch.expected", major=version_or_none(cuda).major),  # type: ignore[union-attr]  # as above
                                  actual=f"nvcc {nvcc['version']} ({nvcc.get('path') or nvcc.get('nvcc') or 'PATH'})"))
     actual = msg("link.build_cuda", cuda=major_minor(cuda))
     return LayerResult(Link("cuda", verdict, actual, None), tuple(findings))
@@ -578,8 +579,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
         findings.append(make(
             "checks.cpu_only_build", severity=severity, build=candidate.label, count=len(gpus),
             detail_variant="gpus" if gpus else "nogpu", fix="checks.cpu_only_build.fix" if gpus else "checks.cpu_only_build.fix_nogpu",
-            expected="a CUDA build",
-            actual=f"{candidate.release.version} (CPU only)", commands=_cuda_build_commands(candidate, installed),
+            expected=msg("link.a_cuda_build"),
+            actual=msg("checks.cpu_only_build.actual", version=candidate.release.version), commands=_cuda_build_commands(candidate, installed),
             sources=sources_of(candidate.release)))
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
     min_cc = candidate.extra("min_compute_capability")
@@ -602,8 +603,8 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             verdict = Verdict.FAIL
             findings.append(make("checks.platform_mismatch", build=candidate.label, gpu=label,
                                  built_for=judgement.facts["build"], host=judgement.facts["host"],
-                                 expected=f"a build for {judgement.facts['host']}",
-                                 actual=f"a build for {judgement.facts['build']}", sources=compat.SOURCES))
+                                 expected=msg("checks.platform_mismatch.value", platform=judgement.facts["host"]),
+                                 actual=msg("checks.platform_mismatch.value", platform=judgement.facts["build"]), sources=compat.SOURCES))
             break
         if judgement.reason == "no_usable_arch":
             verdict = Verdict.FAIL

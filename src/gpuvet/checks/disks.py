@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.mirrors import install_size
-from gpuvet.models import Finding
+from gpuvet.models import Finding, msg
 from gpuvet.snapshot import SnapshotView
 
 GB = 1e9
@@ -117,6 +117,6 @@ def disk_findings(view: SnapshotView, targets: Sequence[Any]) -> List[Finding]:
                 commands = ("pip cache purge", "df -h", "du -xsh ~/.cache/* 2>/dev/null | sort -h | tail")
                 fix = "checks.disk_no_room.fix_clean"
             key = "checks.disk_no_room" if installs_here else "checks.disk_cache_no_room"
-            findings.append(make(key, fix=fix, commands=commands, expected="%s GB free on %s" % (facts["need"], mount),
-                                 actual="%s GB free" % facts["free"], sources=(size.source, PIP_CACHE_DOCS), **facts))
+            findings.append(make(key, fix=fix, commands=commands, expected=msg("checks.disk.expected_free", need=facts["need"], mount=mount),
+                                 actual=msg("checks.disk.actual_free", free=facts["free"]), sources=(size.source, PIP_CACHE_DOCS), **facts))
     return findings

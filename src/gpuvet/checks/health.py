@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
-from gpuvet.models import Finding, Severity
+from gpuvet.models import Finding, Severity, msg
 from gpuvet.snapshot import SnapshotView
 
 _LAYER = "gpu"
@@ -27,8 +27,8 @@ def _gpu_label(gpu: Dict[str, Any]) -> str:
 _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note", "virtualization_limit": "virtualization_note"}
 
 
-def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Optional[str] = None,
-             actual: Optional[str] = None, fix_commands: tuple = (), detail_variant: str = "", **params: Any) -> Finding:
+def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Any = None,
+             actual: Any = None, fix_commands: tuple = (), detail_variant: str = "", **params: Any) -> Finding:
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
     return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,
@@ -65,7 +65,7 @@ def ecc_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
     retired = _int(ecc.get("retired_pages"))
     if ecc.get("retired_pages_pending"):
         out.append(_finding("health_problem", Severity.FAIL, "retired_pending", label, rules["retired_pages_source"],
-                            "no pending retirement", "pending", ("nvidia-smi -q -d PAGE_RETIREMENT",)))
+                            msg("smoke.health.value.no_retirement_pending"), msg("smoke.health.value.pending"), ("nvidia-smi -q -d PAGE_RETIREMENT",)))
     if retired is not None and retired >= int(rules["retired_pages_fail"]):
         out.append(_finding("health_problem", Severity.FAIL, "retired_pages", label, rules["retired_pages_source"],
                             "< %s" % rules["retired_pages_warn"], str(retired), ("nvidia-smi -q -d PAGE_RETIREMENT",),
@@ -76,7 +76,7 @@ def ecc_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
                             count=retired, limit=rules["retired_pages_warn"]))
     if ecc.get("remapped_rows_pending"):
         out.append(_finding("health_problem", Severity.FAIL, "remap_pending", label, rules["remapped_rows_source"],
-                            "no pending remap", "pending", ("nvidia-smi -q -d ROW_REMAPPER",)))
+                            msg("smoke.health.value.no_remap_pending"), msg("smoke.health.value.pending"), ("nvidia-smi -q -d ROW_REMAPPER",)))
     return out
 
 
@@ -87,11 +87,11 @@ def throttle_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Findin
     soft = [r for r in reasons if r in rules["throttle_warn"]]
     if bad:
         out.append(_finding("health_problem", Severity.FAIL, "throttle_hw", label, rules["throttle_source"],
-                            "none (or idle / SW power cap)", ", ".join(bad), ("nvidia-smi -q -d PERFORMANCE",),
+                            msg("smoke.health.value.no_throttle"), ", ".join(bad), ("nvidia-smi -q -d PERFORMANCE",),
                             reasons=", ".join(bad)))
     if soft:
         out.append(_finding("health_problem", Severity.WARN, "throttle_sw_thermal", label, rules["throttle_source"],
-                            "none (or idle / SW power cap)", ", ".join(soft), ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE",),
+                            msg("smoke.health.value.no_throttle"), ", ".join(soft), ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE",),
                             reasons=", ".join(soft)))
     return out
 
@@ -135,14 +135,14 @@ def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
     virt = (gpu.get("virtualization_mode") or "").lower()
     if virt == "vgpu":
         out.append(_finding("virtualization_limit", Severity.WARN, "vgpu", label, rules["virtualization_source"],
-                            "none or passthrough", "vgpu", ()))
+                            msg("smoke.health.value.no_vgpu"), "vgpu", ()))
     elif virt == "host_vgpu":
         out.append(_finding("virtualization_limit", Severity.INFO, "host_vgpu", label, rules["virtualization_source"],
-                            "none or passthrough", "host_vgpu", ()))
+                            msg("smoke.health.value.no_vgpu"), "host_vgpu", ()))
     mig = (gpu.get("mig_mode") or "").lower()
     if mig in ("enabled", "pending"):
         out.append(_finding("virtualization_limit", Severity.WARN, "mig_" + mig, label, rules["virtualization_source"],
-                            "disabled (a whole GPU)", mig, ("nvidia-smi mig -lgi",),
+                            msg("smoke.health.value.mig_disabled"), mig, ("nvidia-smi mig -lgi",),
                             instances=len(gpu.get("mig_devices") or [])))
     return out
 
@@ -160,7 +160,7 @@ def xid_findings(events: List[Dict[str, Any]], rules: Dict[str, Any]) -> List[Fi
         where = ", ".join(sorted({str(e.get("pci_bus_id") or e.get("gpu_index") or "?") for e in seen}))
         severity = Severity.FAIL if code in fail else Severity.WARN
         key = "xid_critical" if code in fail else ("xid_app" if code in warn else "xid_other")
-        out.append(_finding("health_problem", severity, key, where, rules["xid_source"], "no Xid",
+        out.append(_finding("health_problem", severity, key, where, rules["xid_source"], msg("smoke.health.value.no_xid"),
                             "Xid %d x%d" % (code, len(seen)), ("sudo dmesg -T | grep -i xid",), xid=code,
                             count=len(seen)))
     return out

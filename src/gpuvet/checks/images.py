@@ -86,7 +86,7 @@ def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement
     if runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes:
         return make("checks.minor_compat", driver=driver, cuda=cuda, toolkit_driver=runtime.facts.get("toolkit_driver"),
                     minimum=runtime.facts.get("minimum"), actual=driver,
-                    expected=f">= {runtime.facts.get('toolkit_driver')} (full CUDA {cuda} feature set)",
+                    expected=msg("checks.minor_compat.expected", toolkit_driver=runtime.facts.get("toolkit_driver"), cuda=cuda),
                     sources=runtime.sources)
     return None
 

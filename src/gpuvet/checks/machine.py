@@ -17,7 +17,7 @@ def driver_findings(view: SnapshotView) -> List[Finding]:
     kind = view.fact("driver.error").get("kind")
     if kind == "driver_library_mismatch" or any(marker in error.lower() for marker in _MISMATCH_MARKERS):
         return [make("checks.nvml_driver_mismatch", error=error.strip(), kernel=view.value("driver.kernel_module") or "?",
-                     expected="kernel module version == user-space driver version", actual=error.strip(),
+                     expected=msg("checks.nvml_driver_mismatch.expected"), actual=error.strip(),
                      commands=("sudo reboot",),
                      sources=("https://docs.nvidia.com/deploy/nvml-api/group__nvmlConstants.html",))]
     driver_facts = view.document.get("driver") or {}
@@ -30,9 +30,9 @@ def driver_findings(view: SnapshotView) -> List[Finding]:
     if toolkits:
         versions = ", ".join(str(t.get("version")) for t in toolkits)
         return [make("checks.toolkit_without_driver", versions=versions, reason=reason, fix="checks.no_driver.fix_generic",
-                     expected="an NVIDIA driver and a visible GPU", actual=f"CUDA toolkit {versions}, no driver")]
+                     expected=msg("checks.no_driver.expected_machine"), actual=msg("checks.toolkit_without_driver.actual", versions=versions))]
     return [make("checks.no_driver", detail_variant="machine", reason=reason, fix="checks.no_driver.fix_generic",
-                 expected="an NVIDIA driver and a visible GPU", actual="none")]
+                 expected=msg("checks.no_driver.expected_machine"), actual=msg("checks.value.none"))]
 
 
 def container_findings(view: SnapshotView) -> List[Finding]:
@@ -40,8 +40,8 @@ def container_findings(view: SnapshotView) -> List[Finding]:
     kind = container.get("type")
     if kind and kind != "none" and container.get("gpu_devices_visible") is False and not view.gpus:
         return [
-            make("checks.container_gpu_not_exposed", kind=kind, expected="/dev/nvidia* inside the container",
-                 actual="no NVIDIA device nodes", commands=("docker run --gpus all ...",),
+            make("checks.container_gpu_not_exposed", kind=kind, expected=msg("checks.container_gpu_not_exposed.expected"),
+                 actual=msg("checks.container_gpu_not_exposed.actual"), commands=("docker run --gpus all ...",),
                  sources=("https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/docker-specialized.html",))
         ]
     return []
@@ -167,7 +167,7 @@ def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
         variant = "before_gpus" if before_gpus else ("rootless" if rootless else "")
         findings.append(make(
             "checks.docker_no_nvidia_runtime", severity=FAIL if before_gpus else None, detail_variant=variant,
-            runtimes=" ".join(runtimes), expected=f"{name} among the daemon's runtimes",
+            runtimes=" ".join(runtimes), expected=msg("checks.docker_no_nvidia_runtime.expected", runtime=name),
             actual="Runtimes: " + " ".join(runtimes), commands=tuple(commands),
             sources=(rules["source"],) + ((gpus_flag["source"],) if before_gpus else ()), **facts))
     elif isinstance(runtimes, list) and before_gpus:

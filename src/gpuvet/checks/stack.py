@@ -115,7 +115,7 @@ def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[
         return [
             make("checks.no_nvcc", build=candidate.label, cuda=major_minor(cuda) or "?", fix="checks.toolkit_mismatch.fix",
                  expected=f"nvcc {cuda_version.major}.x" if (cuda_version := version_or_none(cuda)) else "nvcc",
-                 actual="no nvcc", sources=source)
+                 actual=msg("checks.no_nvcc.actual"), sources=source)
         ]
     local, wanted = version_or_none(nvcc.get("version")), version_or_none(cuda)
     if local is None or wanted is None:
@@ -163,7 +163,8 @@ def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]
     system = ((view.value("host.os") or {}).get("system") or "").lower()
     if system == "windows" and candidate.variant.cuda and candidate.extra("windows_gpu") is False:
         return [
-            make("checks.windows_gpu", build=candidate.label, expected="Linux or WSL2", actual="native Windows",
+            make("checks.windows_gpu", build=candidate.label, expected=msg("checks.windows_gpu.expected"),
+                 actual=msg("checks.windows_gpu.actual"),
                  sources=sources_of(candidate.release))
         ]
     return []
@@ -202,7 +203,7 @@ def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] =
                  severity=Severity.FAIL if record.get("kind", "import") == "import" else Severity.WARN,
                  a=f"{a} {versions[a]}", b=f"{b} {versions[b]}", explanation=record.get("explanation", ""),
                  fix=msg("checks.conflict.fix", fix=record.get("fix", "")),
-                 expected=f"not {a}{when.get('version', '')} with {b}{breaks.get('version', '')}",
+                 expected=msg("checks.conflict.expected", a=f"{a}{when.get('version', '')}", b=f"{b}{breaks.get('version', '')}"),
                  actual=f"{a} {versions[a]}, {b} {versions[b]}", sources=sources_of(record))
         )
     return findings

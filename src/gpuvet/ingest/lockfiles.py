@@ -9,6 +9,7 @@ import re
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.ingest.project import _CONDA_NAMES, Declared, _environment, _qualified, _variant
+from gpuvet.models import msg
 
 
 def _held_by(markers: Any, python: Optional[str]) -> Optional[str]:
@@ -149,12 +150,12 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
     declared = Declared()
     packages = document.get("package")
     if not isinstance(packages, list):
-        declared.skipped.append(("[[package]]", "no [[package]] entries: not a uv.lock gpuvet can read"))
+        declared.skipped.append(("[[package]]", msg("ingest.skipped.uv_lock_empty")))
         return declared
     chosen: List[Tuple[str, str, str, Mapping[str, Any]]] = []  # (name, target, the extra its markers need, entry)
     for number, package in enumerate(packages, 1):
         if not isinstance(package, dict) or not isinstance(package.get("name"), str):
-            declared.skipped.append(("[[package]] #%d" % number, "an entry without a name"))
+            declared.skipped.append(("[[package]] #%d" % number, msg("ingest.skipped.no_name")))
             continue
         name = package["name"]
         extra = _held_by(package.get("resolution-markers"), python) if wanted(name) else None
@@ -166,21 +167,21 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
         if "url" in source:
             version = _wheel_version(str(source["url"]))
             if version is None:
-                declared.skipped.append((label, "locked as a direct URL to a source archive: which build is not known"))
+                declared.skipped.append((label, msg("ingest.skipped.source_archive")))
                 continue
         elif "registry" not in source:
             kind = next(iter(source), "no source")
-            declared.skipped.append((label, "locked from a %s, not a release gpuvet can look up" % kind))
+            declared.skipped.append((label, msg("ingest.skipped.locked_from", kind=kind)))
             continue
         if not isinstance(version, str):
-            declared.skipped.append((label, "an entry without a version"))
+            declared.skipped.append((label, msg("ingest.skipped.no_version")))
             continue
         from packaging.requirements import InvalidRequirement, Requirement
 
         try:
             requirement = Requirement("%s==%s" % (name, version))
         except InvalidRequirement:
-            declared.skipped.append((label, "its version is not PEP 440"))
+            declared.skipped.append((label, msg("ingest.skipped.not_pep440")))
             continue
         chosen.append((name, _qualified(requirement, _variant(str(source.get("registry", "")))), extra, package))
     count = {name: len({t for n, t, _, _ in chosen if n == name}) for name, _, _, _ in chosen}
@@ -202,10 +203,11 @@ def read_uv_lock(document: Mapping[str, Any], python: Optional[str] = None,
             declared.targets.append(target)
             continue
         if how[id(entry)]:
-            why = "installed by uv sync %s (the lock has %d builds of %s for Linux)" % (" or ".join(how[id(entry)]), count[name], name)
+            why = msg("ingest.skipped.uv_sync_installed", how=" or ".join(how[id(entry)]), count=count[name], name=name,
+                      target=target)
         else:
-            why = "not installed by uv sync, nor with one --extra or --group (the lock has %d builds of %s for Linux)" % (count[name], name)
-        declared.skipped.append((target, why + ": check it with gpuvet check %s" % target))
+            why = msg("ingest.skipped.uv_sync_not_installed", count=count[name], name=name, target=target)
+        declared.skipped.append((target, why))
     return declared
 
 
@@ -231,11 +233,11 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
     environments = document.get("environments") if isinstance(document, dict) else None
     if not isinstance(environments, dict):
         version = document.get("version") if isinstance(document, dict) else None
-        declared.skipped.append(("version: %s" % version, "not a pixi.lock format gpuvet reads (4 and later)"))
+        declared.skipped.append(("version: %s" % version, msg("ingest.skipped.pixi_format")))
         return declared
     default = _pixi_environment(environments.get("default"), wanted)
     if default is None:
-        declared.skipped.append(("environments.default", "no linux-64 packages: the lock does not cover the Linux server"))
+        declared.skipped.append(("environments.default", msg("ingest.skipped.pixi_no_linux")))
     else:
         declared.targets, declared.skipped = default.targets, default.skipped
     elsewhere: Dict[str, List[str]] = {}  # a build only other environments hold -> those environments
@@ -245,9 +247,9 @@ def read_pixi_lock(document: Any, python: Optional[str] = None,
             if target not in declared.targets:
                 elsewhere.setdefault(target, []).append(str(name))
     for target, names in elsewhere.items():
-        also = " (also in %s)" % ", ".join(names[1:]) if len(names) > 1 else ""
-        declared.skipped.append((target, "not in the default environment: installed by pixi install -e %s%s; check it "
-                                         "with gpuvet check %s" % (names[0], also, target)))
+        also = msg("ingest.skipped.pixi_also", environments=", ".join(names[1:])) if len(names) > 1 else ""
+        declared.skipped.append((target, msg("ingest.skipped.pixi_other_env", environment=names[0], also=also,
+                                             target=target)))
     return declared
 
 
@@ -273,9 +275,9 @@ def _pixi_environment(environment: Any, wanted: Callable[[str], bool]) -> Option
                 if version:
                     declared.targets.append("%s==%s" % (name, version))
                 else:
-                    declared.skipped.append((entry["pypi"].rsplit("/", 1)[-1], "a PyPI source build: which build is not known"))
+                    declared.skipped.append((entry["pypi"].rsplit("/", 1)[-1], msg("ingest.skipped.pypi_source_build")))
         elif entry:
-            declared.skipped.append(("linux-64 #%d" % number, "an entry gpuvet cannot read"))  # never str(): YAML aliases nest
+            declared.skipped.append(("linux-64 #%d" % number, msg("ingest.skipped.unreadable_entry")))  # never str(): YAML aliases nest
     locked_cuda = conda.get("cuda-version")
     for conda_name, (channel, _, version, build) in sorted(conda.items()):
         name = _CONDA_NAMES.get(conda_name, conda_name)
@@ -283,13 +285,13 @@ def _pixi_environment(environment: Any, wanted: Callable[[str], bool]) -> Option
             continue
         label = "%s %s %s (%s)" % (conda_name, version, build, channel)
         if name != "torch":
-            declared.skipped.append((label, "a conda build: gpuvet knows this framework's PyPI builds only"))
+            declared.skipped.append((label, msg("ingest.skipped.conda_build")))
             continue
         variant = _conda_torch_cuda(build).get("variant")
         if variant is None and locked_cuda and "cpu" not in build:
             variant = "cu" + "".join(locked_cuda[2].split(".")[:2])
         if variant is None:
-            declared.skipped.append((label, "its build string names no CUDA version: which build is locked is not known"))
+            declared.skipped.append((label, msg("ingest.skipped.no_cuda_in_build")))
             continue
         declared.targets.append("torch==%s+%s.conda" % (version, variant))
     return declared

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.kb.images import PREFIX as IMAGE_PREFIX
+from gpuvet.models import Message, msg
 
 # A wheel index whose last path segment names the build (PyTorch's own indexes and their mirrors).
 # an index of PyTorch's builds (/whl/cu121), or its older find-links page (/whl/cu111/torch_stable.html)
@@ -22,7 +23,7 @@ _VARIANT_INDEX = re.compile(r"/whl/(?:nightly/|test/)?(cu\d{2,3}|cpu|rocm\d+(?:\
 # Packages whose build the index decides (the PyTorch indexes serve these).
 _INDEXED = {"torch", "torchvision", "torchaudio"}
 # A line whose marker is false on the Linux server: pip leaves it out there, so it is not an unknown.
-NOT_FOR_LINUX = "its marker is false on Linux"
+NOT_FOR_LINUX = msg("ingest.skipped.not_for_linux")
 # The server the project is checked for: markers are evaluated as pip on Linux x86_64 evaluates them.
 LINUX = {"sys_platform": "linux", "platform_system": "Linux", "os_name": "posix", "platform_machine": "x86_64"}
 
@@ -122,7 +123,7 @@ class Declared:
 
     targets: List[str] = field(default_factory=list)
     includes: List[str] = field(default_factory=list)
-    skipped: List[Tuple[str, str]] = field(default_factory=list)
+    skipped: List[Tuple[str, Message]] = field(default_factory=list)  # (line, why)
     system_requirements: Dict[str, str] = field(default_factory=dict)  # pixi's [system-requirements] (cuda = "12")
 
 
@@ -157,10 +158,10 @@ def _requirement(line: str, environment: Dict[str, str], declared: Declared) -> 
     try:
         requirement = Requirement(line)
     except InvalidRequirement as exc:
-        declared.skipped.append((line, "not a PEP 508 requirement (%s)" % str(exc).splitlines()[0]))
+        declared.skipped.append((line, msg("ingest.skipped.not_pep508", error=str(exc).splitlines()[0])))
         return None
     if requirement.url:
-        declared.skipped.append((line, "a direct URL or path, not a release gpuvet can look up"))
+        declared.skipped.append((line, msg("ingest.skipped.direct_url")))
         return None
     if requirement.marker is not None and not requirement.marker.evaluate(environment):
         declared.skipped.append((line, NOT_FOR_LINUX))
@@ -198,10 +199,10 @@ def read_requirements(text: str, python: Optional[str] = None) -> Declared:
                     variants.append(variant)
             continue
         if line.startswith("-"):
-            declared.skipped.append((line, "a pip option gpuvet does not need"))
+            declared.skipped.append((line, msg("ingest.skipped.pip_option")))
             continue
         if re.match(r"^(https?|file|git\+\w+)://|^[./~]|^[A-Za-z]:\\", line):
-            declared.skipped.append((line, "a direct URL or path, not a release gpuvet can look up"))
+            declared.skipped.append((line, msg("ingest.skipped.direct_url")))
             continue
         # per-requirement options (--hash=..., --index-url ... on the line itself) follow the requirement
         parts = re.split(r"\s+(?=--?[a-z])", line, maxsplit=1)
@@ -228,8 +229,7 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) ->
     for where, table in (("[tool.uv.pip]", uv.get("pip")), ("[tool.uv]", uv)):
         if isinstance(table, dict) and "torch-backend" in table:
             declared.skipped.append(("%s torch-backend = %s" % (where, table["torch-backend"]),
-                                     "read by uv pip commands only, not by uv sync or uv lock: it does not choose the "
-                                     "build checked here (try gpuvet check --installer uv for uv pip's choice)"))
+                                     msg("ingest.skipped.torch_backend")))
     for line in project.get("dependencies") or []:
         requirement = _requirement(str(line), environment, declared)
         if requirement is None:
@@ -273,7 +273,7 @@ def read_environment_yml(document: Any, python: Optional[str] = None) -> Declare
     declared = Declared()
     dependencies = document.get("dependencies") if isinstance(document, dict) else None
     if not isinstance(dependencies, list):
-        declared.skipped.append(("dependencies", "no dependencies list"))
+        declared.skipped.append(("dependencies", msg("ingest.skipped.no_dependencies")))
         return declared
     environment = _environment(python)
     conda: List[Tuple[str, Optional[str]]] = []
@@ -287,7 +287,7 @@ def read_environment_yml(document: Any, python: Optional[str] = None) -> Declare
             continue
         match = _CONDA_SPEC.match(str(item).strip())
         if match is None:
-            declared.skipped.append((str(item), "not a conda package spec"))
+            declared.skipped.append((str(item), msg("ingest.skipped.not_conda_spec")))
             continue
         name, spec = match.group("name").lower(), match.group("spec")
         if name in ("pytorch-cuda", "cudatoolkit") and spec:
@@ -360,7 +360,7 @@ def read_pixi_toml(document: Mapping[str, Any], python: Optional[str] = None) ->
             for name, value in table.items():
                 spec = _pixi_spec(value)
                 if spec is None:
-                    declared.skipped.append((str(name), "a path or git source, not a release gpuvet can look up"))
+                    declared.skipped.append((str(name), msg("ingest.skipped.path_or_git")))
                     continue
                 name = _CONDA_NAMES.get(str(name).lower(), str(name)) if conda else str(name)
                 if conda and name.lower() in ("python", "pip", "cuda-version", "cuda"):
@@ -449,9 +449,9 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
             elif _known_image(image) is True:
                 declared.targets.append(IMAGE_PREFIX + image)  # an image the knowledge base knows by tag
             elif _known_image(image) is False:
-                declared.skipped.append(("FROM " + image, "a tag of this image the knowledge base does not list"))
+                declared.skipped.append(("FROM " + image, msg("ingest.skipped.image_tag_unknown")))
             elif image.lower() not in stages:
-                declared.skipped.append(("FROM " + image, "a base image gpuvet does not read"))
+                declared.skipped.append(("FROM " + image, msg("ingest.skipped.base_image_unread")))
             continue
         if re.match(r"^RUN\s", line, re.IGNORECASE):
             for command in re.split(r"&&|;|\|\|", line[3:]):
@@ -462,5 +462,5 @@ def read_dockerfile(text: str, python: Optional[str] = None) -> Declared:
         found = read_requirements("\n".join(pip), python)
         declared.targets += found.targets
         declared.skipped += found.skipped
-        declared.skipped += [("-r " + include, "a file inside the image: not read") for include in found.includes]
+        declared.skipped += [("-r " + include, msg("ingest.skipped.file_in_image")) for include in found.includes]
     return declared

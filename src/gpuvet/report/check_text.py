@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from typing import Any, List, Mapping
 
-from gpuvet.i18n import text
+from gpuvet.i18n import render, text
 from gpuvet.report.machine_summary import machine_lines
 
 _MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
@@ -77,7 +77,8 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
             out.append("  " + esc(text(lang, "report.project_not_judged", names=", ".join(project["not_judged"]))))
         from gpuvet.ingest.project import NOT_FOR_LINUX
 
-        skipped = [entry for entry in project.get("skipped") or [] if entry.get("why") != NOT_FOR_LINUX]
+        not_for_linux = render(NOT_FOR_LINUX, lang)
+        skipped = [entry for entry in project.get("skipped") or [] if entry.get("why") != not_for_linux]
         for entry in skipped[:_SKIPPED_SHOWN]:  # what gpuvet did not read, each named (the JSON has them all)
             out.append("  " + esc(text(lang, "report.project_skipped", file=entry.get("file"), line=entry.get("line") or "-",
                                        why=entry.get("why"))))

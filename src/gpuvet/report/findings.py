@@ -68,5 +68,14 @@ def check_to_dict(report: CheckReport, lang: str, snapshot: Optional[Mapping[str
         machine=[finding_to_dict(f, lang) for f in _ordered(report.machine)],
         targets=[target_to_dict(t, lang) for t in report.targets],
         together=[finding_to_dict(f, lang) for f in _ordered(report.together)],
-        **({"project": dict(report.project)} if report.project else {}),
+        **({"project": _project(report.project, lang)} if report.project else {}),
     )
+
+
+def _project(project: Mapping[str, Any], lang: str) -> Dict[str, Any]:
+    """The project section with each skipped line's reason said in the report's language (a catalog Message)."""
+    said = dict(project)
+    if said.get("skipped"):
+        said["skipped"] = [dict(entry, why=render(entry.get("why"), lang)) if isinstance(entry, dict) else entry
+                           for entry in said["skipped"]]
+    return said

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional
 
 from gpuvet.errors import InputError
 from gpuvet.ingest import dataloader, lockfiles, project
+from gpuvet.models import msg
 
 _MAX_FILES = 64
 _MAX_BYTES = 1024 * 1024
@@ -48,12 +49,12 @@ def _project_files(root: Path) -> List[Path]:
     return out
 
 
-def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, str]]:
+def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, Any]]:
     """Code and configs moved from Windows: absolute Windows paths in Python string literals and config values,
     and text files that are not UTF-8 (what Chinese Windows saves as GB18030 fails to decode on Linux, where
     open() without an encoding reads UTF-8, and a Python source in it does not even import), and DataLoaders whose
     workers would use CUDA once they fork instead of spawn."""
-    found: List[Dict[str, str]] = []
+    found: List[Dict[str, Any]] = []
     code: Dict[str, str] = {}
     for path in _project_files(root):
         try:
@@ -97,7 +98,7 @@ _LOCKED_MANIFESTS = {"uv.lock": ("pyproject.toml",), "pixi.lock": ("pixi.toml", 
 
 
 def _locked(root: Path, python: Optional[str], targets: List[str], origins: List[str], seen: List[Path],
-            skipped: List[Dict[str, str]]) -> List[str]:
+            skipped: List[Dict[str, Any]]) -> List[str]:
     """The frameworks a ``uv.lock`` or ``pixi.lock`` pins: what ``uv sync`` / ``pixi install`` installs, so they
     replace what the lock's own manifest declares for the same framework (a range there is what the lock resolved);
     a requirements file, environment.yml or Dockerfile beside it is another way to install and keeps its targets.
@@ -121,7 +122,7 @@ def _locked(root: Path, python: Optional[str], targets: List[str], origins: List
             try:
                 import yaml  # noqa: F401  (the optional extra gpuvet[project])
             except ImportError:
-                skipped.append({"file": name, "line": "", "why": "reading it needs PyYAML: pip install 'gpuvet[project]'"})
+                skipped.append({"file": name, "line": "", "why": msg("ingest.skipped.needs_yaml")})
                 continue
         declared = reader(_load_lock(path, kind), python, wanted)
         locked += declared.targets
@@ -142,16 +143,17 @@ def _name(target: str) -> str:
 
 
 def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
-    """{"path", "files": [...], "targets": [...], "skipped": [{"file", "line", "why"}]} of a project folder."""
+    """{"path", "files": [...], "targets": [...], "skipped": [{"file", "line", "why"}]} of a project folder
+    (each ``why`` a catalog Message, rendered per language by the report)."""
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
     queue: List[Path] = sorted(root.glob("requirements*.txt")) + sorted((root / "requirements").glob("*.txt"))
     seen: List[Path] = []
-    lint: List[Dict[str, str]] = []
+    lint: List[Dict[str, Any]] = []
     targets: List[str] = []
     origins: List[str] = []  # the file each target came from
-    skipped: List[Dict[str, str]] = []
+    skipped: List[Dict[str, Any]] = []
     while queue and len(seen) < _MAX_FILES:
         path = queue.pop(0).resolve()
         if path in seen or not path.is_file():
@@ -169,12 +171,12 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
             candidate = (path.parent / include).resolve()
             where = str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path)
             if root.resolve() not in candidate.parents:  # never read outside the project
-                skipped.append({"file": where, "line": "-r " + include, "why": "outside the project: not read"})
+                skipped.append({"file": where, "line": "-r " + include, "why": msg("ingest.skipped.outside_project")})
             elif not candidate.is_file():
-                skipped.append({"file": where, "line": "-r " + include, "why": "the included file is not there"})
+                skipped.append({"file": where, "line": "-r " + include, "why": msg("ingest.skipped.include_missing")})
             else:
                 queue.append(candidate)
-    system_requirements: List[Dict[str, str]] = []
+    system_requirements: List[Dict[str, Any]] = []
     for name, reader in (("pyproject.toml", project.read_pyproject), ("pixi.toml", project.read_pixi_toml)):
         manifest = root / name
         if not manifest.is_file():
@@ -199,7 +201,7 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         try:
             import yaml  # the optional extra gpuvet[project]: YAML needs a real parser
         except ImportError:
-            skipped.append({"file": name, "line": "", "why": "reading it needs PyYAML: pip install 'gpuvet[project]'"})
+            skipped.append({"file": name, "line": "", "why": msg("ingest.skipped.needs_yaml")})
             continue
         try:
             document = yaml.safe_load(_read(conda_file))
