@@ -26,8 +26,13 @@ FRAMEWORK_OF = {
     "jax-cuda13-plugin": "jax", "jax-cuda13-pjrt": "jax", "sgl-kernel": "sgl-kernel", "flash-attn": "flash-attn",
     "mindspore": "mindspore", "tensorflow-gpu": "tensorflow",
 }
-KEYS = ("framework", "distribution", "version", "platform", "cuda", "cudnn", "nccl", "sass", "ptx", "partial_sass",
-        "partial_ptx", "wheel", "sha256", "read_on", "source")
+IDENTITY = ("framework", "distribution", "version", "platform")
+PROVENANCE = ("wheel", "sha256", "read_on", "source")
+KEYS = IDENTITY + ("cuda", "cudnn", "nccl") + PROVENANCE + ("library",)
+# What a reading of the wheel says: every shipped key that is not identity or provenance. tools/regenerate.py compares
+# all of them, so a fact the reader gives cannot be dropped on the way to the shipped file without --check seeing it.
+FACT_KEYS = tuple(k for k in KEYS if k not in IDENTITY + PROVENANCE)
+# ``library``: each library of the wheel that carries CUDA code, with its code units as read (``[[build.library]]``)
 
 
 def main(paths: list) -> int:
@@ -43,7 +48,7 @@ def main(paths: list) -> int:
     for build in builds:
         framework = FRAMEWORK_OF.get(build["package"])
         # An aarch64 wheel without CUDA code is a fact too (PyPI's torch 2.5-2.10 for Arm is CPU-only).
-        if framework is None or not (build.get("sass") or build.get("ptx") or build.get("platform") == "aarch64"):
+        if framework is None or not (build.get("library") or build.get("platform") == "aarch64"):
             continue
         row = dict(build, framework=framework, distribution=build["package"])
         row["source"] = (f"PyPI: {build['package']} {build['version']}, wheel {build['wheel']} "
@@ -70,10 +75,23 @@ def render(framework: str, rows: list) -> str:
     for row in rows:
         lines.append("[[build]]")
         for key in KEYS:
-            if row.get(key) not in (None, "", []):
+            if key != "library" and row.get(key) not in (None, "", []):
                 lines.append(f"{key} = {json.dumps(row[key])}")
         lines.append("")
+        for library in row.get("library", ()):
+            lines += ["[[build.library]]", f"file = {json.dumps(library['file'])}", "units = ["]
+            lines += [f"  {_inline(group)}," for group in library["units"]]
+            lines += ["]", ""]
     return "\n".join(lines)
+
+
+def _inline(group: dict) -> str:
+    """One group of code units as a TOML inline table: ``{ count = 339, sass = ["sm_80"], ptx = [], isa = {} }``."""
+    parts = [f"count = {int(group['count'])}", f"sass = {json.dumps(list(group.get('sass', ())))}",
+             f"ptx = {json.dumps(list(group.get('ptx', ())))}"]
+    if group.get("isa"):
+        parts.append("isa = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in sorted(group["isa"].items())) + " }")
+    return "{ " + ", ".join(parts) + " }"
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ except ImportError:  # Python < 3.11
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from import_harvest import KEYS, render  # noqa: E402  (tools/ is not a package)
+from import_harvest import FACT_KEYS, KEYS, render  # noqa: E402  (tools/ is not a package)
 
 from gpuvet.kb import loader, versions  # noqa: E402
 from gpuvet.kb.records import variant_key  # noqa: E402
@@ -44,13 +44,11 @@ def _shipped_builds(framework: str) -> list:
     return tomllib.loads(path.read_text(encoding="utf-8")).get("build", []) if path.is_file() else []
 
 
-# What a reading of a wheel says (the rest of a shipped build is its identity and provenance).
-FACT_KEYS = ("cuda", "cudnn", "nccl", "sass", "ptx", "partial_sass")
 
 
 def says_archs(build: dict) -> bool:
     """A wheel without CUDA code says nothing about archs (an Arm CPU build excepted: PyPI's torch for Arm)."""
-    return bool(build.get("sass") or build.get("ptx") or build.get("platform") == "aarch64")
+    return bool(build.get("library") or build.get("platform") == "aarch64")
 
 
 def shipped_row(build: dict, index_name: str) -> dict:

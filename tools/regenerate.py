@@ -50,8 +50,8 @@ sys.path.insert(0, str(REPO / "tools"))
 import compile_data  # noqa: E402  (tools/ is not a package)
 import import_overlay  # noqa: E402
 import pci_ids  # noqa: E402
-from import_harvest import KEYS, render  # noqa: E402
-from import_overlay import FACT_KEYS, PROFILES, release_block, says_archs  # noqa: E402
+from import_harvest import FACT_KEYS, IDENTITY, KEYS, PROVENANCE, render  # noqa: E402
+from import_overlay import PROFILES, release_block, says_archs  # noqa: E402
 from packaging.specifiers import InvalidSpecifier, SpecifierSet  # noqa: E402
 from packaging.version import InvalidVersion, Version  # noqa: E402
 
@@ -60,8 +60,6 @@ from gpuvet.kb import loader  # noqa: E402
 from gpuvet.sources import harvest  # noqa: E402
 
 DATA = REPO / "src" / "gpuvet" / "kb" / "data"
-IDENTITY = ("framework", "distribution", "version", "platform")
-PROVENANCE = ("wheel", "sha256", "read_on", "source")
 
 # The NVIDIA files: {file: {array of tables: {field: shape}}}; a field ending in "?" may be absent.
 CURATED = {
@@ -205,7 +203,7 @@ def validate_build(build: dict, framework: str) -> list:
     if cited not in build["source"] or f": {build['distribution']} {build['version']}, " not in build["source"]:
         problems.append(f"{label}: the source line does not name this wheel and sha256")
     if not says_archs(build):
-        problems.append(f"{label}: no sass or ptx (a wheel without CUDA code is not a shipped build)")
+        problems.append(f"{label}: no library with CUDA code (a wheel without CUDA code is not a shipped build)")
     return problems
 
 

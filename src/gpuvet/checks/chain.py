@@ -17,6 +17,8 @@ from packaging.version import Version
 
 from gpuvet.findings import make
 from gpuvet.kb import compat, versions
+from gpuvet.kb import libraries as roles
+from gpuvet.kb.loader import normalize_name
 from gpuvet.models import Finding, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -164,18 +166,19 @@ def _model_host(view: SnapshotView, kb: Any) -> compat.Host:
 
 
 def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> compat.Build:
-    """The candidate as the model sees it: the arch lists of its binaries when they are known (installed here, or
-    carried by a capture: they win), else the knowledge base's; on an Arm host the Arm wheel, whose lists the KB does
-    not hold. With binaries the lists are every file's together, for display: each file is judged on its own
-    (``judge_files``)."""
+    """The candidate as the model sees it: its libraries unit by unit when they are known (installed here, or carried
+    by a capture: they win; else the knowledge base's, read from the published wheel), else its two arch lists; on an
+    Arm host the Arm wheel's, which the KB holds apart."""
     variant = candidate.variant
     sass = tuple(variant.sass or ()) or None
     ptx = tuple(variant.ptx or ()) if sass else (tuple(variant.ptx or ()) or None)
+    libraries = variant.extra.get("libraries") or None
     source = "kb"
-    files = binary_files(view, candidate)
+    files = binary_libraries(view, candidate)
     if files is not None:
-        sass = compat.sort_archs([a for _, file_sass, _ in files for a in file_sass])
-        ptx = compat.sort_archs([a for _, _, file_ptx in files for a in file_ptx])
+        libraries = files
+        sass = compat.sort_archs([a for lib in files if lib.role == compat.KERNELS for a in lib.sass])
+        ptx = compat.sort_archs([a for lib in files if lib.role == compat.KERNELS for a in lib.ptx])
         source = "binary"
     platform = "x86_64"
     if host.platform != "x86_64":
@@ -184,83 +187,35 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
             arm = candidate.extra("aarch64") or {}
             sass = tuple(arm.get("sass", ())) or None
             ptx = tuple(arm.get("ptx", ())) if sass else None
+            libraries = arm.get("libraries") or None
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
                         arch_source=source, builds_here=bool(candidate.extra("builds_here")),
-                        ptx_cuda=candidate.extra("ptx_cuda"), own_kernels=candidate.extra("own_kernels") is not False)
+                        ptx_cuda=candidate.extra("ptx_cuda"), own_kernels=candidate.extra("own_kernels") is not False,
+                        libraries=libraries)
 
 
-# The library of each framework whose fatbin is the framework's kernels (what the chain judges when installed).
-MAIN_LIBRARIES = {"torch": ("libtorch_cuda",), "tensorflow": ("libtensorflow_framework", "_pywrap_tensorflow_internal"),
-                  "paddle": ("libpaddle",), "jax": ("xla_cuda_plugin", "xla_extension")}
-
-BinaryFile = Tuple[str, Tuple[str, ...], Tuple[str, ...]]  # (file name, sass, ptx)
+BinaryFile = Tuple[str, Tuple[str, ...], Tuple[str, ...]]  # (file name, sass, ptx): what a capture keeps of a binary
 
 
-def binary_files(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[BinaryFile, ...]]:
-    """(file, sass, ptx) of each binary the candidate's kernels are judged on: the ones a capture carried, else
-    the installed framework's kernel libraries (``MAIN_LIBRARIES``) when the candidate is what is installed; None
-    when neither is known (the knowledge base's lists decide)."""
+def binary_libraries(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[compat.Library, ...]]:
+    """The libraries the candidate's kernels are judged on when its binaries are at hand: the ones a capture carried,
+    else the installed framework's own (every library its distributions installed, unit by unit as the probe read
+    them), when the candidate is what is installed; None when neither is known (the knowledge base decides). Roles
+    come from the framework file's ``[libraries]`` (gpuvet.kb.libraries)."""
+    spec = candidate.framework.extra.get("libraries")
     if candidate.binaries is not None:
-        return tuple(candidate.binaries) or None
+        records = [{"file": name, "sass": sass, "ptx": ptx} for name, sass, ptx in candidate.binaries]
+        return roles.from_records(spec, records) or None
     if _installed_version(view, candidate) is None:
         return None
-    prefixes = MAIN_LIBRARIES.get(candidate.framework.name, ())
-    files: List[BinaryFile] = []
+    owners = {normalize_name(d) for d in candidate.framework.distributions}
+    records = []
     for binary in view.binaries:
-        name = str(binary.get("path") or "").rsplit("/", 1)[-1]
-        if binary.get("error") or not any(name.startswith(p) for p in prefixes):
+        if binary.get("error") or normalize_name(str(binary.get("package") or "")) not in owners:
             continue
-        sass, ptx = compat.sort_archs(list(binary.get("sass") or ())), compat.sort_archs(list(binary.get("ptx") or ()))
-        if sass or ptx:  # a library without CUDA code launches no kernel of its own
-            files.append((name, sass, ptx))
-    return tuple(files) or None
-
-
-# Which file's judgement speaks for the build, most decisive first: a file with no code for the GPU, then one whose
-# PTX the driver cannot JIT-compile, then any other failure, then an unknown, then a file reached only through PTX.
-_DECISIVE = ((compat.FAILS, "no_usable_arch"), (compat.FAILS, "ptx_needs_newer_driver"), (compat.FAILS, None),
-             (compat.UNKNOWN, None), (compat.RUNS, "ptx"))
-
-
-def partial_archs(view: SnapshotView, candidate: Candidate, host: compat.Host) -> Tuple[str, ...]:
-    """Archs the harvest of this very build found in only part of its kernel library's kernels (``PARTIAL_SHARE`` in
-    sources/harvest.py; kb/loader.py keeps them out of the variant's lists): a scan of a copy of that build sees them
-    in the file, yet they do not make a GPU run it. Only where the binaries are that build: an installed version whose
-    local label is the variant's (or none, for the default variant), or a capture's own target; and only on x86_64,
-    the one platform whose partial lists the knowledge base keeps."""
-    variant = candidate.variant
-    if host.platform != "x86_64" or not variant.extra.get("arch_source"):
-        return ()
-    if candidate.binaries is None:
-        installed = _installed_version(view, candidate) or ""
-        local = installed.partition("+")[2]
-        if (local or candidate.release.default_variant) != variant.name:
-            return ()
-    return tuple(variant.extra.get("sass_cubins_partial") or ()) + tuple(variant.extra.get("ptx_partial") or ())
-
-
-def judge_files(build: compat.Build, files: Sequence[BinaryFile], gpu: compat.Gpu, host: compat.Host,
-                kb: Any, partial: Sequence[str] = ()) -> compat.Judgement:
-    """Rules 1-3 for each binary file on its own, never for the files pooled: the driver loads a module's kernels
-    from that module's own fatbin (a cubin for the GPU, else PTX it JIT-compiles), so a library whose kernels do
-    not reach the GPU fails at its first kernel launch whatever another file carries (CUDA C++ Programming Guide,
-    Application Compatibility, Binary Compatibility and PTX Compatibility). The build runs only if every file does.
-    Archs in ``partial`` (``partial_archs``) do not count. The judgement that speaks for the build names its file(s),
-    their archs and the partial ones they carry in ``facts`` (file, sass, ptx, partial)."""
-    judged = [(name, sass, ptx, compat.code_path(build._replace(
-        sass=tuple(a for a in sass if a not in partial), ptx=tuple(a for a in ptx if a not in partial),
-        arch_source="binary"), gpu, host, kb)) for name, sass, ptx in files]
-    for status, reason in _DECISIVE:
-        hits = [item for item in judged if item[3].status == status and reason in (None, item[3].reason)]
-        if hits:
-            break
-    else:
-        hits = judged[:1]
-    name, sass, ptx, judgement = hits[0]
-    same = [item[0] for item in hits if item[3].reason == judgement.reason]
-    return judgement._replace(facts=dict(judgement.facts, file=", ".join(same), sass=" ".join(sass) or "-",
-                                                     ptx=" ".join(ptx) or "-",
-                                                     partial=" ".join(a for a in list(sass) + list(ptx) if a in partial)))
+        if binary.get("sass") or binary.get("ptx"):  # a library without CUDA code launches no kernel of its own
+            records.append(dict(binary, file=str(binary.get("path") or "")))
+    return roles.from_records(spec, records) or None
 
 
 def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
@@ -276,13 +231,10 @@ def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[
 def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
-    files = binary_files(view, candidate)
     found = []
     for label, gpu in model_gpus(view, kb):
         if build.cuda and not compat.platform_fits(build, gpu, host):
             judgement = compat.Judgement(compat.FAILS, "platform_mismatch", facts={"build": build.platform, "host": host.platform})
-        elif files is not None:
-            judgement = judge_files(build, files, gpu, host, kb, partial_archs(view, candidate, host))
         else:
             judgement = compat.code_path(build, gpu, host, kb)
         found.append((label, gpu, judgement))

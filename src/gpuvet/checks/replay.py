@@ -16,19 +16,12 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import run_checks
-from gpuvet.checks.chain import (
-    BinaryFile,
-    Candidate,
-    judge_files,
-    model_build,
-    model_gpus,
-    model_host,
-    partial_archs,
-)
+from gpuvet.checks.chain import BinaryFile, Candidate, model_build, model_gpus, model_host
 from gpuvet.checks.fleet import FIELD_NAMES, fingerprint
 from gpuvet.checks.resolve import first_fit, resolve
 from gpuvet.checks.stack import effective
 from gpuvet.checks.targets import parse_target
+from gpuvet.kb import compat
 from gpuvet.kb.compat import match_archs, sort_archs
 from gpuvet.models import CheckReport
 from gpuvet.probe.names import canonical_name
@@ -127,8 +120,8 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
     enough: its kernels would fail to load): {"target", "fact", "captured", "here"}. The target is the captured one
     of that distribution's framework (``torch==2.5.1+cu124``), else ``name==version``.
 
-    Each file is judged on its own by the chain's rule (``chain.judge_files``: ``kb.compat``'s SASS, PTX and the
-    driver that JIT-compiles it). A distribution no target names has no known toolkit, so only the arch part of the
+    Each file is judged on its own by ``kb.compat``'s rule (``code_path``: SASS, PTX and the driver that
+    JIT-compiles it). A distribution no target names has no known toolkit, so only the arch part of the
     rule (``match_archs``) can be asked of its files."""
     groups = [(label, gpu) for label, gpu in model_gpus(view, kb) if gpu.cc]  # unknown capability: not judged
     host = model_host(view, kb)
@@ -142,8 +135,8 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
         build = model_build(view, candidate, host) if candidate is not None else None
         for label, gpu in groups:
             if build is not None:
-                partial = partial_archs(view, candidate, host) if candidate is not None else ()
-                short = [f for f in files if judge_files(build, [f], gpu, host, kb, partial).reason in _ARCH_REASONS]
+                short = [f for f in files if compat.code_path(build._replace(libraries=(compat.library_from_lists(*f),)),
+                                                              gpu, host, kb).reason in _ARCH_REASONS]
             else:
                 short = [f for f in files if not match_archs(str(gpu.cc), list(f[1]), list(f[2])).runs]
             if not short:

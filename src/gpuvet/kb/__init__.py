@@ -138,6 +138,20 @@ class KnowledgeBase:
             return next((f for f in families if not f.get("minor_compat")), None)
         return None
 
+    def cuda_for_ptx_isa(self, isa: Optional[str]) -> Optional[str]:
+        """The first CUDA release that writes PTX ISA ``isa`` ("8.7" -> "12.8"): its driver is the oldest that can
+        JIT-compile that PTX (ptx_isa.toml). None for an ISA the table does not list."""
+        if not isa:
+            return None
+        table = self.__dict__.get("_ptx_isa")
+        if table is None:
+            table = self.__dict__["_ptx_isa"] = {str(r["version"]): str(r["cuda"]) for r in _file("ptx_isa").get("isa", ())}
+        return table.get(str(isa))
+
+    @property
+    def ptx_isa_source(self) -> str:
+        return str(_file("ptx_isa").get("source", ""))
+
     def cuda_for_driver(self, driver: str) -> Optional[str]:
         """The newest CUDA a driver supports (nvidia-smi's "CUDA Version"); None when its branch is newer than the KB.
 

@@ -13,9 +13,14 @@ encoded; the table-driven test (tests/kb/test_compat_model.py) holds one row per
    code compiled with a newer toolkit ... cannot be JIT-compiled by an older driver" and minor-version
    compatibility does not extend to it (CUDA Compatibility guide, minor-version compatibility limitations; the
    error is CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "the provided PTX was compiled with an unsupported toolchain").
-3. A build runs on a GPU when a cubin runs by rule 1 or a PTX by rule 2, judged on the build's own arch lists
-   (from the knowledge base, or read from the installed binaries, which win). What a toolkit could target explains a
-   list; it never fails a build on its own.
+3. What the GPU loads decides. The driver loads a kernel from the fatbin of its own module ("code unit": one
+   container of a library's ``.nv_fatbin``), a cubin by rule 1, else PTX by rule 2 whose ISA version names the
+   toolkit that wrote it and so the oldest driver that can JIT-compile it (ptx_isa.toml). So each library is judged
+   by its own code units, never by a union with another library or by code the runtime never loads
+   (``__nv_relfatbin``). A library reaches a GPU when at least ``LIBRARY_SHARE`` of its units built for that GPU's
+   range reach it (see ``judge_library``); a framework runs when each of its own kernel libraries does (which those
+   are is data: ``[libraries]`` of its framework file); a bundled library serving one feature (cuSPARSELt) fails
+   that feature, not the framework. What a toolkit could target explains a list; it never fails a build on its own.
 4. Driver and runtime. A CUDA X.Y runtime needs the driver packaged with X.Y, or -- from CUDA 11 -- the floor of
    its major through minor-version compatibility, or the forward-compatibility package (``cuda-compat``) on
    data-center GPUs under Linux, on a driver branch NVIDIA lists for that package's CUDA release ("The CUDA driver's
@@ -62,7 +67,19 @@ REASONS = (
     "cpu_build",  # runs: a CPU build needs no GPU at all
     "local_build",  # runs: the kernels are compiled on the machine for its GPU (the toolkit link judges that)
     "no_own_kernels",  # runs as far as its own code goes: a pure-Python package, its dependencies are judged apart
+    "not_for_gpu",  # a library with no code unit built for this GPU's range (a Hopper-only attention library on an A100)
 )
+
+KERNELS, FEATURE = "kernels", "feature"  # a library's role: the framework's own kernels, or one feature's
+
+# gpuvet's judgement, not a rule NVIDIA states: a library reaches a GPU when at least this share of its code units
+# built for the GPU's range reach it. A unit is built for that range unless it carries only arch-specific code for
+# another GPU (sm_90a) or only code for GPUs newer than this one (an sm_80+ quantisation kernel on a T4): those are
+# kernels a framework dispatches by compute capability and never launches here. The rest of the gap is kernels
+# compiled for neighbours but not for this GPU (an Ada-only FP8 kernel beside Hopper ones). Real wheels sit far from
+# the line: 0 % where a generation is missing (torch 2.5.1's libtorch_cuda.so on sm_120, vLLM 0.11's FlashAttention-2
+# on an H100 whose driver cannot JIT its PTX), 93-100 % otherwise (vLLM 0.11's _C on an H100: 42 of 44).
+LIBRARY_SHARE = 0.9
 
 PLATFORMS = ("x86_64", "sbsa", "jetson")
 
@@ -181,10 +198,17 @@ class Build(NamedTuple):
     builds_here: bool = False  # compiled on the machine for its own GPU (a source or JIT build): no list to judge
     ptx_cuda: Optional[str] = None  # the toolkit that wrote its PTX when not ``cuda`` (xformers runs on torch's CUDA)
     own_kernels: bool = True  # False: a pure-Python package whose kernels are its dependencies' (judged on their own)
+    libraries: Optional[Tuple["Library", ...]] = None  # its libraries unit by unit; None: the two lists above stand
 
     @property
     def ptx_toolkit(self) -> Optional[str]:
         return self.ptx_cuda or self.cuda
+
+    def code(self) -> Tuple["Library", ...]:
+        """The libraries the build is judged on: its own, else its two arch lists as one library of one unit."""
+        if self.libraries:
+            return self.libraries
+        return (library_from_lists("", self.sass or (), self.ptx or ()),)
 
     @property
     def archs_known(self) -> bool:
@@ -408,33 +432,211 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
         return Judgement(RUNS, "local_build", notes=runtime.notes)
     if not build.own_kernels:
         return Judgement(RUNS, "no_own_kernels", notes=runtime.notes)
-    sass, ptx = build.sass or (), build.ptx or ()
-    found = match_archs(gpu.cc, sass, ptx) if build.archs_known else None
-    if found is not None and not found.runs:
-        facts: Dict[str, Any] = {"why": why_no_arch(gpu.cc, sass, ptx), "needs": runnable_archs(gpu.cc)}
+    decisive, verdicts = judge_libraries(build, gpu, host, kb) if build.archs_known else (None, ())
+    facts: Dict[str, Any] = _library_facts(decisive, verdicts, gpu) if decisive is not None else {}
+    if decisive is not None and decisive.reach.reason == "no_usable_arch":
+        library = decisive.library
+        facts.update({"why": why_no_arch(gpu.cc, library.sass, library.ptx), "needs": runnable_archs(gpu.cc)})
         return Judgement(FAILS, "no_usable_arch", facts=facts, notes=runtime.notes)
     floor = library_floor(build, gpu, kb)  # after the archs (a build with no code for the GPU says so first),
     if floor is not None:  # before "unknown" (a known floor fails a build whose arch list is not known)
         return floor
-    if found is None:
+    if decisive is None:
         return Judgement(UNKNOWN, "arch_list_unknown", facts={"cuda": build.cuda}, notes=runtime.notes)
-    if found.kind == "ptx":
-        jit = jit_driver_ok(build, gpu, host, kb)
-        if jit is None and forward_compat_applies(gpu, host, build.ptx_toolkit or "", kb) is None:
-            return Judgement(UNKNOWN, "driver_unknown", via=found.arch, notes=runtime.notes,
-                             facts={"cuda": build.ptx_toolkit or build.cuda, "why": "forward_compat_unlisted",
-                                    "compat": host.compat})
-        if jit is False:
-            toolkit = build.ptx_toolkit or build.cuda
-            packaged = kb.min_driver_for_cuda(toolkit, host.os)
-            return Judgement(FAILS, "ptx_needs_newer_driver", via=found.arch,
-                             facts={"ptx": found.arch, "cuda": toolkit,
-                                    "branch": kb.driver_branch_for_cuda(toolkit) or f"CUDA {toolkit}",
-                                    "packaged": packaged.toolkit_driver if packaged is not None else None})
-        return Judgement(RUNS, "ptx", via=found.arch, notes=runtime.notes + ("ptx_jit",), sources=runtime.sources)
+    reach = decisive.reach
+    if reach.status == UNKNOWN:
+        return Judgement(UNKNOWN, "driver_unknown", via=reach.via, notes=runtime.notes,
+                         facts=dict(facts, cuda=reach.ptx_cuda or build.ptx_toolkit or build.cuda,
+                                    why="forward_compat_unlisted", compat=host.compat))
+    if reach.status == FAILS:  # ptx_needs_newer_driver
+        toolkit = reach.ptx_cuda or build.ptx_toolkit or build.cuda
+        packaged = kb.min_driver_for_cuda(toolkit, host.os)
+        return Judgement(FAILS, "ptx_needs_newer_driver", via=reach.via,
+                         facts=dict(facts, ptx=_blocked_ptx(decisive.library, gpu), cuda=toolkit,
+                                    branch=kb.driver_branch_for_cuda(toolkit) or f"CUDA {toolkit}",
+                                    packaged=packaged.toolkit_driver if packaged is not None else None))
+    if reach.reason == "ptx":
+        return Judgement(RUNS, "ptx", via=reach.via, notes=runtime.notes + ("ptx_jit",), sources=runtime.sources,
+                         facts=facts)
     if runtime.status == UNKNOWN:
-        return Judgement(UNKNOWN, runtime.reason, via=found.arch, facts=runtime.facts)
-    return Judgement(RUNS, "sass", via=found.arch, notes=runtime.notes, facts=runtime.facts, sources=runtime.sources)
+        return Judgement(UNKNOWN, runtime.reason, via=reach.via, facts=dict(runtime.facts, **facts))
+    return Judgement(RUNS, "sass", via=reach.via, notes=runtime.notes, facts=dict(runtime.facts, **facts),
+                     sources=runtime.sources)
+
+
+def _blocked_ptx(library: Library, gpu: Gpu) -> Optional[str]:
+    cc = parse_cc(gpu.cc or "")
+    found = [a for g in library.units if _closest(g.sass, cc, sass_runs_on) is None
+             for a in [_closest(g.ptx, cc, ptx_runs_on)] if a is not None]
+    return max(found, key=lambda a: (a.major, a.minor)).name if found else None
+
+
+def _library_facts(decisive: LibraryVerdict, verdicts: Sequence[LibraryVerdict], gpu: Gpu) -> Dict[str, Any]:
+    """What the sentences and the JSON say of the libraries: the deciding one (file, its archs, its share) and each
+    feature library that does not reach the GPU."""
+    library, reach = decisive.library, decisive.reach
+    facts: Dict[str, Any] = {"file": library.file, "sass": " ".join(library.sass) or "-",
+                             "ptx": " ".join(library.ptx) or "-", "units": library.total,
+                             "built_for": reach.built_for, "reached": reach.reached, "jit": reach.jit}
+    features = [v for v in verdicts if v.library.role == FEATURE and v.reach.status in (FAILS, UNKNOWN)]
+    if features:
+        facts["features"] = tuple((v.library.feature or v.library.file, v.library.file, v.reach.reason) for v in features)
+    return facts
+
+
+# ------------------------------------------------------------------------------------- libraries, unit by unit
+class Units(NamedTuple):
+    """``count`` code units of one library that carry the same code: their cubins, their PTX and each PTX's ISA."""
+
+    count: int
+    sass: Tuple[str, ...]
+    ptx: Tuple[str, ...] = ()
+    isa: Tuple[Tuple[str, str], ...] = ()  # (PTX arch, PTX ISA version) where the reader saw the version
+
+
+class Library(NamedTuple):
+    """One library (shared object) of a build as the reader saw it, and its role in the framework."""
+
+    file: str
+    units: Tuple[Units, ...]
+    role: str = KERNELS  # KERNELS | FEATURE
+    feature: Optional[str] = None  # the feature a FEATURE library serves, as its framework file names it
+
+    @property
+    def sass(self) -> Tuple[str, ...]:
+        return sort_archs([a for group in self.units for a in group.sass])
+
+    @property
+    def ptx(self) -> Tuple[str, ...]:
+        return sort_archs([a for group in self.units for a in group.ptx])
+
+    @property
+    def total(self) -> int:
+        return sum(group.count for group in self.units)
+
+
+def library_from_lists(file: str, sass: Sequence[str], ptx: Sequence[str], role: str = KERNELS) -> Library:
+    """A library known only by its arch lists (a hand-written record, a capture): one unit carrying all of them."""
+    return Library(file, (Units(1, tuple(sass), tuple(ptx)),), role)
+
+
+def library_from_record(record: Mapping[str, Any], role: str = KERNELS, feature: Optional[str] = None) -> Library:
+    """A library as a harvested record or the probe writes it: ``{"file", "units": [{"count", "sass", "ptx", "isa"}]}``."""
+    groups = []
+    for group in record.get("units") or ():
+        isa = group.get("isa") or {}
+        groups.append(Units(int(group.get("count") or 0), tuple(group.get("sass") or ()), tuple(group.get("ptx") or ()),
+                            tuple(sorted((str(k), str(v)) for k, v in isa.items()))))
+    return Library(str(record.get("file") or record.get("path") or ""), tuple(groups), role, feature)
+
+
+class Reach(NamedTuple):
+    """How one library reaches one GPU: the counts behind ``judge_library``'s status."""
+
+    status: str  # RUNS | FAILS | UNKNOWN | "n/a" (no unit built for this GPU's range)
+    reason: str  # sass | ptx | no_usable_arch | ptx_needs_newer_driver | driver_unknown | not_for_gpu
+    built_for: int  # units built for this GPU's range
+    reached: int  # of them, units that reach it
+    jit: int  # of those, units reached only through PTX
+    blocked: int  # units whose only way in is PTX this driver cannot compile
+    via: Optional[str]  # the arch most reached units load ("sm_90", "compute_80")
+    ptx_cuda: Optional[str]  # the toolkit that wrote the blocked (else the JIT-compiled) PTX
+
+
+NOT_FOR_GPU = "n/a"
+
+
+def _lowest(group: Units) -> Optional[Tuple[int, int]]:
+    parsed = [parse_arch(a) for a in group.sass + group.ptx]
+    return min(((a.major, a.minor) for a in parsed if a is not None), default=None)
+
+
+def _only_for_other_gpus(group: Units, cc: Tuple[int, int]) -> bool:
+    """A unit no framework launches on this GPU: arch-specific or family code for another GPU only, or code for
+    newer GPUs only (its lowest target is above this GPU)."""
+    parsed = [a for a in (parse_arch(n) for n in group.sass + group.ptx) if a is not None]
+    if not parsed:
+        return True
+    if all(a.variant in ("a", "f") for a in parsed):
+        return True
+    lowest = _lowest(group)
+    return lowest is not None and lowest > cc
+
+
+def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any) -> Reach:
+    """Rules 1-3 for one library: unit by unit, the cubin the driver would load, else the PTX it would JIT-compile
+    (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands)."""
+    cc = parse_cc(gpu.cc or "")
+    built_for = reached = jit = blocked = unknown = 0
+    vias: Dict[str, int] = {}
+    ptx_cuda: Optional[str] = None
+    blocked_cuda: Optional[str] = None
+    for group in library.units:
+        native = _closest(group.sass, cc, sass_runs_on)
+        jit_arch = None if native is not None else _closest(group.ptx, cc, ptx_runs_on)
+        if native is None and jit_arch is None:
+            if not _only_for_other_gpus(group, cc):
+                built_for += group.count
+            continue
+        built_for += group.count
+        if native is not None:
+            reached += group.count
+            vias[native.name] = vias.get(native.name, 0) + group.count
+            continue
+        isa = dict(group.isa).get(jit_arch.name)  # type: ignore[union-attr]  # jit_arch is set: checked above
+        toolkit = kb.cuda_for_ptx_isa(isa) or build.ptx_toolkit
+        can = jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
+        if can is False:
+            blocked += group.count
+            blocked_cuda = _newest_cuda(blocked_cuda, toolkit)
+        elif can is None:
+            unknown += group.count
+        else:
+            reached += group.count
+            jit += group.count
+            ptx_cuda = _newest_cuda(ptx_cuda, toolkit)
+            vias[jit_arch.name] = vias.get(jit_arch.name, 0) + group.count  # type: ignore[union-attr]
+    via = max(vias, key=lambda name: (vias[name], arch_order(name))) if vias else None
+    if built_for == 0:
+        return Reach(NOT_FOR_GPU, "not_for_gpu", 0, 0, 0, 0, None, None)
+    if reached >= LIBRARY_SHARE * built_for:
+        return Reach(RUNS, "ptx" if jit == reached else "sass", built_for, reached, jit, blocked, via, ptx_cuda)
+    if reached + unknown >= LIBRARY_SHARE * built_for:
+        return Reach(UNKNOWN, "driver_unknown", built_for, reached, jit, blocked, via, ptx_cuda)
+    if reached + blocked + unknown >= LIBRARY_SHARE * built_for:  # a newer driver would JIT-compile the missing units
+        return Reach(FAILS, "ptx_needs_newer_driver", built_for, reached, jit, blocked, via, blocked_cuda)
+    return Reach(FAILS, "no_usable_arch", built_for, reached, jit, blocked, via, blocked_cuda)
+
+
+def _newest_cuda(left: Optional[str], right: Optional[str]) -> Optional[str]:
+    pair = [c for c in (left, right) if c and versions.cuda_major_minor(c) is not None]
+    return max(pair, key=versions.cuda_major_minor) if pair else (left or right)  # type: ignore[arg-type, return-value]
+
+
+# Which kernel library speaks for the build, most decisive first.
+_DECISIVE = ((FAILS, "no_usable_arch"), (FAILS, "ptx_needs_newer_driver"), (UNKNOWN, None), (RUNS, "ptx"), (RUNS, None))
+
+
+class LibraryVerdict(NamedTuple):
+    """One library's judgement, for the findings: which library, its role, and how it reaches the GPU."""
+
+    library: Library
+    reach: Reach
+
+
+def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: Any) -> Tuple[Optional[LibraryVerdict], Tuple[LibraryVerdict, ...]]:
+    """(the kernel library that decides the build, every library's verdict). A build with no kernel library built
+    for this GPU's range at all has none built for it: the first kernel library then decides as no_usable_arch."""
+    verdicts = tuple(LibraryVerdict(lib, judge_library(lib, build, gpu, host, kb)) for lib in build.code())
+    kernels = [v for v in verdicts if v.library.role == KERNELS] or list(verdicts)
+    if all(v.reach.status == NOT_FOR_GPU for v in kernels):
+        first = kernels[0]
+        return first._replace(reach=first.reach._replace(status=FAILS, reason="no_usable_arch")), verdicts
+    for status, reason in _DECISIVE:
+        hits = [v for v in kernels if v.reach.status == status and reason in (None, v.reach.reason)]
+        if hits:
+            return hits[0], verdicts
+    return None, verdicts
 
 
 # ------------------------------------------------------------------------------------------ container requirement

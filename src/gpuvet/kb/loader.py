@@ -179,8 +179,9 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
     releases = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
-    releases = [_with_harvest(str(head["name"]), release) for release in releases]
-    releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases})
+    spec = document.get("libraries")
+    releases = [_with_harvest(str(head["name"]), release, spec) for release in releases]
+    releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases}, spec)
     releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
@@ -209,7 +210,7 @@ def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 
-def _overlay_releases(framework: str, known: set) -> List[Release]:
+def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None) -> List[Release]:
     """Releases the shipped data lacks, made from the user's own readings of their wheels (``gpuvet kb harvest``).
 
     Only what the wheel itself says goes in: Requires-Python, the CUDA of its version module or of its pinned
@@ -229,7 +230,7 @@ def _overlay_releases(framework: str, known: set) -> List[Release]:
         variants: Dict[str, Variant] = {}
         requires: Dict[str, str] = {}
         for build in builds:
-            variant = overlay_variant(framework, version, build)
+            variant = overlay_variant(framework, version, build, spec)
             if variant is not None:
                 variants.setdefault(variant.name, variant)
             for pinned in build.get("requires", ()):  # torch and xformers pins, as the shipped records keep them
@@ -274,7 +275,8 @@ def pinned_torch_build(version: str, torch_file: Optional[Union[str, "Path"]] = 
     return None
 
 
-def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> Optional[Variant]:
+def overlay_variant(framework: str, version: str, build: Mapping[str, Any],
+                    spec: Optional[Mapping[str, Any]] = None) -> Optional[Variant]:
     cuda = build.get("cuda")
     cuda_from = build.get("cuda_from")
     extra: Dict[str, Any] = {}
@@ -285,7 +287,7 @@ def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> O
             cuda_from = f"torch {build['requires_torch']} (its PyPI default build, as the knowledge base knows it)"
             extra["cuda_from"] = "torch"
     if not cuda:
-        if build.get("sass") or build.get("ptx"):
+        if build.get("library") or build.get("sass") or build.get("ptx"):
             return None  # CUDA code of an unknown CUDA: never passed as a CPU build
         name = "cpu"
     else:
@@ -294,9 +296,8 @@ def overlay_variant(framework: str, version: str, build: Mapping[str, Any]) -> O
             return None
         cuda = "%d.%d" % parsed
         name = variant_key(str(cuda))
-    full_sass, ptx, partial, partial_ptx, source = _harvested_archs([build])
-    extra.update({"sass_cubins_partial": list(partial), "ptx_partial": list(partial_ptx), "arch_source": source,
-                  "cuda_read_from": cuda_from})
+    libraries, full_sass, ptx, source = _harvested_archs([build], spec)
+    extra.update({"libraries": libraries, "arch_source": source, "cuda_read_from": cuda_from})
     distribution = str(build.get("distribution") or framework)
     return Variant(
         name=name, cuda=str(cuda) if cuda else None, cudnn=build.get("cudnn"), nccl=build.get("nccl"),
@@ -317,28 +318,27 @@ def _same_cuda(variant: Variant, build: Mapping[str, Any]) -> bool:
     return bool(digits) and want is not None and str(want[0]) == digits
 
 
-def _harvested_archs(builds: List[Mapping[str, Any]]) -> Tuple[Tuple[str, ...], Tuple[str, ...], Tuple[str, ...],
-                                                                Tuple[str, ...], str]:
-    """(sass, ptx, partial sass, partial ptx, source) over the wheels of one build. Cubins that only a few kernels have (an
-    arch-specific sm_90a next to sm_90) do not make a GPU run the build: they are kept apart as ``partial``. Nor
-    does PTX that only part of the kernels carry (``partial_ptx``: torch 1.12's compute_70 is its bundled cuBLAS's)."""
-    sass: List[str] = []
-    ptx: List[str] = []
-    partial: List[str] = []
-    partial_ptx: List[str] = []
+def _harvested_archs(builds: List[Mapping[str, Any]], spec: Optional[Mapping[str, Any]]
+                     ) -> Tuple[Tuple[Any, ...], Tuple[str, ...], Tuple[str, ...], str]:
+    """(libraries, sass, ptx, source) over the wheels of one build: every library as read, with the role the framework
+    file gives it (gpuvet.kb.libraries), and for display the archs its kernel libraries carry. What runs where is
+    derived from the libraries at check time (gpuvet.kb.compat), never from the two lists."""
+    from gpuvet.kb import compat, libraries as roles
+
+    records: List[Mapping[str, Any]] = []
     for build in builds:
-        sass += list(build.get("sass", ()))
-        ptx += list(build.get("ptx", ()))
-        partial += list(build.get("partial_sass", ()))
-        partial_ptx += list(build.get("partial_ptx", ()))
-    full = [a for a in dict.fromkeys(sass) if a not in partial]
-    full_ptx = [a for a in dict.fromkeys(ptx) if a not in partial_ptx]
-    return (tuple(full), tuple(full_ptx), tuple(dict.fromkeys(partial)), tuple(dict.fromkeys(partial_ptx)),
-            "; ".join(b["source"] for b in builds))
+        if build.get("library"):
+            records += list(build["library"])
+        elif build.get("sass") or build.get("ptx"):  # an overlay written before libraries were read one by one
+            records.append({"file": str(build.get("wheel") or ""), "sass": build.get("sass"), "ptx": build.get("ptx")})
+    found = roles.from_records(spec, records)
+    kernels = [lib for lib in found if lib.role == compat.KERNELS] or list(found)
+    return (found, compat.sort_archs([a for lib in kernels for a in lib.sass]),
+            compat.sort_archs([a for lib in kernels for a in lib.ptx]), "; ".join(b["source"] for b in builds))
 
 
-def _with_harvest(framework: str, release: Release) -> Release:
-    """The release with the arch lists read from its real wheels, where they were read: the binary wins."""
+def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, Any]] = None) -> Release:
+    """The release with the libraries read from its real wheels, where they were read: the binary wins."""
     x86 = _harvested_of(framework).get((release.version, "x86_64"), [])
     arm = _harvested_of(framework).get((release.version, "aarch64"), [])
     if not x86 and not arm:
@@ -352,9 +352,8 @@ def _with_harvest(framework: str, release: Release) -> Release:
         extra = dict(variant.extra)
         changed = {}
         if matching:
-            sass, ptx, partial, partial_ptx, source = _harvested_archs(matching)
-            extra["sass_cubins_partial"] = list(partial)
-            extra["ptx_partial"] = list(partial_ptx)
+            libraries, sass, ptx, source = _harvested_archs(matching, spec)
+            extra["libraries"] = libraries
             extra["arch_source"] = source
             extra["overlay_disagrees"] = [b["overlay_disagrees"] for b in matching if b.get("overlay_disagrees")]
             built_with = next((str(b["cuda"]) for b in matching if b.get("cuda")), None)
@@ -364,8 +363,8 @@ def _with_harvest(framework: str, release: Release) -> Release:
             changed = {"sass": sass, "ptx": ptx, "source": variant.source + "; " + source}
         arm_matching = [b for b in arm if _same_cuda(variant, b) or (plain and (not b.get("cuda") or not variant.cuda))]
         if arm_matching:
-            sass, ptx, partial, _partial_ptx, source = _harvested_archs(arm_matching)
-            extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "source": source}
+            libraries, sass, ptx, source = _harvested_archs(arm_matching, spec)
+            extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "libraries": libraries, "source": source}
         if changed or arm_matching:
             variants[name] = variant._replace(extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
     return release._replace(variants=variants)

@@ -1,7 +1,11 @@
 """Which SASS and PTX archs a file carries, and which installed libraries carry CUDA code at all.
 
-``archs_of(path)`` answers for one file: an ELF executable / shared library / object (fatbins in ``.nv_fatbin`` or
-``__nv_relfatbin``; failing those, fatbins embedded in read-only data such as ``.rodata``), or a standalone fatbin.
+``archs_of(path)`` answers for one file: an ELF executable / shared library / object (fatbins in ``.nv_fatbin``;
+failing that, fatbins embedded in read-only data such as ``.rodata``), or a standalone fatbin. ``__nv_relfatbin``
+is not loadable code: it holds relocatable device code kept for a later device link (``nvcc -rdc``), which the
+runtime never registers, so its entries are counted apart (``relocatable``) and reach no GPU.
+Per file the scan keeps its **code units** (``units``): one fatbin container is one compiled module, and the driver
+loads a kernel from its own module's container, so what a file runs on is judged unit by unit (gpuvet.kb.compat).
 ``find_cuda_binaries(site_dirs)`` walks site-packages folders for ``*.so`` / ``*.so.*`` and keeps those that carry
 CUDA code, named by the distribution that installed them.
 
@@ -19,9 +23,10 @@ from gpuvet.probe.files import WalkStats, walk_files
 from gpuvet.probe.names import canonical_name
 from gpuvet.probe.records import Records
 
-FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+FATBIN_SECTION = ".nv_fatbin"  # what nvcc's registration code hands the runtime (__cudaRegisterFatBinary)
+RELOCATABLE_SECTION = "__nv_relfatbin"  # -rdc device code awaiting nvlink: never loaded as it stands
 FATBIN_SEGMENT = ".nvFatBinSegment"  # nvcc's registration records, next to .nv_fatbin in every nvcc-linked file
-_CUDA_SECTIONS = FATBIN_SECTIONS + (FATBIN_SEGMENT,)
+_CUDA_SECTIONS = (FATBIN_SECTION, RELOCATABLE_SECTION, FATBIN_SEGMENT)
 SHT_PROGBITS = 1
 SHF_ALLOC = 0x2
 
@@ -37,14 +42,15 @@ _CUDA_RUNTIME = re.compile(r"^lib(cudart|cuda)\.so(\.|$)")
 class ScanResult(object):
     """Everything one scan learned: the entries (arch, kind, flags) and the problem, if any."""
 
-    __slots__ = ("path", "entries", "error", "unsupported", "where")
+    __slots__ = ("path", "entries", "error", "unsupported", "where", "relocatable")
 
     def __init__(self, path):
         self.path = path
-        self.entries = []
+        self.entries = []  # loadable entries only
         self.error = None  # "unreadable: <why>"
         self.unsupported = False  # an ELF kind that cannot carry CUDA code we read (32-bit, big-endian)
         self.where = None  # ".nv_fatbin" | "embedded:.rodata" | "fatbin-file" | "whole-file"
+        self.relocatable = []  # entries of __nv_relfatbin: shown, never judged
 
     @property
     def sass(self):
@@ -54,8 +60,42 @@ class ScanResult(object):
     def ptx(self):
         return sort_archs({e.arch for e in self.entries if e.kind == "ptx"})
 
+    @property
+    def units(self):
+        return unit_groups(self.entries)
+
     def as_dict(self):
-        return {"path": self.path, "sass": self.sass, "ptx": self.ptx, "error": self.error}
+        found = {"path": self.path, "sass": self.sass, "ptx": self.ptx, "error": self.error}
+        if self.entries:
+            found["units"] = self.units
+        return found
+
+
+def unit_groups(entries):
+    """The code units of a file grouped by what they carry, most numerous first:
+    ``[{"count": 2014, "sass": ["sm_80", "sm_90"], "ptx": ["compute_90"], "isa": {"compute_90": "8.4"}}]``.
+
+    Units that carry the same SASS and the same PTX (and PTX ISA) are counted together: a 2 GB library of
+    thousands of modules comes down to a handful of rows, and every per-arch count is their sum."""
+    carried = {}  # type: dict[int, list]
+    for entry in entries:
+        unit = carried.setdefault(entry.unit, [set(), {}])
+        if entry.kind == "sass":
+            unit[0].add(entry.arch)
+        else:
+            unit[1][entry.arch] = entry.isa or unit[1].get(entry.arch)
+    counts = {}  # type: dict[tuple, int]
+    for sass, ptx in carried.values():
+        key = (tuple(sort_archs(sass)), tuple(sorted(ptx.items(), key=lambda item: arch_key(item[0]))))
+        counts[key] = counts.get(key, 0) + 1
+    groups = []
+    for (sass, ptx), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0], item[0][1])):
+        group = {"count": count, "sass": list(sass), "ptx": [arch for arch, _ in ptx]}
+        isa = dict((arch, version) for arch, version in ptx if version)
+        if isa:
+            group["isa"] = isa
+        groups.append(group)
+    return groups
 
 
 def arch_key(arch):
@@ -137,14 +177,23 @@ def _scan_open_file(handle, result, discovery=False):
         return
     if discovery and not any(image.may_have_section(name) for name in _CUDA_SECTIONS) and not _needs_cuda(image):
         return  # most libraries of a site dir: decided from the section-name table and DT_NEEDED alone
-    fatbin_sections = [s for s in image.sections if s.name in FATBIN_SECTIONS and s.has_file_data]
+    fatbin_sections = [s for s in image.sections if s.name == FATBIN_SECTION and s.has_file_data]
     for section in fatbin_sections:
         _check_inside(section, size)
         result.where = section.name
         _walk(result, image.read_at, section.offset, section.offset + section.size, strict=True)
         if result.error:
             return
-    if fatbin_sections:
+    for section in image.sections:
+        if section.name == RELOCATABLE_SECTION and section.has_file_data:
+            _check_inside(section, size)
+            entries, error = fatbin.walk_region(image.read_at, section.offset, section.offset + section.size)
+            result.relocatable.extend(entries)
+            if error and not result.error:
+                result.error = "unreadable: %s" % error
+            if not fatbin_sections:
+                result.where = section.name
+    if fatbin_sections or result.relocatable:
         return
     if discovery and not _may_embed_fatbins(image):
         return

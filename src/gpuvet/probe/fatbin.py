@@ -6,11 +6,17 @@ with nvcc 13.0 and checked against cuobjdump, see tests/binary):
 container header, 16 bytes:  u32 magic 0xBA55ED50 | u16 version (1) | u16 header size (16) | u64 size of entries
 entry header (64, 80, 96, 112 or 120 bytes; little-endian):
     +0 u16 kind (1 = PTX, 2 = ELF/SASS)   +4 u32 header size   +8 u32 payload size (padded)
-    +28 u32 arch (75, 90, 100, 120 ...)   +40 u64 flags
+    +24 u16 minor, +26 u16 major: for a PTX entry the PTX ISA version of its ``.version`` directive (observed with
+    nvcc 13.0's fatbinary on PTX written as ISA 7.0, 8.7 and 9.0, compressed or not; tests/binary holds it against
+    the ``.version`` line of real PTX)   +28 u32 arch (75, 90, 100, 120 ...)   +40 u64 flags
 flags: 0x2000 LZ4-compressed, 0x8000 ZSTD-compressed (the arch is in the header either way: nothing is
 decompressed); 0x100000 arch-specific target ("a": sm_90a / compute_90a); 0x200000 family target ("f":
 sm_100f / compute_100f); 0x1000000 extended header. The "a"/"f" bits were observed with nvcc 13.0 here
 (sm_90a, sm_100a, sm_103a, sm_100f, sm_110f, sm_120f, compute_90a, compute_100f); NVIDIA does not document them.
+
+One container is one compiled module (a code unit: what ``nvcc`` made of one translation unit, or one device-linked
+image): the driver loads a kernel from the container of its own module, so the reader keeps which container each
+entry came from (``Entry.unit``) and callers judge containers, never the union of a file's entries.
 
 Standard library only, Python 3.6+.
 """
@@ -30,8 +36,9 @@ FLAG_FAMILY = 0x200000
 
 _CONTAINER = struct.Struct("<IHHQ")
 _ENTRY_MIN = 48  # the fields read below end at +48
-# kind +0, (version +2), header size +4, payload size +8, arch +28, flags +40: one unpack per entry
-_ENTRY = struct.Struct("<H2xII16xI8xQ")
+# kind +0, (version +2), header size +4, payload size +8, PTX ISA minor +24 and major +26, arch +28, flags +40:
+# one unpack per entry
+_ENTRY = struct.Struct("<H2xII12xHHI8xQ")
 _ENTRY_MAX = 4096  # far above any header seen (120 bytes); more is corruption
 _ARCH_MIN, _ARCH_MAX = 10, 999  # sm_10 .. sm_999: outside this the header is garbage
 _SCAN_CHUNK = 1 << 20
@@ -44,20 +51,23 @@ class FatbinError(Exception):
 class Entry(object):
     """One entry of a fatbin container: ``kind`` is "sass" or "ptx", ``arch`` e.g. "sm_90a" / "compute_90"."""
 
-    __slots__ = ("kind", "arch", "flags", "offset")
+    __slots__ = ("kind", "arch", "flags", "offset", "isa", "unit")
 
-    def __init__(self, kind, arch, flags, offset):
+    def __init__(self, kind, arch, flags, offset, isa=None, unit=None):
         self.kind = kind
         self.arch = arch
         self.flags = flags
         self.offset = offset
+        self.isa = isa  # PTX entries: the PTX ISA version ("8.7"), which names the toolkit that wrote it
+        self.unit = unit  # the offset of the container (the code unit) the entry belongs to
 
     @property
     def compressed(self):
         return bool(self.flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD))
 
     def __repr__(self):
-        return "Entry(%s %s flags=%#x at %d)" % (self.kind, self.arch, self.flags, self.offset)
+        isa = " isa %s" % self.isa if self.isa else ""
+        return "Entry(%s %s%s flags=%#x at %d)" % (self.kind, self.arch, isa, self.flags, self.offset)
 
 
 _NAMES = {}  # type: dict[tuple[int, int, int], str]
@@ -155,6 +165,7 @@ def _walk_container(read_at, offset, region_end):
             break
         entry, size = _read_entry(read_at, position, container_end)
         if entry is not None:
+            entry.unit = offset
             entries.append(entry)
         position += size
     if not entries:
@@ -163,7 +174,7 @@ def _walk_container(read_at, offset, region_end):
 
 
 def _read_entry(read_at, position, container_end):
-    kind, header_size, payload_size, sm, flags = _ENTRY.unpack(read_at(position, _ENTRY_MIN))
+    kind, header_size, payload_size, isa_minor, isa_major, sm, flags = _ENTRY.unpack(read_at(position, _ENTRY_MIN))
     if not _ENTRY_MIN <= header_size <= _ENTRY_MAX:
         raise FatbinError("fatbin entry at offset %d has an impossible header size %d" % (position, header_size))
     size = header_size + payload_size
@@ -177,8 +188,24 @@ def _read_entry(read_at, position, container_end):
         return None, size
     if not _ARCH_MIN <= sm <= _ARCH_MAX:
         raise FatbinError("fatbin entry at offset %d names an impossible arch %d" % (position, sm))
-    kind_name = "ptx" if kind == KIND_PTX else "sass"
-    return Entry(kind_name, arch_name(kind, sm, flags), flags, position), size
+    if kind == KIND_PTX:
+        isa = _isa_name(isa_major, isa_minor)
+        return Entry("ptx", arch_name(kind, sm, flags), flags, position, isa), size
+    return Entry("sass", arch_name(kind, sm, flags), flags, position), size
+
+
+_ISAS = {}  # type: dict[tuple[int, int], str]
+
+
+def _isa_name(major, minor):
+    """"8.7" from the header's PTX ISA fields; None where they cannot be an ISA version (PTX ISA 1.0 .. 99.x)."""
+    if not 1 <= major <= 99 or minor > 99:
+        return None
+    key = (major, minor)
+    name = _ISAS.get(key)
+    if name is None:
+        name = _ISAS.setdefault(key, "%d.%d" % key)
+    return name
 
 
 def find_bytes(read_at, needle, start, end, chunk=_SCAN_CHUNK):

@@ -37,7 +37,6 @@ import tempfile
 import time
 import zipfile
 import zlib
-from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -60,31 +59,12 @@ PLATFORM_TAGS = {
 PYTHONS = ("3.11", "3.12", "3.10", "3.13", "3.9", "3.8", "3.7")  # 3.7: torch 1.0-1.3 has cp27/cp35-cp37 wheels only
 DEFAULT_TIMEOUT = 600.0  # seconds for one release, download included
 NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
-# gpuvet's judgement, not a rule NVIDIA or a framework states: an arch with fewer cubins than this share of the
-# best-covered one is "partial" (SASS), and PTX in fewer than 1 - this share of them does not let a newer GPU run the
-# build. The measured cases sit far from both lines (torch 1.0's compute_50 PTX in 32% of its kernels, torch 1.12's
-# compute_70 in none of libtorch_cuda.so's; TensorFlow 2.15's compute_80 in all).
-PARTIAL_SHARE = 0.25
-
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
 _VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
                   "tensorflow/python/platform/build_info.py", "tensorflow_core/python/platform/build_info.py",
                   "xformers/cpp_lib.json")
-# The library holding a package's general kernels (its arch list decides "partial"); else the member with most cubins.
-_PRIMARY = {
-    # torch's CUDA kernels: libcaffe2_gpu.so in 1.0-1.1, libtorch.so in 1.2-1.4, libtorch_cuda.so since 1.5 (split
-    # in two for cu11x builds of 1.8-1.12); the first that carries SASS is the one
-    "torch": (r"torch/lib/libtorch_cuda\.so$", r"torch/lib/libtorch_cuda_cu\.so$", r"torch/lib/libcaffe2_gpu\.so$",
-              r"torch/lib/libtorch\.so$"),
-    "tensorflow": (r"tensorflow/libtensorflow_cc\.so\.2$",),
-    "paddlepaddle-gpu": (r"paddle/fluid/libpaddle\.so$", r"paddle/fluid/core_avx\.so$"),
-    "vllm": (r"vllm/_C[^/]*\.so$",),
-    "xformers": (r"xformers/_C[^/]*\.so$",),
-    # sgl-kernel's general ops; flash_ops (FlashAttention kernels, sm_80/86/90a) has more cubins but fewer archs
-    "sgl-kernel": (r"sgl_kernel/(sm\d+/)?common_ops[^/]*\.so$",),  # sm90/ and sm100/ builds since 0.3.14
-}
 _NETWORK_TROUBLE = re.compile(
     r"connection error|NewConnectionError|ConnectTimeoutError|ReadTimeoutError|Read timed out|Connection refused|"
     r"Name or service not known|Temporary failure in name resolution|ProxyError|SSLError|CERTIFICATE_VERIFY|"
@@ -489,7 +469,7 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                     version_files[name] = zf.read(info).decode("utf-8", "replace")
                 except (zipfile.BadZipFile, zlib.error, EOFError, OSError):
                     pass
-        members: Dict[str, Dict[str, Any]] = {}
+        members: Dict[str, List[Dict[str, Any]]] = {}  # member -> its code units, grouped
         unreadable: Dict[str, str] = {}
         bundled: Dict[str, Dict[str, List[str]]] = {}  # cudnn / nccl -> version -> the members linking it
         so_members = sorted((i for i in zf.infolist() if _SO.search(i.filename) and not i.is_dir()),
@@ -521,10 +501,7 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                 if result.error and not result.unsupported:
                     unreadable[info.filename] = result.error
                 if result.entries:
-                    members[info.filename] = {
-                        "sass": result.sass, "ptx": result.ptx,
-                        "count": Counter(f"{e.kind}:{e.arch}" for e in result.entries),
-                    }
+                    members[info.filename] = result.units
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     facts = build_facts(version_files, meta["pins"])
@@ -535,19 +512,14 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
             facts[key], facts[key + "_from"] = value, f"{what} in {', '.join(where)}"
         elif len(seen) > 1:
             facts[key + "_bundled"] = {value: ", ".join(where) for value, where in sorted(seen.items())}
-    sass = sort_archs(a for m in members.values() for a in m["sass"])
-    ptx = sort_archs(a for m in members.values() for a in m["ptx"])
     record: Dict[str, Any] = {
         "framework": framework_of(distribution), "distribution": distribution, "version": version,
         "platform": platform,
     }
     record.update({k: v for k, v in facts.items() if k not in ("claimed_archs",)})
-    record["sass"], record["ptx"] = sass, ptx
-    partial, partial_ptx = _partial(distribution, members, sass, ptx)
-    if partial:
-        record["partial_sass"] = partial
-    if partial_ptx:
-        record["partial_ptx"] = partial_ptx
+    # Each library as read, code unit by code unit: the facts. Which of them decide the framework and whether they
+    # reach a GPU is derived at check time (gpuvet.kb.compat), never stored.
+    record["library"] = [{"file": name, "units": units} for name, units in sorted(members.items())]
     if facts.get("claimed_archs"):
         record["claimed_archs"] = facts["claimed_archs"]
     if meta.get("requires_python"):
@@ -556,7 +528,6 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         record["requires"] = meta["requires"]
     if meta.get("version") and versions_differ(str(meta["version"]), version):
         record["wheel_version"] = str(meta["version"])  # a local label (2.13.0+cpu) pip took for ==2.13.0
-    record["members"] = {name: {"sass": m["sass"], "ptx": m["ptx"]} for name, m in sorted(members.items())}
     record["so_members_examined"] = len(so_members)
     if unreadable:
         record["unreadable"] = dict(sorted(unreadable.items()))
@@ -567,35 +538,6 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
 
 def versions_differ(stated: str, wanted: str) -> bool:
     return loader.normalize_name(stated) != loader.normalize_name(wanted)
-
-
-def _partial(distribution: str, members: Mapping[str, Mapping[str, Any]], sass: List[str],
-             ptx: Sequence[str] = ()) -> Tuple[List[str], List[str]]:
-    """(SASS, PTX) archs the primary library lacks or carries in only part of its kernels.
-
-    SASS: fewer cubins than PARTIAL_SHARE of the best-covered arch (a handful of sm_90a kernels). PTX lets a newer
-    GPU run the build only if (nearly) every kernel has it, so it is partial below 1 - PARTIAL_SHARE of that count:
-    torch 1.0's compute_50 sits in 309 of libcaffe2_gpu.so's 977 sm_35 fatbins, and torch 1.12's compute_70 only in
-    its bundled cuBLAS, not in libtorch_cuda.so."""
-    if not members:
-        return [], []
-    primary = None
-    for pattern in _PRIMARY.get(distribution, ()):
-        found = [n for n in members if re.search(pattern, n) and members[n]["sass"]]
-        if found:
-            primary = found[0]
-            break
-    if primary is None:
-        if distribution == "bitsandbytes":
-            return [], []  # one library per CUDA version: no primary
-        with_sass = [n for n in members if members[n]["sass"]]
-        if not with_sass:
-            return [], []
-        primary = max(with_sass, key=lambda n: sum(v for k, v in members[n]["count"].items() if k.startswith("sass:")))
-    count = members[primary]["count"]
-    top = max((v for k, v in count.items() if k.startswith("sass:")), default=0)
-    return ([a for a in sass if count.get("sass:" + a, 0) < PARTIAL_SHARE * top],
-            [a for a in ptx if count.get("ptx:" + a, 0) < (1 - PARTIAL_SHARE) * top])
 
 
 def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "x86_64",
@@ -622,7 +564,7 @@ def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "
 
 _KEY_ORDER = ("framework", "distribution", "version", "platform", "cuda", "cuda_from", "cudnn", "cudnn_from",
               "cudnn_stated", "cudnn_bundled", "nccl", "nccl_from", "nccl_stated", "nccl_bundled", "requires_torch", "requires_python", "requires",
-              "sass", "ptx", "partial_sass", "partial_ptx", "claimed_archs", "wheel_version", "members", "so_members_examined", "unreadable", "wheel",
+              "claimed_archs", "wheel_version", "so_members_examined", "unreadable", "library", "wheel",
               "sha256", "index_url", "download_url", "read_on", "read_with", "source")
 
 
