@@ -45,10 +45,11 @@ FINDING_CODES = (
     "damaged_install",  # a distribution a broken install left behind: missing or cut-short libraries, no metadata, two copies
     "kb_stale",  # the shipped knowledge base is older than stale_after_days (meta.toml) on the day of the reading
     "container_runtime_missing",  # the Docker daemon has no nvidia runtime registered (a pasted docker info)
+    "feature_no_kernels",  # a bundled library serving one feature has no kernels for this GPU: that feature fails
+    "ptx_jit",  # the framework's own kernels reach the GPU only through PTX the driver JIT-compiles at first launch
     # info-level notes have their own codes, never a failure code at info severity:
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
-    "ptx_jit",  # the GPU is reached through PTX the driver JIT-compiles at first launch
     "kb_overlay_disagrees",  # the user's overlay (gpuvet kb harvest) read this build's archs differently
     "gpu_features",  # what a GPU cannot do (bf16, FlashAttention 2 ...), said once for the machine
     "install_note",  # what a plain install would give instead of the build gpuvet chose

@@ -188,6 +188,8 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
             sass = tuple(arm.get("sass", ())) or None
             ptx = tuple(arm.get("ptx", ())) if sass else None
             libraries = arm.get("libraries") or None
+    if libraries:  # one library per CUDA version (bitsandbytes): only the one the runtime loads counts
+        libraries = roles.loaded(candidate.framework.extra.get("libraries"), libraries, variant.cuda)
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
                         arch_source=source, builds_here=bool(candidate.extra("builds_here")),
                         ptx_cuda=candidate.extra("ptx_cuda"), own_kernels=candidate.extra("own_kernels") is not False,
@@ -582,7 +584,18 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                                  fix="checks.arch_list_unknown.conda_fix" if variant.extra.get("conda") else True))
             break
         if judgement.status == compat.RUNS and judgement.reason == "ptx":
-            findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc))
+            if verdict is Verdict.PASS:
+                verdict = Verdict.WARN
+            findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc,
+                                 file=judgement.facts.get("file") or candidate.label,
+                                 jit=judgement.facts.get("jit", 1), built_for=judgement.facts.get("built_for", 1)))
+        for feature in judgement.facts.get("features", ()):
+            if verdict is Verdict.PASS:
+                verdict = Verdict.WARN
+            findings.append(make("checks.feature_no_kernels", build=candidate.label, gpu=label, cc=gpu.cc,
+                                 feature=feature["feature"], file=feature["file"], sass=feature["sass"],
+                                 ptx=feature["ptx"], expected=runnable(gpu.cc), actual=f"{feature['file']}: SASS "
+                                 f"{feature['sass']}; PTX {feature['ptx']}", sources=compat.SOURCES))
     for note in variant.extra.get("overlay_disagrees", ()):  # the user's overlay read these archs differently
         findings.append(make("checks.overlay_disagrees", build=candidate.label, note=note, sources=sources_of(variant)))
     actual = msg("link.not_installed_build", build=f"{candidate.release.version} ({variant.name})")
@@ -598,6 +611,10 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                                  actual=f"{candidate.framework.name} {installed.get('version')}",
                                  commands=(candidate.install,)))
     return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
+
+
+def runnable(cc: Optional[str]) -> Any:
+    return compat.runnable_archs(cc) if cc else None
 
 
 def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> Any:

@@ -73,13 +73,15 @@ REASONS = (
 KERNELS, FEATURE = "kernels", "feature"  # a library's role: the framework's own kernels, or one feature's
 
 # gpuvet's judgement, not a rule NVIDIA states: a library reaches a GPU when at least this share of its code units
-# built for the GPU's range reach it. A unit is built for that range unless it carries only arch-specific code for
-# another GPU (sm_90a) or only code for GPUs newer than this one (an sm_80+ quantisation kernel on a T4): those are
-# kernels a framework dispatches by compute capability and never launches here. The rest of the gap is kernels
-# compiled for neighbours but not for this GPU (an Ada-only FP8 kernel beside Hopper ones). Real wheels sit far from
-# the line: 0 % where a generation is missing (torch 2.5.1's libtorch_cuda.so on sm_120, vLLM 0.11's FlashAttention-2
-# on an H100 whose driver cannot JIT its PTX), 93-100 % otherwise (vLLM 0.11's _C on an H100: 42 of 44).
-LIBRARY_SHARE = 0.9
+# reach it, not counting units of arch-specific or family code for other GPUs only (sm_90a, sm_100f: kernels a framework
+# dispatches by compute capability and never launches elsewhere). The rest of a gap is kernels compiled for some GPUs
+# only (vLLM's sm_80+ quantisation kernels beside the sm_70+ ones it runs on a T4); a library none of whose units is
+# built for a GPU this old (all its targets are newer) is not for this GPU at all (``NOT_FOR_GPU``: vLLM's
+# FlashAttention-2 on a T4, where vLLM uses another attention backend). Real wheels sit far from the line (the shares
+# of every shipped build on a grid of GPUs: bench/RESULTS.md, "Library shares"): 0-3 % where a generation is missing
+# (torch 2.5.1's libtorch_cuda.so on sm_120; torch 2.8.0's on sm_61, whose few sm_50/sm_60 cubins run nothing else),
+# 64-100 % otherwise (vLLM 0.11's _C: 28 of 44 on a T4, 42 of 44 on an H100).
+LIBRARY_SHARE = 0.5
 
 PLATFORMS = ("x86_64", "sbsa", "jetson")
 
@@ -471,16 +473,24 @@ def _blocked_ptx(library: Library, gpu: Gpu) -> Optional[str]:
     return max(found, key=lambda a: (a.major, a.minor)).name if found else None
 
 
+def shown_file(path: str) -> str:
+    """A library as the user knows it: its path inside the wheel (``torch/lib/libtorch_cuda.so``) as read, an installed
+    one by its name (the site-packages folder says nothing the report does not already)."""
+    return path.rsplit("/", 1)[-1] if path.startswith("/") or ":\\" in path else path
+
+
 def _library_facts(decisive: LibraryVerdict, verdicts: Sequence[LibraryVerdict], gpu: Gpu) -> Dict[str, Any]:
     """What the sentences and the JSON say of the libraries: the deciding one (file, its archs, its share) and each
     feature library that does not reach the GPU."""
     library, reach = decisive.library, decisive.reach
-    facts: Dict[str, Any] = {"file": library.file, "sass": " ".join(library.sass) or "-",
+    facts: Dict[str, Any] = {"file": shown_file(library.file), "sass": " ".join(library.sass) or "-",
                              "ptx": " ".join(library.ptx) or "-", "units": library.total,
                              "built_for": reach.built_for, "reached": reach.reached, "jit": reach.jit}
     features = [v for v in verdicts if v.library.role == FEATURE and v.reach.status in (FAILS, UNKNOWN)]
     if features:
-        facts["features"] = tuple((v.library.feature or v.library.file, v.library.file, v.reach.reason) for v in features)
+        facts["features"] = tuple({"feature": v.library.feature or shown_file(v.library.file), "file": shown_file(v.library.file),
+                                   "reason": v.reach.reason, "sass": " ".join(v.library.sass) or "-",
+                                   "ptx": " ".join(v.library.ptx) or "-"} for v in features)
     return facts
 
 
@@ -551,16 +561,11 @@ def _lowest(group: Units) -> Optional[Tuple[int, int]]:
     return min(((a.major, a.minor) for a in parsed if a is not None), default=None)
 
 
-def _only_for_other_gpus(group: Units, cc: Tuple[int, int]) -> bool:
-    """A unit no framework launches on this GPU: arch-specific or family code for another GPU only, or code for
-    newer GPUs only (its lowest target is above this GPU)."""
+def _only_for_other_gpus(group: Units) -> bool:
+    """A unit no framework launches on this GPU (it does not reach it): arch-specific (``sm_90a``) or family
+    (``sm_100f``) code only, made for one GPU or one family and dispatched to by compute capability."""
     parsed = [a for a in (parse_arch(n) for n in group.sass + group.ptx) if a is not None]
-    if not parsed:
-        return True
-    if all(a.variant in ("a", "f") for a in parsed):
-        return True
-    lowest = _lowest(group)
-    return lowest is not None and lowest > cc
+    return not parsed or all(a.variant in ("a", "f") for a in parsed)
 
 
 def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any) -> Reach:
@@ -568,14 +573,17 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any)
     (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands)."""
     cc = parse_cc(gpu.cc or "")
     built_for = reached = jit = blocked = unknown = 0
+    older = False  # some unit carries code for this GPU or an older one: the library is built for this range
     vias: Dict[str, int] = {}
     ptx_cuda: Optional[str] = None
     blocked_cuda: Optional[str] = None
     for group in library.units:
         native = _closest(group.sass, cc, sass_runs_on)
         jit_arch = None if native is not None else _closest(group.ptx, cc, ptx_runs_on)
+        lowest = _lowest(group)
+        older = older or (lowest is not None and lowest <= cc and not _only_for_other_gpus(group))
         if native is None and jit_arch is None:
-            if not _only_for_other_gpus(group, cc):
+            if not _only_for_other_gpus(group):
                 built_for += group.count
             continue
         built_for += group.count
@@ -597,8 +605,8 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any)
             ptx_cuda = _newest_cuda(ptx_cuda, toolkit)
             vias[jit_arch.name] = vias.get(jit_arch.name, 0) + group.count  # type: ignore[union-attr]
     via = max(vias, key=lambda name: (vias[name], arch_order(name))) if vias else None
-    if built_for == 0:
-        return Reach(NOT_FOR_GPU, "not_for_gpu", 0, 0, 0, 0, None, None)
+    if built_for == 0 or (reached == 0 and not older):  # only code for other GPUs, or only for newer ones
+        return Reach(NOT_FOR_GPU, "not_for_gpu", built_for, 0, 0, 0, None, None)
     if reached >= LIBRARY_SHARE * built_for:
         return Reach(RUNS, "ptx" if jit == reached else "sass", built_for, reached, jit, blocked, via, ptx_cuda)
     if reached + unknown >= LIBRARY_SHARE * built_for:

@@ -6,6 +6,14 @@ A framework file says it in its ``[libraries]`` table (docs/KB.md)::
     kernels = ["torch/lib/libtorch_cuda.so", "torch/lib/libcaffe2_gpu.so"]
     features = [{ files = "torch/lib/libcusparseLt*", feature = "2:4 sparse matmul (cuSPARSELt)" }]
 
+Some packages carry one library per CUDA version and load the one of the CUDA they run on (bitsandbytes picks
+``libbitsandbytes_cuda124.so`` for a torch built with CUDA 12.4; MindSpore its ``libmindspore_gpu.so.11.6``): code the
+runtime never loads does not count, so the table can say which::
+
+    select = [{ family = "bitsandbytes/libbitsandbytes_cuda*", loads = "bitsandbytes/libbitsandbytes_cuda{cuda}.so" }]
+
+(``{cuda}`` is the CUDA the build runs on as digits, ``124``; ``{cuda_mm}`` as ``12.4``; ``{cuda_major}`` as ``12``).
+
 Patterns are ``fnmatch`` patterns on the path inside the wheel (``torch/lib/libtorch_cuda.so``); an installed file
 (``/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so``) matches by its tail. A framework file without the
 table treats every library as its own kernels (nothing passes on a library nobody classified); with the table, a
@@ -26,14 +34,15 @@ def _matches(path: str, pattern: str) -> bool:
 
 
 def role_of(spec: Optional[Mapping[str, Any]], path: str) -> Tuple[str, Optional[str]]:
-    """(role, feature) of one library file under a framework's ``[libraries]`` table."""
+    """(role, feature) of one library file under a framework's ``[libraries]`` table: a feature pattern first, then the
+    kernels; a file neither names serves a feature of its own."""
     if not spec:
         return compat.KERNELS, None
-    if any(_matches(path, pattern) for pattern in spec.get("kernels", ())):
-        return compat.KERNELS, None
-    for item in spec.get("features", ()):
+    for item in spec.get("features", ()):  # the narrower patterns: a feature inside a kernels folder stays a feature
         if _matches(path, str(item.get("files", ""))):
             return compat.FEATURE, str(item.get("feature") or path.rsplit("/", 1)[-1])
+    if any(_matches(path, pattern) for pattern in spec.get("kernels", ())):
+        return compat.KERNELS, None
     return compat.FEATURE, path.rsplit("/", 1)[-1]
 
 
@@ -57,3 +66,24 @@ def from_records(spec: Optional[Mapping[str, Any]], records: Sequence[Mapping[st
             libraries.append(compat.library_from_lists(str(record.get("file") or record.get("path") or ""),
                                                        tuple(record.get("sass") or ()), tuple(record.get("ptx") or ())))
     return with_roles(spec, libraries)
+
+
+def loaded(spec: Optional[Mapping[str, Any]], libraries: Sequence[compat.Library],
+           cuda: Optional[str]) -> Tuple[compat.Library, ...]:
+    """The libraries the runtime loads for a build running on CUDA ``cuda``: of each ``select`` family, only the
+    library its ``loads`` pattern names. When none of a family matches (no library for that CUDA), the family is
+    kept whole: nothing is passed or failed on a guess of which one would load."""
+    from gpuvet.kb import versions
+
+    parsed = versions.cuda_major_minor(cuda) if cuda else None
+    if not spec or not spec.get("select") or parsed is None:
+        return tuple(libraries)
+    fill = {"cuda": "%d%d" % parsed, "cuda_mm": "%d.%d" % parsed, "cuda_major": "%d" % parsed[0]}
+    kept = list(libraries)
+    for rule in spec["select"]:
+        family = [lib for lib in kept if _matches(lib.file, str(rule.get("family", "")))]
+        wanted = str(rule.get("loads", "")).format(**fill)
+        chosen = [lib for lib in family if _matches(lib.file, wanted)]
+        if chosen:
+            kept = [lib for lib in kept if lib not in family or lib in chosen]
+    return tuple(kept)

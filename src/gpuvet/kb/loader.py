@@ -339,6 +339,7 @@ def _harvested_archs(builds: List[Mapping[str, Any]], spec: Optional[Mapping[str
 
 def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, Any]] = None) -> Release:
     """The release with the libraries read from its real wheels, where they were read: the binary wins."""
+    release = _with_companions(release, spec)
     x86 = _harvested_of(framework).get((release.version, "x86_64"), [])
     arm = _harvested_of(framework).get((release.version, "aarch64"), [])
     if not x86 and not arm:
@@ -353,7 +354,8 @@ def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, 
         changed = {}
         if matching:
             libraries, sass, ptx, source = _harvested_archs(matching, spec)
-            extra["libraries"] = libraries
+            companions = tuple(lib for lib in extra.get("libraries") or () if lib not in libraries)
+            extra["libraries"] = libraries + companions
             extra["arch_source"] = source
             extra["overlay_disagrees"] = [b["overlay_disagrees"] for b in matching if b.get("overlay_disagrees")]
             built_with = next((str(b["cuda"]) for b in matching if b.get("cuda")), None)
@@ -367,6 +369,55 @@ def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, 
             extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "libraries": libraries, "source": source}
         if changed or arm_matching:
             variants[name] = variant._replace(extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
+    return release._replace(variants=variants)
+
+
+def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Release:
+    """The release with the libraries of the kernel packages it pins exactly, as read from their own wheels: SGLang's
+    kernels are sgl-kernel's, vLLM's attention on older GPUs is xFormers' (``companions`` of ``[libraries]``). A pin
+    whose wheel was never read leaves a kernels companion's code unknown: never passed on another package's lists."""
+    from gpuvet.kb import compat
+
+    rules = (spec or {}).get("companions", ())
+    pins = {normalize_name(str(k)): str(v) for k, v in (release.extra.get("requires") or {}).items()}
+    if not rules or not pins:
+        return release
+    found: Dict[str, List[Any]] = {"x86_64": [], "aarch64": []}
+    unread: List[str] = []
+    for rule in rules:
+        distribution = normalize_name(str(rule["distribution"]))
+        pin = pins.get(distribution, "")
+        if not pin.startswith("=="):
+            continue
+        role = compat.KERNELS if rule.get("role", "kernels") == "kernels" else compat.FEATURE
+        for platform in found:
+            builds = [b for b in _harvested_of(str(rule.get("harvested", distribution))).get((pin[2:], platform), [])
+                      if normalize_name(str(b.get("distribution"))) == distribution]
+            if builds:
+                libraries, _sass, _ptx, _source = _harvested_archs(builds, None)
+                found[platform] += [lib._replace(role=role, feature=rule.get("feature")) for lib in libraries]
+            elif platform == "x86_64" and role == compat.KERNELS:
+                unread.append(f"{distribution}{pin}")
+    if not found["x86_64"] and not found["aarch64"] and not unread:
+        return release
+    variants = {}
+    for name, variant in release.variants.items():
+        if not variant.cuda:
+            variants[name] = variant
+            continue
+        extra = dict(variant.extra)
+        kernels = [lib for lib in found["x86_64"] if lib.role == compat.KERNELS]
+        if kernels or unread:
+            extra["own_kernels"] = True  # judged on the kernels it pins, not passed as a pure-Python package
+        extra["libraries"] = tuple(extra.get("libraries") or ()) + tuple(found["x86_64"])
+        if found["aarch64"]:
+            extra["aarch64"] = dict(extra.get("aarch64") or {}, libraries=tuple(found["aarch64"]))
+        if unread:
+            extra["companions_unread"] = unread
+        sass = compat.sort_archs(list(variant.sass) + [a for lib in kernels for a in lib.sass])
+        ptx = compat.sort_archs(list(variant.ptx) + [a for lib in kernels for a in lib.ptx])
+        variants[name] = variant._replace(extra=extra, sass=tuple(sass) if not unread else (),
+                                          ptx=tuple(ptx) if not unread else ())
     return release._replace(variants=variants)
 
 
