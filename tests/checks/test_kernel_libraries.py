@@ -1,7 +1,7 @@
 """An installed framework is judged on each of its kernel libraries on its own, never on their archs pooled.
 
 torch 1.8-1.12's CUDA 11 wheels split the kernels in two libraries, ``libtorch_cuda_cu.so`` and
-``libtorch_cuda_cpp.so`` (both "libtorch_cuda*", ``chain.MAIN_LIBRARIES``). The CUDA driver loads a kernel from the
+``libtorch_cuda_cpp.so`` (both torch's own kernels: ``[libraries]`` of kb/data/frameworks/torch.toml). The CUDA driver loads a kernel from the
 fatbin of the module that holds it: "In order to execute code on devices of specific compute capability, an
 application must load binary or PTX code that is compatible with this compute capability"; a cubin runs on the same
 major with an equal or higher minor, PTX is JIT-compiled for equal or newer capabilities
@@ -50,10 +50,11 @@ CASES = [
     # neither reaches it: both named
     (H100, [_binary(CU, REAL), _binary(CPP, REAL)], "fail", "arch_not_in_build",
      "libtorch_cuda_cpp.so, libtorch_cuda_cu.so"),
-    # PTX in both, from CUDA 11.3, on a CUDA 12.2 driver: JIT-compiled for the H100
-    (H100, [_binary(CU, ["sm_80"], ["compute_80"]), _binary(CPP, ["sm_80"], ["compute_80"])], "pass", "ptx_jit", None),
+    # PTX in both, from CUDA 11.3, on a CUDA 12.2 driver: JIT-compiled for the H100 (a warning: every kernel of the
+    # library is compiled at its first launch)
+    (H100, [_binary(CU, ["sm_80"], ["compute_80"]), _binary(CPP, ["sm_80"], ["compute_80"])], "warn", "ptx_jit", None),
     # a library without CUDA code launches no kernel: not judged
-    (H100, [_binary(CU, ["sm_80"], ["compute_80"]), _binary(CPP, [])], "pass", "ptx_jit", None),
+    (H100, [_binary(CU, ["sm_80"], ["compute_80"]), _binary(CPP, [])], "warn", "ptx_jit", None),
 ]
 
 
@@ -79,32 +80,85 @@ def test_binaries_check_already_judges_each_file():
     assert [render(f.title, "en").split(" has no ")[0] for f in findings] == ["torch: libtorch_cuda_cu.so"]
 
 
-# Archs the harvest of the very same wheel found in only part of the kernel library's kernels (partial_sass /
-# partial_ptx of kb/data/harvested/torch.toml, sources/harvest.py PARTIAL_SHARE) are in the file a scan reads, yet do
-# not make the GPU run it: the other kernels have no code for it. PyPI's torch 2.8.0 (cu128): sm_50 and sm_60 in a
-# few cubins only; torch 1.5.0 (cu102): compute_37 PTX in part of its kernels only.
-TORCH_28 = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a",
-            "sm_120", "sm_120a"]
-TORCH_15 = ["sm_35", "sm_37", "sm_50", "sm_60", "sm_61", "sm_70", "sm_75"]
-PARTIAL_CASES = [
-    # (installed version, GPU, libtorch_cuda.so's sass, ptx, verdict, the partial archs the finding names)
-    ("2.8.0", gpu("NVIDIA GeForce GTX 1080 Ti", "6.1"), TORCH_28, [], "fail", "sm_50 sm_60"),
-    ("2.8.0+cu128", gpu("NVIDIA GeForce GTX 1080 Ti", "6.1"), TORCH_28, [], "fail", "sm_50 sm_60"),
-    ("2.8.0", A100, TORCH_28, [], "pass", None),
-    ("1.5.0", A100, TORCH_15, ["compute_37"], "fail", "compute_37"),
-    ("1.5.0", gpu("Tesla V100-SXM2-16GB", "7.0"), TORCH_15, ["compute_37"], "pass", None),
+# Archs that only part of a kernel library's code units carry do not make a GPU run it: the other units have no code
+# for it. The probe reads an installed library unit by unit (probe/binaries.py ``units``: one fatbin container each),
+# and gpuvet.kb.compat.judge_library counts the units that reach the GPU. Shapes as read from the PyPI wheels: torch
+# 2.8.0 (cu128) carries sm_50 and sm_60 in a few units only (Pascal left its builds with CUDA 12.8); torch 1.0's
+# compute_50 PTX sits in 309 of libcaffe2_gpu.so's 977 units (an A100 runs none of torch 1.0's builds).
+NEW = ["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
+TORCH_28 = [{"count": 2000, "sass": NEW, "ptx": []}, {"count": 12, "sass": ["sm_50", "sm_60"] + NEW, "ptx": []}]
+TORCH_10 = [{"count": 668, "sass": ["sm_35", "sm_50", "sm_60", "sm_70"], "ptx": []},
+            {"count": 309, "sass": ["sm_35", "sm_50", "sm_60", "sm_70"], "ptx": ["compute_50"], "isa": {"compute_50": "6.3"}}]
+UNIT_CASES = [
+    # (installed version, GPU, libtorch_cuda.so's units, verdict)
+    ("2.8.0", gpu("NVIDIA GeForce GTX 1080 Ti", "6.1"), TORCH_28, "fail"),
+    ("2.8.0", A100, TORCH_28, "pass"),
+    ("1.0.0", A100, TORCH_10, "fail"),
+    ("1.0.0", gpu("Tesla V100-SXM2-16GB", "7.0"), TORCH_10, "pass"),
 ]
 
 
-@pytest.mark.parametrize("version, gpu_, sass, ptx, verdict, partial", PARTIAL_CASES)
-def test_archs_only_part_of_the_kernels_carry_do_not_count(version, gpu_, sass, ptx, verdict, partial):
+@pytest.mark.parametrize("version, gpu_, units, verdict", UNIT_CASES)
+def test_archs_only_part_of_the_units_carry_do_not_count(version, gpu_, units, verdict):
+    library = dict(_binary("/sp/torch/lib/libtorch_cuda.so", sorted({a for u in units for a in u["sass"]}),
+                           sorted({a for u in units for a in u["ptx"]})), units=units)
     snap = snapshot(driver="570.172.08", cuda_max="12.8", gpus=[gpu_], python="3.8.18",
-                    frameworks={"torch": {"version": version}},
-                    binaries=found([_binary("/sp/torch/lib/libtorch_cuda.so", sass, ptx)], "elf"))
+                    frameworks={"torch": {"version": version}}, binaries=found([library], "elf"))
     result = run_checks(snap, ["torch==" + version]).targets[0]
     arch = [f for f in result.findings if f.code == "arch_not_in_build"]
     assert ("fail" if arch else "pass") == verdict, [render(f.title, "en") for f in result.findings]
-    if partial:
-        for lang in ("en", "zh"):
-            detail = render(arch[0].detail, lang)
-            assert detail.startswith("libtorch_cuda.so") and partial in detail
+    if arch:  # the unit-level judgement names the library; the union of its archs alone would have passed
+        assert render(arch[0].detail, "en").startswith("libtorch_cuda.so")
+
+
+# A framework added as data alone (a framework file, no code) is judged like every other: without a [libraries] table
+# every library with CUDA code is its own kernels, so an sm_90-only build cannot pass on an A10 (compute capability
+# 8.6: an sm_90 cubin never runs on 8.x, CUDA C++ Programming Guide, Binary Compatibility).
+NEWFW = """[framework]
+name = "newfw"
+distributions = ["newfw"]
+source = "https://example.invalid/newfw"
+
+[[release]]
+version = "1.0"
+default_variant = "cu124"
+source = "https://example.invalid/newfw/1.0"
+  [[release.variant]]
+  name = "cu124"
+  cuda = "12.4"
+  sass = ["sm_90"]
+  ptx = []
+  source = "https://example.invalid/newfw/1.0"
+"""
+
+
+@pytest.mark.parametrize("gpu_, installed, verdict", [
+    (gpu("NVIDIA A10", "8.6"), None, "fail"),
+    (H100, None, "pass"),
+    # installed: its own library, unit by unit, is what runs (an sm_90 unit beside an sm_86 one does not reach 8.6
+    # for the sm_90 half: 1 of 2 units, below half of the library is not, and the library fails)
+    (gpu("NVIDIA A10", "8.6"), [{"count": 3, "sass": ["sm_90"], "ptx": []}, {"count": 1, "sass": ["sm_86"], "ptx": []}], "fail"),
+    (gpu("NVIDIA A10", "8.6"), [{"count": 1, "sass": ["sm_90"], "ptx": []}, {"count": 3, "sass": ["sm_86"], "ptx": []}], "pass"),
+])
+def test_a_framework_added_as_data_alone_is_judged_on_its_own_kernels(tmp_path, gpu_, installed, verdict):
+    from gpuvet.checks.chain import Candidate, evaluate
+    from gpuvet.kb import load, loader
+
+    (tmp_path / "newfw.toml").write_text(NEWFW)
+    framework = loader.framework_from(tmp_path / "newfw.toml")
+    release = framework.release("1.0")
+    binaries = []
+    if installed:
+        sass = sorted({a for u in installed for a in u["sass"]})
+        binaries = [dict(_binary("/sp/newfw/_C.so", sass, package="newfw"), units=installed)]
+    snap = snapshot(driver="570.172.08", cuda_max="12.8", gpus=[gpu_], python="3.11.9",
+                    frameworks={"newfw": {"version": "1.0"}} if installed else None,
+                    binaries=found(binaries, "elf"))
+    view = SnapshotView(snap)
+    if installed:
+        view.document.setdefault("packages", {"status": "found", "source": "test", "value": [{"name": "newfw", "version": "1.0"}]})
+    _links, findings = evaluate(view, Candidate(framework, release, release.default), load())
+    failing = [f.code for f in findings if f.severity.value == "fail"]
+    assert ("fail" if failing else "pass") == verdict, failing
+    if verdict == "fail":
+        assert failing == ["arch_not_in_build"]

@@ -17,6 +17,7 @@ import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpuvet.findings import make
+from gpuvet.kb import compat
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -37,8 +38,14 @@ def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
         sass, ptx = list(binary.get("sass") or []), list(binary.get("ptx") or [])
         if not sass and not ptx:
             continue
+        library = compat.library_from_record(binary) if binary.get("units") else None
         for (name, cc), indexes in gpu_groups:
-            if not match_archs(cc, sass, ptx).runs:
+            if library is not None:  # unit by unit: archs only part of the file's kernels carry do not count
+                runs = compat.judge_library(library, compat.Build(cuda=None, sass=None, ptx=None),
+                                            compat.Gpu(name, cc), None, None).status == compat.RUNS
+            else:
+                runs = match_archs(cc, sass, ptx).runs
+            if not runs:
                 findings.append(_not_in_build(view, kb, binary, name, cc, indexes, why_no_arch(cc, sass, ptx)))
     findings.extend(_kb_disagreements(view, kb))
     return findings

@@ -206,11 +206,18 @@ class Build(NamedTuple):
     def ptx_toolkit(self) -> Optional[str]:
         return self.ptx_cuda or self.cuda
 
+    @property
+    def code_known(self) -> bool:
+        """Whether there is anything to judge its kernels on: a kernel library read unit by unit, or its arch lists."""
+        return self.archs_known or any(lib.role == KERNELS for lib in self.libraries or ())
+
     def code(self) -> Tuple["Library", ...]:
-        """The libraries the build is judged on: its own, else its two arch lists as one library of one unit."""
-        if self.libraries:
-            return self.libraries
-        return (library_from_lists("", self.sass or (), self.ptx or ()),)
+        """The libraries the build is judged on: its own, read unit by unit; without a kernel library among them its
+        two arch lists stand for its kernels (one library of one unit), beside the feature libraries it has."""
+        libraries = tuple(self.libraries or ())
+        if any(lib.role == KERNELS for lib in libraries):
+            return libraries
+        return (library_from_lists("", self.sass or (), self.ptx or ()),) + libraries
 
     @property
     def archs_known(self) -> bool:
@@ -434,7 +441,7 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
         return Judgement(RUNS, "local_build", notes=runtime.notes)
     if not build.own_kernels:
         return Judgement(RUNS, "no_own_kernels", notes=runtime.notes)
-    decisive, verdicts = judge_libraries(build, gpu, host, kb) if build.archs_known else (None, ())
+    decisive, verdicts = judge_libraries(build, gpu, host, kb) if build.code_known else (None, ())
     facts: Dict[str, Any] = _library_facts(decisive, verdicts, gpu) if decisive is not None else {}
     if decisive is not None and decisive.reach.reason == "no_usable_arch":
         library = decisive.library
@@ -483,7 +490,9 @@ def _library_facts(decisive: LibraryVerdict, verdicts: Sequence[LibraryVerdict],
     """What the sentences and the JSON say of the libraries: the deciding one (file, its archs, its share) and each
     feature library that does not reach the GPU."""
     library, reach = decisive.library, decisive.reach
-    facts: Dict[str, Any] = {"file": shown_file(library.file), "sass": " ".join(library.sass) or "-",
+    alike = sorted({shown_file(v.library.file) for v in verdicts if v.library.role == library.role
+                    and (v.reach.status, v.reach.reason) == (reach.status, reach.reason)} | {shown_file(library.file)})
+    facts: Dict[str, Any] = {"file": ", ".join(alike), "sass": " ".join(library.sass) or "-",
                              "ptx": " ".join(library.ptx) or "-", "units": library.total,
                              "built_for": reach.built_for, "reached": reach.reached, "jit": reach.jit}
     features = [v for v in verdicts if v.library.role == FEATURE and v.reach.status in (FAILS, UNKNOWN)]
@@ -568,9 +577,10 @@ def _only_for_other_gpus(group: Units) -> bool:
     return not parsed or all(a.variant in ("a", "f") for a in parsed)
 
 
-def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any) -> Reach:
+def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Any) -> Reach:
     """Rules 1-3 for one library: unit by unit, the cubin the driver would load, else the PTX it would JIT-compile
-    (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands)."""
+    (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands).
+    ``host`` None asks the arch part alone (any PTX that fits the GPU counts as reaching it)."""
     cc = parse_cc(gpu.cc or "")
     built_for = reached = jit = blocked = unknown = 0
     older = False  # some unit carries code for this GPU or an older one: the library is built for this range
@@ -592,8 +602,8 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Host, kb: Any)
             vias[native.name] = vias.get(native.name, 0) + group.count
             continue
         isa = dict(group.isa).get(jit_arch.name)  # type: ignore[union-attr]  # jit_arch is set: checked above
-        toolkit = kb.cuda_for_ptx_isa(isa) or build.ptx_toolkit
-        can = jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
+        toolkit = (kb.cuda_for_ptx_isa(isa) if kb is not None else None) or build.ptx_toolkit
+        can = True if host is None else jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
         if can is False:
             blocked += group.count
             blocked_cuda = _newest_cuda(blocked_cuda, toolkit)
