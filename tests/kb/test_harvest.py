@@ -26,6 +26,14 @@ from gpuvet.cli import main
 from gpuvet.kb import loader
 
 TAG = "py3-none-manylinux_2_17_x86_64"
+# The code units of the _C.so of tests/kb/conftest.py (nvcc 13.0, one .cu file, -gencode for sm_80, sm_90 and
+# compute_90), as a harvested record stores them: its .nv_fatbin holds two fatbin containers, k.cu's (SASS sm_80 and
+# sm_90, PTX compute_90 of PTX ISA 9.0) and the one nvcc's device-link step adds to every -shared link (nvlink with
+# cudadevrt: kernel-less cubins for the same SASS archs, no PTX). Most numerous first, then by SASS, then by PTX.
+UNITS = [{"count": 1, "sass": ["sm_80", "sm_90"], "ptx": []},
+         {"count": 1, "sass": ["sm_80", "sm_90"], "ptx": ["compute_90"], "isa": {"compute_90": "9.0"}}]
+# what kb harvest and kb status say that library carries
+CARRIES = "2 code units; SASS sm_80 sm_90; PTX compute_90 (in 1 of 2; ISA 9.0)"
 PINS = ["nvidia-cudnn-cu12==9.1.0.70", "nvidia-nccl-cu12==2.21.5", "nvidia-cuda-runtime-cu12==12.4.127",
         "torch==2.5.1"]
 
@@ -186,8 +194,9 @@ def test_harvest_reads_what_gpuvet_archs_reads(index, cuda_so, sandbox, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     row = json.loads(captured.out)["harvested"][0]
-    assert row["sass"] == expected["sass"] and row["ptx"] == expected["ptx"]
-    assert row["members"]["fakepkg/_C.so"] == {"sass": expected["sass"], "ptx": expected["ptx"]}
+    assert expected["units"] == UNITS
+    assert row["library"] == [{"file": "fakepkg/_C.so", "units": UNITS}]  # libbroken.so carries no code read
+    assert "sass" not in row and "ptx" not in row and "members" not in row  # no pooled lists: the libraries say it
     assert row["sha256"] == hashlib.sha256(index.good[1]).hexdigest() and row["wheel"] == index.good[0]
     assert row["requires"] == PINS  # the aarch64-only pin and the unpinned numpy are left out
     assert (row["cudnn"], row["nccl"], row["cuda"], row["requires_torch"]) == ("9.1.0.70", "2.21.5", "12.4", "2.5.1")
@@ -197,9 +206,15 @@ def test_harvest_reads_what_gpuvet_archs_reads(index, cuda_so, sandbox, capsys):
     assert _files(sandbox / "home") == [] and _files(sandbox / "tmp") == []
     assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
     first = (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes()
-    # the same release again: nothing changes
+    # the overlay's record carries the library, unit by unit, as one TOML line
+    assert ('library = [{ "file" = "fakepkg/_C.so", "units" = [{ "count" = 1, "sass" = ["sm_80", "sm_90"], '
+            '"ptx" = [] }, { "count" = 1, "sass" = ["sm_80", "sm_90"], "ptx" = ["compute_90"], '
+            '"isa" = { "compute_90" = "9.0" } }] }]\n') in first.decode()
+    # the same release again: nothing changes; the text says the archs and what the library carries
     assert main(["kb", "harvest", "fakepkg==1.0", "--index-url", index.url, "--overlay", str(overlay)]) == 0
-    assert "(unchanged)" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:4] == ["  sass: sm_80 sm_90", "  ptx:  compute_90", "  library fakepkg/_C.so: " + CARRIES]
+    assert lines[4].endswith("(unchanged)") and len(lines) == 5
     assert (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes() == first
     assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
 
@@ -212,13 +227,18 @@ def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys
     doc = json.loads(capsys.readouterr().out)
     assert doc["overlay"]["path"] == str(overlay) and doc["overlay"]["exists"]
     (build,) = doc["overlay"]["builds"]
-    assert build["status"] == "adds" and build["sass"] == ["sm_80", "sm_90"] and not build["usable"]
+    assert build["status"] == "adds" and build["library"] == [{"file": "fakepkg/_C.so", "units": UNITS}]
+    assert not build["usable"]  # no framework gpuvet covers
     assert doc["kb"]["version"] == loader.raw(loader.DATA_DIR / "meta.toml")["kb"]["version"]
     loader._harvested_of.cache_clear()
     assert loader._harvested_of("fakepkg")[("1.0", "x86_64")][0]["sha256"] == build["sha256"]
     assert main(["kb", "status"]) == 0
-    out = capsys.readouterr().out
-    assert "adds" in out and "fakepkg 1.0 x86_64" in out and str(overlay) in out
+    out = capsys.readouterr().out.splitlines()
+    assert f"Overlay: {overlay} (exists)" in out
+    at = out.index("  adds      fakepkg 1.0 x86_64: sass sm_80 sm_90, ptx compute_90; not used by check (no framework "
+                   "gpuvet covers, no CUDA code read, or its CUDA cannot be told)")
+    assert out[at + 1].startswith(f"            wheel {index.good[0]} sha256 {build['sha256'][:16]}... from ")
+    assert out[at + 2] == "            fakepkg/_C.so: " + CARRIES
 
 
 def test_overlay_never_overrides_the_shipped_build(sandbox, monkeypatch, capsys):
@@ -227,17 +247,27 @@ def test_overlay_never_overrides_the_shipped_build(sandbox, monkeypatch, capsys)
 
     shipped = next(b for b in loader.raw(loader.DATA_DIR / "harvested" / "torch.toml")["build"]
                    if b["framework"] == "torch" and b.get("platform") == "x86_64")
-    wrong = dict(shipped, sass=["sm_50"], ptx=[], sha256="0" * 64, source="test: a different reading")
+    # the same release read as one library with other code (whatever layout the shipped record has)
+    wrong = {k: v for k, v in shipped.items() if k not in ("sass", "ptx", "partial_sass", "partial_ptx")}
+    wrong.update(library=[{"file": "torch/lib/libtorch_cuda.so", "units": [{"count": 3, "sass": ["sm_50"], "ptx": []}]}],
+                 sha256="0" * 64, source="test: a different reading")
     folder = sandbox / "ov"
     harvest.write_release(folder, [wrong])
     monkeypatch.setenv("GPUVET_KB_OVERLAY", str(folder))
     _fresh_kb()
     builds = loader._harvested_of(shipped["framework"])[(shipped["version"], "x86_64")]
-    assert [b["sass"] for b in builds] == [shipped["sass"]]
+    assert [{k: v for k, v in b.items() if k not in ("source", "overlay_disagrees")} for b in builds] == [
+        {k: v for k, v in shipped.items() if k != "source"}]  # the shipped build, its facts untouched
     assert "user overlay" in builds[0]["source"] and builds[0]["overlay_disagrees"]
+    assert f"read {shipped['wheel']} as sass sm_50, ptx -: the shipped list is used" in builds[0]["overlay_disagrees"]
     assert main(["kb", "status"]) == 0
-    out = capsys.readouterr().out
-    assert "disagrees" in out and "shipped sass" in out
+    out = capsys.readouterr().out.splitlines()
+    (line,) = [line for line in out if line.startswith("  disagrees ")]
+    assert line.startswith(f"  disagrees torch {shipped['version']} x86_64: sass sm_50, ptx -; shipped sass sm_")
+    assert line.endswith(f" ({shipped['wheel']})")
+    at = out.index(line)
+    assert out[at + 2] == "            torch/lib/libtorch_cuda.so: 3 code units; SASS sm_50; PTX -"
+    assert out[at + 3].startswith("            shipped ")  # and what each shipped library carries
     assert overlay.default_dir() == folder
     # and a check of that build says so in a note of its own (info: the verdict is the shipped list's)
     smi = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi" / "a10-1gpu_drv550.90.12.txt"
@@ -394,7 +424,8 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     assert release.source.startswith("TestIndex: vllm 0.3.3") and index.url not in written["vllm.toml"].decode()
     builds = loader.raw(data / "harvested" / "vllm.toml")["build"]
     (ours,) = [b for b in builds if b["version"] == "0.3.3"]
-    assert ours["sass"] == ["sm_80", "sm_90"] and ours["ptx"] == ["compute_90"]
+    assert ours["library"] == [{"file": "vllm/_C.abi3.so", "units": UNITS}]
+    assert "sass" not in ours and "ptx" not in ours
     assert ours["source"].startswith("TestIndex: vllm 0.3.3, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.3.3"))
 
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
@@ -419,6 +450,7 @@ def bundled_so(nvcc_library):
 
 
 def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_library(bundled_so, cuda_so, tmp_path):
+    from gpuvet.kb import compat, libraries
     from gpuvet.sources import harvest
 
     name, data = _wheel("torch", "1.0.0", {
@@ -431,9 +463,15 @@ def test_an_old_torch_wheel_gives_its_bundled_cudnn_and_nccl_and_its_kernel_libr
     assert (record["cuda"], record["cudnn"], record["nccl"]) == ("10.2", "7.6.5", "2.7.8")
     assert "cudnnGetVersion" in record["cudnn_from"] and "torch/lib/libcaffe2_gpu.so" in record["cudnn_from"]
     assert record["nccl_from"] == "NCCL's version banner in torch/lib/libcaffe2_gpu.so"
-    assert record["sass"] == ["sm_75", "sm_80", "sm_90"]
-    assert record["partial_sass"] == ["sm_80", "sm_90"]  # judged against libcaffe2_gpu.so, the kernel library
-    assert record["ptx"] == ["compute_90"] and record["partial_ptx"] == ["compute_90"]  # none of its kernels has PTX
+    # each library as read: libcaffe2_gpu.so's two units (its .cu file's and nvcc's device-link one) carry sm_75 only
+    assert record["library"] == [
+        {"file": "torch/lib/libcaffe2_gpu.so", "units": [{"count": 2, "sass": ["sm_75"], "ptx": []}]},
+        {"file": "torch/lib/libextra.so", "units": UNITS}]
+    assert not {"sass", "ptx", "partial_sass", "partial_ptx"} & set(record)  # nothing pooled over the libraries
+    # which library holds torch's kernels is the framework file's word, applied when the record is used
+    spec = loader.raw(loader.find_framework_path("torch")).get("libraries")
+    assert [(lib.file, lib.role) for lib in libraries.from_records(spec, record["library"])] == [
+        ("torch/lib/libcaffe2_gpu.so", compat.KERNELS), ("torch/lib/libextra.so", compat.FEATURE)]
     # a library without them says nothing; two members that disagree leave the fact unknown
     assert harvest.bundled_versions(str(cuda_so)) == {}
     other = tmp_path / "other.so"

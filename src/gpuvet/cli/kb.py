@@ -191,13 +191,25 @@ def _harvest_row(record, path, changed) -> Dict[str, Any]:
     return dict(record, overlay_file=str(path), changed=changed)
 
 
+def _library_lines(build, indent: str) -> List[str]:
+    """One line per library of a harvested record: what it carries (gpuvet.kb.overlay.describe_library)."""
+    from gpuvet.kb import overlay
+
+    return [indent + overlay.describe_library(library) for library in overlay.libraries_of(build)]
+
+
 def _harvest_line(row: Dict[str, Any]) -> str:
+    from gpuvet.kb import overlay
+
     cuda = f", CUDA {row['cuda']}" if row.get("cuda") else ""
     pins = f", pins {' '.join(row['requires'])}" if row.get("requires") else ""
     bad = f", unreadable: {len(row['unreadable'])} member(s)" if row.get("unreadable") else ""
-    return (f"{row['distribution']} {row['version']} {row['platform']}: wheel {row['wheel']} (sha256 {row['sha256']})"
-            f"{cuda}{pins}{bad}\n  sass: {' '.join(row['sass']) or '-'}\n  ptx:  {' '.join(row['ptx']) or '-'}\n"
-            f"  from {row['index_url']} -> {row['overlay_file']} ({'written' if row['changed'] else 'unchanged'})")
+    sass, ptx = overlay.archs_of(row)
+    return "\n".join([
+        f"{row['distribution']} {row['version']} {row['platform']}: wheel {row['wheel']} (sha256 {row['sha256']})"
+        f"{cuda}{pins}{bad}", f"  sass: {' '.join(sass) or '-'}", f"  ptx:  {' '.join(ptx) or '-'}"]
+        + (_library_lines(row, "  library ") or ["  no library with CUDA code"])
+        + [f"  from {row['index_url']} -> {row['overlay_file']} ({'written' if row['changed'] else 'unchanged'})"])
 
 
 def _harvest(args, output, fmt: str) -> int:
@@ -332,8 +344,9 @@ def _status(args, output, fmt: str) -> int:
         lines.append(f"  {len(rows)} builds: {counts['adds']} new, {counts['same']} the same as shipped, "
                      f"{counts['disagrees']} disagreeing (the shipped list is used)")
     for row in rows:
+        sass, ptx = overlay.archs_of(row)
         what = f"  {row['status']:<9} {row['distribution']} {row['version']} {row.get('platform', 'x86_64')}: " \
-               f"sass {' '.join(row.get('sass', ())) or '-'}, ptx {' '.join(row.get('ptx', ())) or '-'}"
+               f"sass {' '.join(sass) or '-'}, ptx {' '.join(ptx) or '-'}"
         if row["status"] == "disagrees":
             what += (f"; shipped sass {' '.join(row['shipped_sass']) or '-'}, ptx {' '.join(row['shipped_ptx']) or '-'}"
                      f" ({row.get('shipped_wheel')})")
@@ -342,6 +355,9 @@ def _status(args, output, fmt: str) -> int:
         lines.append(what)
         lines.append(f"            wheel {row.get('wheel')} sha256 {str(row.get('sha256'))[:16]}... from "
                      f"{row.get('index_url')} on {row.get('read_on')}")
+        lines += _library_lines(row, "            ")
+        if row["status"] == "disagrees":
+            lines += _library_lines({"library": row["shipped_library"]}, "            shipped ")
     lines += [f"  problem: {p}" for p in problems]
     output.write("\n".join(lines))
     return int(ExitCode.OK)
@@ -362,8 +378,11 @@ def _usable(row) -> bool:
     shipped data lacks (when the wheel tells its CUDA: see gpuvet.kb.loader._overlay_releases)."""
     if row["status"] != "adds":
         return False
+    from gpuvet.kb import overlay
+
+    code = any(overlay.archs_of(row))
     if _has_release(row["framework"], str(row["version"])):
-        return bool(row.get("sass") or row.get("ptx") or row.get("platform") == "aarch64")
+        return code or row.get("platform") == "aarch64"
     return (loader.find_framework_path(row["framework"]) is not None and row.get("platform", "x86_64") == "x86_64"
-            and bool(row.get("sass") or row.get("ptx"))
+            and code
             and loader.overlay_variant(row["framework"], str(row["version"]), row) is not None)

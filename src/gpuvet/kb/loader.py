@@ -287,7 +287,9 @@ def overlay_variant(framework: str, version: str, build: Mapping[str, Any],
             cuda_from = f"torch {build['requires_torch']} (its PyPI default build, as the knowledge base knows it)"
             extra["cuda_from"] = "torch"
     if not cuda:
-        if build.get("library") or build.get("sass") or build.get("ptx"):
+        from gpuvet.kb import overlay
+
+        if overlay.libraries_of(build):
             return None  # CUDA code of an unknown CUDA: never passed as a CPU build
         name = "cpu"
     else:
@@ -323,14 +325,11 @@ def _harvested_archs(builds: List[Mapping[str, Any]], spec: Optional[Mapping[str
     """(libraries, sass, ptx, source) over the wheels of one build: every library as read, with the role the framework
     file gives it (gpuvet.kb.libraries), and for display the archs its kernel libraries carry. What runs where is
     derived from the libraries at check time (gpuvet.kb.compat), never from the two lists."""
-    from gpuvet.kb import compat, libraries as roles
+    from gpuvet.kb import compat, overlay
+    from gpuvet.kb import libraries as roles
 
-    records: List[Mapping[str, Any]] = []
-    for build in builds:
-        if build.get("library"):
-            records += list(build["library"])
-        elif build.get("sass") or build.get("ptx"):  # an overlay written before libraries were read one by one
-            records.append({"file": str(build.get("wheel") or ""), "sass": build.get("sass"), "ptx": build.get("ptx")})
+    # an overlay written before libraries were read one by one: its sass / ptx lists as one unit
+    records = [library for build in builds for library in overlay.libraries_of(build)]
     found = roles.from_records(spec, records)
     kernels = [lib for lib in found if lib.role == compat.KERNELS] or list(found)
     return (found, compat.sort_archs([a for lib in kernels for a in lib.sass]),

@@ -85,14 +85,86 @@ def key_of(build: Mapping[str, Any]) -> Key:
     return (str(build["framework"]), str(build["version"]), str(build.get("platform", "x86_64")))
 
 
-def _archs(build: Mapping[str, Any]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    return tuple(sorted(build.get("sass", ()))), tuple(sorted(build.get("ptx", ())))
+def libraries_of(build: Mapping[str, Any]) -> List[Mapping[str, Any]]:
+    """The libraries of one harvested record, each ``{"file", "units": [{"count", "sass", "ptx", "isa"}]}``: its
+    ``library`` tables (``[[build.library]]`` of the shipped files, ``library`` of an overlay), or, for an overlay
+    written before libraries were read one by one, its ``sass`` / ``ptx`` lists as one unit of a library named by the
+    wheel. The one reading of both shapes: the loader's and the kb commands'."""
+    if build.get("library"):
+        return list(build["library"])
+    if build.get("sass") or build.get("ptx"):
+        return [{"file": str(build.get("wheel") or ""),
+                 "units": [{"count": 1, "sass": list(build.get("sass") or ()), "ptx": list(build.get("ptx") or ())}]}]
+    return []
+
+
+def archs_of(build: Mapping[str, Any]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(SASS, PTX): every arch any code unit of any library of the record carries, in arch order. For showing and
+    comparing readings only: what runs where is judged library by library, unit by unit (gpuvet.kb.compat)."""
+    sass: set = set()
+    ptx: set = set()
+    for library in libraries_of(build):
+        for unit in library.get("units") or ():
+            sass.update(unit.get("sass") or ())
+            ptx.update(unit.get("ptx") or ())
+    from gpuvet.probe.binaries import sort_archs
+
+    return tuple(sort_archs(sass)), tuple(sort_archs(ptx))
+
+
+def describe_library(library: Mapping[str, Any]) -> str:
+    """What one library carries, in one line: ``fakepkg/_C.so: 2 code units; SASS sm_80 sm_90 (in 1 of 2);
+    PTX compute_90 (ISA 9.0)``: an arch only some units carry says in how many, a PTX its ISA where it was read."""
+    from gpuvet.probe.binaries import sort_archs
+
+    units = list(library.get("units") or ())
+    total = sum(int(unit.get("count") or 0) for unit in units)
+    parts = []
+    for kind in ("sass", "ptx"):
+        counts: Dict[str, int] = {}
+        isas: Dict[str, set] = {}
+        for unit in units:
+            for arch in unit.get(kind) or ():
+                counts[arch] = counts.get(arch, 0) + int(unit.get("count") or 0)
+                if (unit.get("isa") or {}).get(arch):
+                    isas.setdefault(arch, set()).add(str(unit["isa"][arch]))
+        shown = []
+        for arch in sort_archs(counts):
+            notes = [f"in {counts[arch]} of {total}"] if counts[arch] < total else []
+            if isas.get(arch):
+                notes.append("ISA " + ", ".join(sorted(isas[arch], key=_version_key)))
+            shown.append(arch + (f" ({'; '.join(notes)})" if notes else ""))
+        parts.append(f"{kind.upper()} {' '.join(shown) or '-'}")
+    return f"{library.get('file')}: {total} code unit{'' if total == 1 else 's'}; " + "; ".join(parts)
+
+
+def _version_key(version: str) -> Tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
+
+
+def _units_of(build: Mapping[str, Any]) -> Tuple[Any, ...]:
+    """The libraries of a record in one comparable shape (order and TOML table types aside)."""
+    return tuple(sorted(
+        (str(library.get("file")), tuple(sorted(
+            (int(unit.get("count") or 0), tuple(unit.get("sass") or ()), tuple(unit.get("ptx") or ()),
+             tuple(sorted((str(k), str(v)) for k, v in (unit.get("isa") or {}).items())))
+            for unit in library.get("units") or ())))
+        for library in libraries_of(build)))
+
+
+def same_reading(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """Whether two records read the same code: the same libraries unit by unit where both store libraries, the same
+    archs where one is an overlay of the older shape (pooled ``sass`` / ``ptx`` lists)."""
+    if one.get("library") and other.get("library"):
+        return _units_of(one) == _units_of(other)
+    return archs_of(one) == archs_of(other)
 
 
 def compare(shipped: Mapping[Key, List[Mapping[str, Any]]], builds: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """Each overlay build with ``status``: ``adds`` (the shipped data has no build of that release and platform),
-    ``same`` (a shipped build of the same wheel, or the same arch lists), ``disagrees`` (read differently; the
-    shipped one stays), plus ``shipped_sass`` / ``shipped_ptx`` when it disagrees."""
+    ``same`` (a shipped build of the same wheel, or the same code read: :func:`same_reading`), ``disagrees`` (read
+    differently; the shipped one stays), plus, when it disagrees, ``shipped_library`` (the shipped build's libraries)
+    and ``shipped_sass`` / ``shipped_ptx`` (every arch they carry, :func:`archs_of`)."""
     out = []
     for build in builds:
         have = shipped.get(key_of(build), [])
@@ -102,12 +174,13 @@ def compare(shipped: Mapping[Key, List[Mapping[str, Any]]], builds: List[Dict[st
         else:
             same_wheel = [b for b in have if b.get("wheel") == build.get("wheel")]
             candidates = same_wheel or have
-            if any(b.get("sha256") == build.get("sha256") or _archs(b) == _archs(build) for b in candidates):
+            if any(b.get("sha256") == build.get("sha256") or same_reading(b, build) for b in candidates):
                 row["status"] = "same"
             else:
                 row["status"] = "disagrees"
-                row["shipped_sass"] = list(candidates[0].get("sass", ()))
-                row["shipped_ptx"] = list(candidates[0].get("ptx", ()))
+                sass, ptx = archs_of(candidates[0])
+                row["shipped_library"] = libraries_of(candidates[0])
+                row["shipped_sass"], row["shipped_ptx"] = list(sass), list(ptx)
                 row["shipped_wheel"] = candidates[0].get("wheel")
         out.append(row)
     return out
@@ -127,10 +200,11 @@ def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional["Path
         key = key_of(row)
         if row["status"] == "adds":
             # a wheel without CUDA code says nothing about archs, except that an Arm build is CPU-only (as shipped)
-            if row.get("sass") or row.get("ptx") or row.get("platform") == "aarch64":
+            if any(archs_of(row)) or row.get("platform") == "aarch64":
                 index.setdefault(key, []).append(row)
         elif row["status"] == "disagrees":
+            sass, ptx = archs_of(row)
             note = (f"the user overlay ({row['overlay_file']}) read {row.get('wheel')} as sass "
-                    f"{' '.join(row.get('sass', ())) or '-'}, ptx {' '.join(row.get('ptx', ())) or '-'}: "
+                    f"{' '.join(sass) or '-'}, ptx {' '.join(ptx) or '-'}: "
                     f"the shipped list is used; see gpuvet kb status")
             index[key] = [dict(b, source=f"{b['source']}; {note}", overlay_disagrees=note) for b in index[key]]
