@@ -30,7 +30,7 @@ except ImportError:  # Python < 3.11
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
-from import_harvest import FACT_KEYS, KEYS, render  # noqa: E402  (tools/ is not a package)
+from import_harvest import KEYS, render  # noqa: E402  (tools/ is not a package)
 
 from gpuvet.kb import loader, versions  # noqa: E402
 from gpuvet.kb.records import variant_key  # noqa: E402

@@ -50,7 +50,7 @@ def builds(kb):
     """(framework, release, variant) of every build whose libraries were read from its wheels."""
     for framework in sorted(kb.frameworks(), key=lambda f: f.name):
         for release in framework.releases:
-            for name, variant in sorted(release.variants.items()):
+            for _name, variant in sorted(release.variants.items()):
                 if variant.cuda and variant.extra.get("libraries"):
                     yield framework, release, variant
 

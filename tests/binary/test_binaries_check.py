@@ -95,16 +95,17 @@ def test_kb_disagreement_is_info_and_the_binary_wins():
     assert "compute_121" in detail and "sm_120a sm_121a" in detail
 
 
-def test_partial_ptx_of_an_installed_torch_1_0_is_no_disagreement():
-    # torch 1.0.0's PyPI wheel: compute_50 PTX in only 309 of libcaffe2_gpu.so's fatbins (kb/data/harvested/torch.toml,
-    # partial_ptx): kept out of the variant's ptx, but the installed library has it, as the knowledge base says
+def test_an_installed_copy_of_the_read_wheel_is_no_disagreement():
+    # torch 1.0.0's PyPI wheel as the knowledge base read it, library by library (kb/data/harvested/torch.toml): an
+    # installed copy carrying every arch its kernel library's units carry agrees, whatever share of units each has
     kb = _kb()
     variant = kb.framework("torch").release("1.0.0").variant("cu90")
-    assert variant.ptx == () and variant.extra["ptx_partial"] == ["compute_50"]
-    real = list(variant.sass) + list(variant.extra["sass_cubins_partial"]) + ["compute_50"]
-    view = _view([gpu("Tesla K80", "3.7")], [_binary("torch", "/sp/torch/lib/libcaffe2_gpu.so", real)],
+    kernels = [lib for lib in variant.extra["libraries"] if lib.role == "kernels"]
+    assert kernels, "torch 1.0.0's kernel library was read from its wheel"
+    real = sorted({a for lib in kernels for a in lib.sass + lib.ptx})
+    view = _view([gpu("Tesla K80", "3.7")], [_binary("torch", "/sp/torch/lib/" + kernels[0].file.rsplit("/", 1)[-1], real)],
                  frameworks={"torch": {"version": "1.0.0", "cuda": "9.0.176"}})
-    assert binary_findings(view, kb) == []
+    assert [f.code for f in binary_findings(view, kb)] == []
 
 
 def test_real_scan_feeds_the_check(cuda_builds):

@@ -18,6 +18,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb import compat
+from gpuvet.kb import libraries as roles
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -26,7 +27,6 @@ from gpuvet.snapshot import SnapshotView
 FRAMEWORK_PACKAGES = frozenset(
     {"torch", "tensorflow", "jax", "jaxlib", "paddlepaddle-gpu", "paddlepaddle", "mindspore"}
 )
-_TORCH_MAIN_LIBRARY = "libtorch_cuda"
 
 
 def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
@@ -183,15 +183,15 @@ def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
     variant = _kb_variant(kb, "torch", version)
     if variant is None:
         return []
-    main = [b for b in torch_binaries if os.path.basename(b.get("path", "")).startswith(_TORCH_MAIN_LIBRARY)]
+    spec = (getattr(_kb_framework(kb, "torch"), "extra", None) or {}).get("libraries")
+    main = [b for b in torch_binaries if roles.role_of(spec, str(b.get("path", "")))[0] == compat.KERNELS]
     chosen = main or torch_binaries
     found = {a for b in chosen for a in list(b.get("sass") or []) + list(b.get("ptx") or [])}
-    listed = set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ())
-    # arch-specific cubins with only a few kernels (sm_90a ...) and PTX only some kernels carry are listed apart in
-    # the KB; the binary has them too
-    extra = getattr(variant, "extra", None) or {}
-    listed |= set(extra.get("sass_cubins_partial", ()) or ()) | set(getattr(variant, "sass_cubins_partial", ()) or ())
-    listed |= set(extra.get("ptx_partial", ()) or ())
+    # the knowledge base's kernel libraries of that build, as read from its wheel (every arch any unit carries:
+    # the installed copy of the same wheel carries the same), else its hand-written lists
+    kernels = [lib for lib in (getattr(variant, "extra", None) or {}).get("libraries") or () if lib.role == compat.KERNELS]
+    listed = ({a for lib in kernels for a in lib.sass + lib.ptx} if kernels else
+              set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ()))
     if not listed or found == listed:
         return []
     order = _order

@@ -45,7 +45,7 @@ from gpuvet.kb import loader
 from gpuvet.kb.overlay import BUILDS_DIR
 from gpuvet.probe import elf
 from gpuvet.probe._version import __version__
-from gpuvet.probe.binaries import scan_file, sort_archs
+from gpuvet.probe.binaries import scan_file
 from gpuvet.tomlfile import loads_toml
 
 PLATFORM_TAGS = {
