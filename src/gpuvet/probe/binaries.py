@@ -54,11 +54,11 @@ class ScanResult(object):
 
     @property
     def sass(self):
-        return sort_archs({e.arch for e in self.entries if e.kind == "sass"})
+        return archs_of_kind(self.entries, "sass")
 
     @property
     def ptx(self):
-        return sort_archs({e.arch for e in self.entries if e.kind == "ptx"})
+        return archs_of_kind(self.entries, "ptx")
 
     @property
     def units(self):
@@ -69,6 +69,11 @@ class ScanResult(object):
         if self.entries:
             found["units"] = self.units
         return found
+
+
+def archs_of_kind(entries, kind):
+    """The distinct archs of ``kind`` ("sass" / "ptx") among ``entries``, in numeric order."""
+    return sort_archs({e.arch for e in entries if e.kind == kind})
 
 
 def unit_groups(entries):
@@ -96,6 +101,31 @@ def unit_groups(entries):
             group["isa"] = isa
         groups.append(group)
     return groups
+
+
+def coverage(groups):
+    """``{arch: units}`` from ``unit_groups``: in how many code units each SASS and PTX arch is, SASS first, each
+    kind in numeric order. A kernel runs on a GPU from its own unit only, so an arch in 1 unit of 340 is one
+    module's code, not the library's."""
+    counts = {}  # type: dict[str, int]
+    for group in groups:
+        for arch in group["sass"] + group["ptx"]:
+            counts[arch] = counts.get(arch, 0) + group["count"]
+    return dict((arch, counts[arch]) for arch in sorted(counts, key=lambda a: (a.startswith("compute_"), arch_key(a))))
+
+
+def ptx_isa(groups):
+    """``{ptx arch: [PTX ISA versions]}`` from ``unit_groups``, versions in numeric order: units compiled by
+    different toolkits carry the same arch at different ISA versions, and each names the driver its JIT needs."""
+    found = {}  # type: dict[str, set]
+    for group in groups:
+        for arch, version in group.get("isa", {}).items():
+            found.setdefault(arch, set()).add(version)
+    return dict((arch, sorted(found[arch], key=_version_key)) for arch in sort_archs(found))
+
+
+def _version_key(version):
+    return tuple(int(part) for part in version.split("."))
 
 
 def arch_key(arch):
