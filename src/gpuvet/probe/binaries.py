@@ -90,11 +90,14 @@ def unit_groups(entries):
         else:
             unit[1][entry.arch] = entry.isa or unit[1].get(entry.arch)
     counts = {}  # type: dict[tuple, int]
-    for sass, ptx in carried.values():
-        key = (tuple(sort_archs(sass)), tuple(sorted(ptx.items(), key=lambda item: arch_key(item[0]))))
+    for sass, ptx in carried.values():  # unordered keys: thousands of units, sorted once per distinct group below
+        key = (frozenset(sass), frozenset(ptx.items()))
         counts[key] = counts.get(key, 0) + 1
+    ordered = {}  # type: dict[tuple, int]
+    for (sass, ptx), count in counts.items():
+        ordered[(tuple(sort_archs(sass)), tuple(sorted(ptx, key=lambda item: arch_key(item[0]))))] = count
     groups = []
-    for (sass, ptx), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0], item[0][1])):
+    for (sass, ptx), count in sorted(ordered.items(), key=lambda item: (-item[1], item[0][0], item[0][1])):
         group = {"count": count, "sass": list(sass), "ptx": [arch for arch, _ in ptx]}
         isa = dict((arch, version) for arch, version in ptx if version)
         if isa:
