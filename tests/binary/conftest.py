@@ -87,12 +87,13 @@ BUILDS = {
         ["sm_100a", "sm_121"],
         ["compute_90a", "compute_100f"],
     ),
-    # relocatable device code (-rdc): the fatbin sits in __nv_relfatbin, not .nv_fatbin
+    # relocatable device code (-rdc): the fatbin sits in __nv_relfatbin, which the runtime never loads; nothing
+    # loadable (the archs it holds are in RELOCATABLE)
     "rdc.o": (
         KERNEL,
         ["-c", "-rdc=true"] + gencode("compute_80", "sm_80") + gencode("compute_90", "compute_90"),
-        ["sm_80"],
-        ["compute_90"],
+        [],
+        [],
     ),
     # PTX only, compressed
     "ptxonly.o": (
@@ -102,6 +103,44 @@ BUILDS = {
         ["compute_90"],
     ),
 }
+
+
+# name -> (relocatable sass, relocatable ptx): what __nv_relfatbin holds
+RELOCATABLE = {"rdc.o": (["sm_80"], ["compute_90"])}
+
+# A library linked from three translation units, one compiled with more archs than the others: source file ->
+# nvcc arguments. Built twice (see _build_units): linked by g++, one code unit per translation unit; linked by nvcc,
+# which also device-links (nvlink) and adds one more unit, SASS for the link's archs (UNITS_LINK_ARCHS) and no PTX.
+UNIT_PTX = "compute_90"  # the one unit that carries PTX: unit_c.ptx is nvcc's PTX for it
+UNIT_SOURCES = {
+    "unit_a.cu": gencode("compute_80", "sm_80"),
+    "unit_b.cu": gencode("compute_80", "sm_80"),
+    "unit_c.cu": gencode("compute_80", "sm_80") + gencode("compute_90", "sm_90") + gencode(UNIT_PTX, UNIT_PTX),
+}
+UNITS_LINK_ARCHS = gencode("compute_80", "sm_80")
+
+# PTX written by hand at these ISA versions, each packaged by fatbinary compressed and not (_build_ptx_isas)
+PTX_ISAS = ("7.0", "8.7")
+PTX_BY_HAND = """.version {isa}
+.target sm_80
+.address_size 64
+
+.visible .entry by_hand()
+{{
+\tret;
+}}
+"""
+
+EXTRA_BUILDS = (["k.fatbin", "libembedded.so", "libunits.so", "libunits_nvcc.so", "unit_c.ptx"]
+                + ["isa-%s%s.fatbin" % (isa, plain) for isa in PTX_ISAS for plain in ("", "-plain")]
+                + ["isa-%s.ptx" % isa for isa in PTX_ISAS])
+
+
+def unit_source(name):
+    """A translation unit with a kernel of its own (a distinct name per unit, as real modules have)."""
+    stem = name.split(".")[0]
+    return ("__global__ void %s_kernel(float *x) { x[threadIdx.x] += 1.0f; }\n"
+            "void %s_launch(float *x) { %s_kernel<<<1, 32>>>(x); }\n" % (stem, stem, stem))
 
 
 def nvcc_path():
@@ -144,7 +183,7 @@ def cuda_builds(tmp_path_factory, worker_id):
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = shared / ".complete"
         if done.exists():
-            return {name: shared / name for name in list(BUILDS) + ["k.fatbin", "libembedded.so"]}
+            return {name: shared / name for name in list(BUILDS) + EXTRA_BUILDS}
         built = _build_all(nvcc, shared)
         done.write_text("")
         return built
@@ -167,7 +206,43 @@ def _build_all(nvcc, folder):
     (folder / "blob.c").write_bytes(blob)
     _run(["gcc", "-shared", "-fPIC", "-O2", "-o", "libembedded.so", "blob.c"], folder)
     built["libembedded.so"] = folder / "libembedded.so"
+    _build_units(nvcc, folder)
+    _build_ptx_isas(nvcc, folder)
+    built.update((name, folder / name) for name in EXTRA_BUILDS)
     return built
+
+
+def _build_units(nvcc, folder):
+    objects = []
+    for name, args in UNIT_SOURCES.items():
+        (folder / name).write_text(unit_source(name))
+        objects.append(name.replace(".cu", ".o"))
+        _run([nvcc, "-c", "-Xcompiler", "-fPIC"] + args + ["-o", objects[-1], name], folder)
+    # g++ concatenates the objects' .nv_fatbin sections and adds nothing (the libcudart these objects call is only
+    # named when the toolkit has one to link against: a shared library may leave it undefined)
+    cudart = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))), "lib64")
+    libs = ["-L" + cudart, "-lcudart"] if os.path.exists(os.path.join(cudart, "libcudart.so")) else []
+    _run(["g++", "-shared", "-o", "libunits.so"] + objects + libs, folder)
+    _run([nvcc, "-shared"] + UNITS_LINK_ARCHS + ["-o", "libunits_nvcc.so"] + objects, folder)
+    # the PTX nvcc writes for the unit that carries PTX, to hold the header's PTX ISA against its .version line
+    _run([nvcc, "-ptx", "-arch=" + UNIT_PTX, "-o", "unit_c.ptx", "unit_c.cu"], folder)
+
+
+def _build_ptx_isas(nvcc, folder):
+    for isa in PTX_ISAS:
+        ptx_fatbin(nvcc, folder, isa, "isa-%s.fatbin" % isa, compressed=True)
+        ptx_fatbin(nvcc, folder, isa, "isa-%s-plain.fatbin" % isa, compressed=False)
+
+
+def ptx_fatbin(nvcc, folder, isa, name, compressed=True):
+    """``folder/name``: a standalone fatbin that fatbinary made of PTX written by hand at ISA ``isa`` for compute_80
+    (the PTX itself stays beside it as isa-<isa>.ptx)."""
+    source = "isa-%s.ptx" % isa
+    (folder / source).write_text(PTX_BY_HAND.format(isa=isa))
+    fatbinary = os.path.join(os.path.dirname(os.path.realpath(nvcc)), "fatbinary")
+    _run([fatbinary, "--create=" + name, "--image3=kind=ptx,sm=80,file=" + source,
+          "-compress-all" if compressed else "-compress=false"], folder)
+    return folder / name
 
 
 def _run(argv, cwd):

@@ -17,6 +17,11 @@ PLAIN = {"sass": ["sm_80"], "ptx": ["compute_86"], "error": None}
 EMBEDDED = {"sass": ["sm_86"], "ptx": ["compute_80"], "error": None}
 
 
+def _units(path):
+    """The code units the scan of the file reads (tests/binary/test_scan.py holds them against real builds)."""
+    return scan_file(str(path)).units
+
+
 def _copy(source, target):
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(str(source), str(target))
@@ -68,7 +73,7 @@ def test_record_names_the_owner_even_when_the_folder_has_another_name(cuda_build
     _record(site, "Acme_Kernels-1.0.dist-info", ["acmek/__init__.py,,", "acmek/lib/libmulti.so,sha256=x,1",
                                                   "Acme_Kernels-1.0.dist-info/RECORD,,"])
     found = find_cuda_binaries([str(site)])
-    assert found == [dict(package="acme-kernels", path=str(library), **MULTI)]
+    assert found == [dict(package="acme-kernels", path=str(library), units=_units(library), **MULTI)]
 
 
 def test_a_library_no_record_lists_is_still_found(cuda_builds, tmp_path):
@@ -119,7 +124,7 @@ def test_rodata_is_searched_in_discovery_only_with_a_cuda_hint(cuda_builds, embe
     bare = _copy(cuda_builds["libembedded.so"], site / "kern" / "libbare.so")
     hinted = _copy(embedded_with_cudart, site / "kern" / "libhinted.so")
     _record(site, "kern-1.0.dist-info", ["kern/libbare.so,,", "kern/libhinted.so,,"])
-    assert find_cuda_binaries([str(site)]) == [dict(package="kern", path=str(hinted), **EMBEDDED)]
+    assert find_cuda_binaries([str(site)]) == [dict(package="kern", path=str(hinted), units=_units(hinted), **EMBEDDED)]
     # named explicitly (gpuvet archs PATH), the library without a hint is still searched in full
     explicit = scan_file(str(bare))
     assert (explicit.sass, explicit.ptx, explicit.where) == (["sm_86"], ["compute_80"], "embedded:.rodata")

@@ -2,20 +2,51 @@
 
 import re
 import subprocess
+from collections import Counter
 
 import pytest
 
 from gpuvet.probe import fatbin
-from gpuvet.probe.binaries import archs_of, find_cuda_binaries, scan_file, sort_archs
+from gpuvet.probe.binaries import archs_of, archs_of_kind, coverage, find_cuda_binaries, ptx_isa, scan_file, sort_archs
 
-from .conftest import BUILDS, find_cuobjdump
+from .conftest import BUILDS, PTX_ISAS, RELOCATABLE, UNIT_PTX, UNIT_SOURCES, UNITS_LINK_ARCHS, find_cuobjdump
+
+
+def _asked_for(args):
+    """(sass, ptx) that nvcc's -gencode arguments ask for: code=sm_X is a cubin, code=compute_X is PTX."""
+    codes = [arg.split("code=", 1)[1] for arg in args if "code=" in arg]
+    return sort_archs(c for c in codes if c.startswith("sm_")), sort_archs(c for c in codes if c.startswith("compute_"))
+
+
+def _groups(units):
+    """What unit_groups should say of code units given as (sass, ptx) pairs, ISA left out: {(sass, ptx): count}."""
+    return Counter((tuple(sass), tuple(ptx)) for sass, ptx in units)
+
+
+def _read_groups(result):
+    groups = result.units
+    counts = [group["count"] for group in groups]
+    assert counts == sorted(counts, reverse=True)  # the most numerous first
+    return Counter({(tuple(g["sass"]), tuple(g["ptx"])): g["count"] for g in groups})
+
+
+def _version_line(ptx_text):
+    """The ISA of a PTX text: its ``.version X.Y`` directive."""
+    return re.search(r"^\s*\.version\s+(\d+\.\d+)\s*$", ptx_text, re.M).group(1)
 
 
 @pytest.mark.parametrize("name", sorted(BUILDS))
 def test_exact_arch_lists(cuda_builds, name):
-    _source, _args, sass, ptx = BUILDS[name]
+    _source, args, sass, ptx = BUILDS[name]
     result = archs_of(str(cuda_builds[name]))
-    assert result == {"path": str(cuda_builds[name]), "sass": sass, "ptx": ptx, "error": None}
+    assert {k: result[k] for k in ("path", "sass", "ptx", "error")} == {
+        "path": str(cuda_builds[name]), "sass": sass, "ptx": ptx, "error": None}
+    units = [(sass, ptx)] if sass or ptx else []
+    if "-c" not in args and sass:
+        # nvcc 13 device-links every program and library it links (nvlink, even without -rdc): one more unit,
+        # SASS for the link's archs, no PTX and no kernel of ours (with no SASS asked for, its container is empty)
+        units.append((sass, []))
+    assert _read_groups(scan_file(str(cuda_builds[name]))) == _groups(units)
 
 
 def test_compression_is_seen_in_headers_without_decompressing(cuda_builds):
@@ -31,7 +62,56 @@ def test_compression_is_seen_in_headers_without_decompressing(cuda_builds):
 def test_fatbin_section_executable_and_object(cuda_builds):
     assert scan_file(str(cuda_builds["app"])).where == ".nv_fatbin"
     assert scan_file(str(cuda_builds["variants.o"])).where == ".nv_fatbin"
-    assert scan_file(str(cuda_builds["rdc.o"])).where == "__nv_relfatbin"
+    rdc = scan_file(str(cuda_builds["rdc.o"]))
+    # -rdc code waits for nvlink: the runtime never loads __nv_relfatbin, so none of it is loadable code
+    assert (rdc.where, rdc.entries, rdc.units, rdc.error) == ("__nv_relfatbin", [], [], None)
+    assert (archs_of_kind(rdc.relocatable, "sass"), archs_of_kind(rdc.relocatable, "ptx")) == RELOCATABLE["rdc.o"]
+
+
+def test_units_of_a_library_linked_from_three_translation_units(cuda_builds):
+    """One code unit per translation unit, the one compiled with more archs counted apart; nvcc's link adds its
+    device-link unit (SASS for the link's archs only)."""
+    per_source = [_asked_for(args) for args in UNIT_SOURCES.values()]
+    by_gxx = scan_file(str(cuda_builds["libunits.so"]))
+    by_nvcc = scan_file(str(cuda_builds["libunits_nvcc.so"]))
+    assert _read_groups(by_gxx) == _groups(per_source)
+    assert _read_groups(by_nvcc) == _groups(per_source + [(_asked_for(UNITS_LINK_ARCHS)[0], [])])
+    assert len(_groups(per_source)) == 2  # the build really has units that differ
+    nvcc_isa = _version_line(cuda_builds["unit_c.ptx"].read_text())
+    for result in (by_gxx, by_nvcc):
+        assert ptx_isa(result.units) == {UNIT_PTX: [nvcc_isa]}
+        # every entry carries its unit; the union of the groups is the file's arch lists
+        assert all(entry.unit is not None for entry in result.entries)
+        assert sort_archs(a for g in result.units for a in g["sass"]) == result.sass
+
+
+@pytest.mark.parametrize("isa", PTX_ISAS)
+@pytest.mark.parametrize("plain", ["", "-plain"])
+def test_ptx_isa_is_the_version_line_of_the_ptx(cuda_builds, isa, plain):
+    """PTX written by hand at two ISA versions, packaged by fatbinary compressed (ZSTD) and not: the entry header's
+    ISA is the .version line of the PTX inside."""
+    result = scan_file(str(cuda_builds["isa-%s%s.fatbin" % (isa, plain)]))
+    (entry,) = result.entries
+    assert entry.compressed == (plain == "")
+    assert entry.isa == _version_line(cuda_builds["isa-%s.ptx" % isa].read_text())
+    assert len(set(PTX_ISAS)) >= 2  # two versions, so a constant could not pass
+
+
+def test_ptx_isa_of_nvcc_builds_is_the_version_nvcc_writes(cuda_builds):
+    nvcc_isa = _version_line(cuda_builds["unit_c.ptx"].read_text())
+    for name in ("libptxonly.so", "ptxonly.o", "libmulti.so", "variants.o"):
+        result = scan_file(str(cuda_builds[name]))
+        assert ptx_isa(result.units) == {arch: [nvcc_isa] for arch in result.ptx}, name
+
+
+def test_units_compiled_at_different_isas_keep_each_version(cuda_builds, tmp_path):
+    # two containers back to back, as a linker concatenates the .nv_fatbin sections of two objects
+    mixed = tmp_path / "mixed.fatbin"
+    mixed.write_bytes(b"".join(cuda_builds["isa-%s.fatbin" % isa].read_bytes() for isa in PTX_ISAS))
+    result = scan_file(str(mixed))
+    assert result.error is None
+    assert [g["count"] for g in result.units] == [1] * len(PTX_ISAS)
+    assert ptx_isa(result.units) == {"compute_80": sorted(PTX_ISAS, key=lambda v: tuple(map(int, v.split("."))))}
 
 
 def test_standalone_fatbin_and_fatbin_embedded_in_rodata(cuda_builds):
@@ -63,26 +143,57 @@ def test_sort_is_numeric():
     ]
 
 
-def _cuobjdump_lists(cuobjdump, path):
+def _cuobjdump_counts(cuobjdump, path):
+    """How many cubins and PTX files of each arch cuobjdump lists: ({"sm_80": 3}, {"compute_90": 1})."""
     completed = subprocess.run(
         [cuobjdump, "--list-elf", "--list-ptx", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     text = completed.stdout.decode()
-    sass = {"sm_" + m for m in re.findall(r"^ELF file\s+\d+: .*\.sm_(\w+)\.cubin$", text, re.M)}
-    ptx = {"compute_" + m for m in re.findall(r"^PTX file\s+\d+: .*\.sm_(\w+)\.ptx$", text, re.M)}
+    sass = Counter("sm_" + m for m in re.findall(r"^ELF file\s+\d+: .*\.sm_(\w+)\.cubin$", text, re.M))
+    ptx = Counter("compute_" + m for m in re.findall(r"^PTX file\s+\d+: .*\.sm_(\w+)\.ptx$", text, re.M))
     return sass, ptx
 
 
-@pytest.mark.parametrize("name", sorted(BUILDS) + ["k.fatbin"])
-def test_agrees_with_cuobjdump(cuda_builds, name):
+def _cuobjdump():
     cuobjdump = find_cuobjdump()
     if cuobjdump is None:
         pytest.skip("cuobjdump not installed (CUDA toolkit or the nvidia-cuda-cuobjdump wheel)")
-    sass, ptx = _cuobjdump_lists(cuobjdump, str(cuda_builds[name]))
-    result = archs_of(str(cuda_builds[name]))
+    return cuobjdump
+
+
+_FILES = sorted(BUILDS) + ["k.fatbin", "libunits.so", "libunits_nvcc.so"] + ["isa-%s.fatbin" % i for i in PTX_ISAS]
+
+
+@pytest.mark.parametrize("name", _FILES)
+def test_agrees_with_cuobjdump(cuda_builds, name):
+    """The arch lists, and per arch the number of units that carry it (one cubin or PTX of an arch per unit), are
+    cuobjdump's; __nv_relfatbin code, which cuobjdump lists too, is the scan's relocatable part."""
+    sass, ptx = _cuobjdump_counts(_cuobjdump(), str(cuda_builds[name]))
+    result = scan_file(str(cuda_builds[name]))
+    entries = result.entries or result.relocatable
+    assert bool(result.relocatable) == (name in RELOCATABLE)
+    assert Counter(_as_cuobjdump_names(e.arch) for e in entries if e.kind == "sass") == sass
+    assert Counter(e.arch for e in entries if e.kind == "ptx") == ptx
+    if not result.relocatable:
+        covered = Counter()
+        for arch, units in coverage(result.units).items():
+            covered[_as_cuobjdump_names(arch)] += units
+        assert covered == sass + ptx
+
+
+def _as_cuobjdump_names(arch):
     # cuobjdump names a family cubin sm_100f "sm_100" (it keeps the 'f' for PTX); gpuvet keeps the suffix
-    assert {re.sub(r"f$", "", a) for a in result["sass"]} == sass
-    assert set(result["ptx"]) == ptx
+    return re.sub(r"f$", "", arch) if arch.startswith("sm_") else arch
+
+
+@pytest.mark.parametrize("name", ["libunits_nvcc.so", "libptxonly.so", "isa-%s.fatbin" % PTX_ISAS[0],
+                                  "isa-%s-plain.fatbin" % PTX_ISAS[-1]])
+def test_ptx_isa_agrees_with_the_ptx_cuobjdump_extracts(cuda_builds, name):
+    completed = subprocess.run([_cuobjdump(), "-ptx", str(cuda_builds[name])], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    versions = re.findall(r"^\s*\.version\s+(\d+\.\d+)\s*$", completed.stdout.decode(), re.M)
+    assert versions
+    assert [e.isa for e in scan_file(str(cuda_builds[name])).entries if e.kind == "ptx"] == versions
 
 
 def test_find_cuda_binaries_names_the_distribution(cuda_builds, tmp_path):
@@ -103,9 +214,10 @@ def test_find_cuda_binaries_names_the_distribution(cuda_builds, tmp_path):
     (dist2 / "RECORD").write_text("fancy_ext_cuda.cpython-311-x86_64-linux-gnu.so,,\n")
     found = find_cuda_binaries([str(site), str(tmp_path / "absent")])
     assert found == [
-        {"package": "fancy-ext", "path": str(root_ext), "sass": ["sm_80"], "ptx": ["compute_86"], "error": None},
+        {"package": "fancy-ext", "path": str(root_ext), "sass": ["sm_80"], "ptx": ["compute_86"], "error": None,
+         "units": scan_file(str(root_ext)).units},
         {"package": "my-pkg", "path": str(library), "sass": ["sm_75", "sm_90a", "sm_100f", "sm_120"],
-         "ptx": ["compute_90"], "error": None},
+         "ptx": ["compute_90"], "error": None, "units": scan_file(str(library)).units},
     ]
     assert len(find_cuda_binaries([str(site)], max_files=1)) == 1
 

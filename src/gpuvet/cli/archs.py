@@ -3,6 +3,11 @@
 Each PATH is a file (shared library, executable, object, standalone fatbin) or a folder, scanned recursively.
 Files without CUDA code are left out; a file that cannot be read is listed with ``error``.
 
+Per file, each arch comes with its coverage over the file's code units (one fatbin container, one compiled
+module: the driver loads a kernel from its own unit only, so ``sm_90a`` in 1 unit of 340 is one module's code),
+and each PTX arch with its PTX ISA version and the CUDA release that writes it (the oldest driver that can JIT-compile
+it). Relocatable device code (``__nv_relfatbin``, ``nvcc -rdc``) is shown apart: the runtime never loads it.
+
 Exit codes (DESIGN.md §3): 0 when the files could be read (whether or not they hold CUDA code; some unreadable
 files among readable ones are listed with their error and do not change the code); 2 when a PATH does not exist
 (one line on stderr, nothing else), or when every file examined was unreadable (the result is still printed, so a
@@ -16,7 +21,7 @@ import os
 
 from gpuvet.cli.output import printable
 from gpuvet.errors import ExitCode, InputError
-from gpuvet.probe.binaries import scan_file
+from gpuvet.probe.binaries import archs_of_kind, coverage, ptx_isa, scan_file
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 
@@ -64,11 +69,24 @@ def collect(paths):
                 continue
             # The exit code depends on what was read, not on how the file was named: a folder whose only CUDA
             # binary cannot be read exits 2 like that file named alone (files without CUDA code do not count).
-            if result.entries or result.error:
+            if result.entries or result.relocatable or result.error:
                 examined += 1
                 unreadable += bool(result.error)
-                files.append(result.as_dict())
+                files.append(describe(result))
     return files, examined, unreadable
+
+
+def describe(result):
+    """One file of the JSON ``files`` list: the scan's dict with ``units``, ``coverage`` and ``ptx_isa`` always
+    there (empty for a file with no loadable code), and ``relocatable`` when it has ``__nv_relfatbin`` code."""
+    found = result.as_dict()
+    groups = found.setdefault("units", [])
+    found["coverage"] = coverage(groups)
+    found["ptx_isa"] = ptx_isa(groups)
+    if result.relocatable:
+        found["relocatable"] = {"sass": archs_of_kind(result.relocatable, "sass"),
+                                "ptx": archs_of_kind(result.relocatable, "ptx")}
+    return found
 
 
 # `archs FOLDER` is asked for explicitly: deeper and wider bounds than the probe's own walk, still bounded.
@@ -91,13 +109,67 @@ def render_text(results, paths, lang):
     if not results:
         return text(lang, "binary.archs.no_cuda", paths=", ".join(printable(p) for p in paths))
     lines = []
-    none = text(lang, "binary.archs.none")
+    cuda_of = _cuda_for_isa() if any(item.get("ptx_isa") for item in results) else {}
     for item in results:
-        lines.append(printable(item["path"]))
-        if item["sass"] or item["ptx"] or not item["error"]:
-            lines.append("  %-5s %s" % (text(lang, "binary.archs.sass") + ":", " ".join(item["sass"]) or none))
-            lines.append("  %-5s %s" % (text(lang, "binary.archs.ptx") + ":", " ".join(item["ptx"]) or none))
-        if item["error"]:
-            why = item["error"][len("unreadable: ") :] if item["error"].startswith("unreadable: ") else item["error"]
-            lines.append("  " + text(lang, "binary.archs.unreadable", why=printable(why)))
+        lines.extend(_file_lines(item, cuda_of, lang, text))
     return "\n".join(lines)
+
+
+def _file_lines(item, cuda_of, lang, text):
+    total = sum(group["count"] for group in item.get("units", ()))
+    path = printable(item["path"])
+    if not total:
+        lines = [path]
+    else:
+        lines = [text(lang, "binary.archs.header_one" if total == 1 else "binary.archs.header", path=path, count=total)]
+    if item["sass"] or item["ptx"] or not item["error"]:
+        counts = item.get("coverage", {})
+        for kind, archs in (("sass", item["sass"]), ("ptx", item["ptx"])):
+            shown = _covered(archs, counts, total, lang, text) if archs else text(lang, "binary.archs.none")
+            lines.append("  %-5s %s" % (text(lang, "binary.archs." + kind) + ":", shown))
+        lines.extend(" " * 8 + line for line in _isa_lines(item.get("ptx_isa", {}), cuda_of, lang, text))
+    relocatable = item.get("relocatable")
+    if relocatable:
+        archs = " ".join(relocatable["sass"] + relocatable["ptx"])
+        lines.append("  " + text(lang, "binary.archs.relocatable", archs=archs))
+    if item["error"]:
+        why = item["error"][len("unreadable: ") :] if item["error"].startswith("unreadable: ") else item["error"]
+        lines.append("  " + text(lang, "binary.archs.unreadable", why=printable(why)))
+    return lines
+
+
+def _covered(archs, counts, total, lang, text):
+    """``sm_75 sm_80 (340 of 340 units); sm_90a (1 of 340 units)``: archs in as many units grouped, the most
+    widespread first. With one unit (an object file, a .fatbin) every arch is in all of it: no counts."""
+    if total <= 1:
+        return " ".join(archs)
+    by_count = {}  # type: dict[int, list]
+    for arch in archs:  # archs come in numeric order, and stay in it within a group
+        by_count.setdefault(counts.get(arch, 0), []).append(arch)
+    parts = [text(lang, "binary.archs.in_units", archs=" ".join(by_count[count]), count=count, total=total)
+             for count in sorted(by_count, reverse=True)]
+    return text(lang, "binary.archs.group_separator").join(parts)
+
+
+def _isa_lines(isa_of, cuda_of, lang, text):
+    """One line per set of PTX ISA versions: the PTX archs written at them, each version with its CUDA release."""
+    archs_of = {}  # type: dict[tuple, list]
+    for arch, isas in isa_of.items():
+        archs_of.setdefault(tuple(isas), []).append(arch)
+    lines = []
+    for isas, archs in archs_of.items():
+        named = [text(lang, "binary.archs.isa_cuda", isa=isa, cuda=cuda_of[isa]) if isa in cuda_of
+                 else text(lang, "binary.archs.isa_unknown", isa=isa) for isa in isas]
+        separator = text(lang, "binary.archs.list_separator")
+        lines.append(text(lang, "binary.archs.ptx_isa", archs=" ".join(archs), isas=separator.join(named)))
+    return lines
+
+
+def _cuda_for_isa():
+    """``{"8.7": "12.8"}``: the knowledge base's PTX ISA table (kb/data/ptx_isa.toml, the one
+    ``KnowledgeBase.cuda_for_ptx_isa`` reads), loaded alone: importing gpuvet.kb costs more than a whole scan."""
+    from gpuvet.tomlfile import load_toml
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    table = load_toml(os.path.join(here, "kb", "data", "ptx_isa.toml"))
+    return dict((str(row["version"]), str(row["cuda"])) for row in table.get("isa", ()))

@@ -54,11 +54,11 @@ class ScanResult(object):
 
     @property
     def sass(self):
-        return sort_archs({e.arch for e in self.entries if e.kind == "sass"})
+        return archs_of_kind(self.entries, "sass")
 
     @property
     def ptx(self):
-        return sort_archs({e.arch for e in self.entries if e.kind == "ptx"})
+        return archs_of_kind(self.entries, "ptx")
 
     @property
     def units(self):
@@ -69,6 +69,11 @@ class ScanResult(object):
         if self.entries:
             found["units"] = self.units
         return found
+
+
+def archs_of_kind(entries, kind):
+    """The distinct archs of ``kind`` ("sass" / "ptx") among ``entries``, in numeric order."""
+    return sort_archs({e.arch for e in entries if e.kind == kind})
 
 
 def unit_groups(entries):
@@ -85,17 +90,45 @@ def unit_groups(entries):
         else:
             unit[1][entry.arch] = entry.isa or unit[1].get(entry.arch)
     counts = {}  # type: dict[tuple, int]
-    for sass, ptx in carried.values():
-        key = (tuple(sort_archs(sass)), tuple(sorted(ptx.items(), key=lambda item: arch_key(item[0]))))
+    for sass, ptx in carried.values():  # unordered keys: thousands of units, sorted once per distinct group below
+        key = (frozenset(sass), frozenset(ptx.items()))
         counts[key] = counts.get(key, 0) + 1
+    ordered = {}  # type: dict[tuple, int]
+    for (sass, ptx), count in counts.items():
+        ordered[(tuple(sort_archs(sass)), tuple(sorted(ptx, key=lambda item: arch_key(item[0]))))] = count
     groups = []
-    for (sass, ptx), count in sorted(counts.items(), key=lambda item: (-item[1], item[0][0], item[0][1])):
+    for (sass, ptx), count in sorted(ordered.items(), key=lambda item: (-item[1], item[0][0], item[0][1])):
         group = {"count": count, "sass": list(sass), "ptx": [arch for arch, _ in ptx]}
         isa = dict((arch, version) for arch, version in ptx if version)
         if isa:
             group["isa"] = isa
         groups.append(group)
     return groups
+
+
+def coverage(groups):
+    """``{arch: units}`` from ``unit_groups``: in how many code units each SASS and PTX arch is, SASS first, each
+    kind in numeric order. A kernel runs on a GPU from its own unit only, so an arch in 1 unit of 340 is one
+    module's code, not the library's."""
+    counts = {}  # type: dict[str, int]
+    for group in groups:
+        for arch in group["sass"] + group["ptx"]:
+            counts[arch] = counts.get(arch, 0) + group["count"]
+    return dict((arch, counts[arch]) for arch in sorted(counts, key=lambda a: (a.startswith("compute_"), arch_key(a))))
+
+
+def ptx_isa(groups):
+    """``{ptx arch: [PTX ISA versions]}`` from ``unit_groups``, versions in numeric order: units compiled by
+    different toolkits carry the same arch at different ISA versions, and each names the driver its JIT needs."""
+    found = {}  # type: dict[str, set]
+    for group in groups:
+        for arch, version in group.get("isa", {}).items():
+            found.setdefault(arch, set()).add(version)
+    return dict((arch, sorted(found[arch], key=_version_key)) for arch in sort_archs(found))
+
+
+def _version_key(version):
+    return tuple(int(part) for part in version.split("."))
 
 
 def arch_key(arch):
