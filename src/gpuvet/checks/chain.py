@@ -376,13 +376,14 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
     for label, _gpu, judgement in judgements(view, candidate, kb):
         if judgement.reason == "ptx_needs_newer_driver":
             verdict = Verdict.FAIL
-            findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label, ptx=judgement.via,
+            findings.append(make("checks.ptx_needs_driver", gpu=label, build=candidate.label,
+                                 ptx=judgement.facts.get("ptx") or judgement.via,
                                  file=judgement.facts.get("file"), detail_variant="file" if judgement.facts.get("file") else "",
                                  driver_floor=judgement.facts.get("packaged"),
                                  cuda=major_minor(judgement.facts.get("cuda")) or major_minor(cuda),
                                  driver=view.driver_version, branch=judgement.facts.get("branch"),
                                  expected=f"driver {judgement.facts.get('branch')}", actual=view.driver_version,
-                                 sources=sources_of(candidate.variant) + compat.SOURCES))
+                                 sources=sources_of(candidate.variant) + compat.SOURCES + (kb.ptx_isa_source,)))
     nvcc = view.nvcc_on_path
     if candidate.framework.name in EXTENSION_ECOSYSTEMS and nvcc and version_or_none(nvcc.get("version")) is not None:
         local_major = version_or_none(nvcc["version"]).major  # type: ignore[union-attr]  # parses: checked on the line above
