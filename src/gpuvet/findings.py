@@ -99,6 +99,14 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.plain_install_differs": ("install_note", "framework", INFO),
     "checks.no_nvcc": ("toolkit_mismatch", "cuda", WARN),
     "checks.windows_gpu": ("platform_unsupported", "host", FAIL),
+    "checks.windows_gpu_source": ("platform_unsupported", "host", WARN),
+    # Jetson: JetPack's CUDA decides (gpuvet.checks.chain._jetson_driver_layer); an SBSA build across the CUDA 13 bridge
+    "checks.jetson_cuda_unknown": ("unknown_version", "driver", WARN),
+    "checks.jetson_cuda_old": ("driver_too_old", "driver", FAIL),
+    "checks.jetson_bridge": ("jetson_note", "framework", INFO),
+    # a free-threaded Python (cp313t) installs only wheels built for its ABI
+    "checks.free_threaded": ("python_unsupported", "python", FAIL),
+    "checks.free_threaded_unknown": ("unknown_version", "python", WARN),
     "checks.together.separate": ("package_conflict", "packages", WARN),
     "checks.together.driver": ("shared_driver", "driver", INFO),
     "checks.together.pins_cudnn": ("cudnn_mismatch", "cudnn", WARN),

@@ -61,6 +61,7 @@ FINDING_CODES = (
     "container_note",  # how the container engine runs GPU containers, when it is no fault (systemd cgroups, pre-19.03)
     "platform_note",  # what the rental platform's disks keep on a stop, in a saved image, after a release
     "installer_note",  # what an installer would choose on its own here (uv --torch-backend=auto), when it runs
+    "jetson_note",  # on a Jetson, what decides whether a build runs: JetPack's CUDA, the CUDA 13 bridge for SBSA builds
 )
 
 # Codes whose findings mean "cannot be judged" rather than pass or fail.

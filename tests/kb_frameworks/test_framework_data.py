@@ -186,8 +186,13 @@ def test_tensorflow_build_table(version, cuda, cudnn):
 
 
 def test_tensorflow_windows_gpu_ends_at_2_10_and_avx_is_required():
-    assert _release("tensorflow", "2.10.1")["windows_gpu"] is True
-    assert _release("tensorflow", "2.11.0")["windows_gpu"] is False
+    # One rule for every framework: the file's [[windows]] records (compat.windows_build); TensorFlow 2.11.1 release
+    # notes: "TensorFlow 2.10 was the last TensorFlow release that supported GPU on native-Windows".
+    from gpuvet.kb.compat import windows_build
+
+    records = _load("tensorflow")["windows"]
+    assert windows_build(records, "2.10.1").cuda is True
+    assert windows_build(records, "2.11.0").cuda is False
     assert all("avx" in r["cpu_isa"] for r in _load("tensorflow")["release"])
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
-from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build
+from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
 from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
@@ -20,7 +20,6 @@ from gpuvet.checks.stack import (
     alternatives_note,
     conflict_findings,
     effective,
-    platform_findings,
     requires_findings,
     toolkit_findings,
 )
@@ -32,6 +31,23 @@ from gpuvet.snapshot import SnapshotView
 
 # Findings whose fix gains "or install this build instead" when another build fits the machine as it stands.
 _ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_build", "python_unsupported", "no_driver"}
+
+# One truth per target: a failure of these codes says the build cannot run on this machine's GPUs at all (a driver
+# below a floor, no driver, another platform, a CPU build, no code for the GPU, a GPU below the build's floor) ...
+CANNOT_RUN = frozenset({"driver_too_old", "no_driver", "platform_unsupported", "cpu_only_build", "arch_not_in_build",
+                        "feature_arch_unsupported", "gpu_unsupported_by_cuda"})
+# ... so no note of the same target says the build runs (finding kinds, gpuvet.findings.KINDS): through minor-version
+# or forward compatibility, through PTX the driver JIT-compiles, across the Jetson bridge, or "runs on this GPU, except
+# these features". (A note on one bundled library, NCCL's collectives from PTX, says nothing of the build running.)
+RUNS_NOTES = frozenset({"checks.minor_compat", "checks.forward_compat", "checks.ptx_jit", "checks.jetson_bridge",
+                        "checks.target_features"})
+
+
+def one_truth(findings: Sequence[Finding]) -> tuple:
+    """The target's findings with no "it runs" note beside a failure that says it cannot run here."""
+    if not any(f.severity is Severity.FAIL and f.code in CANNOT_RUN for f in findings):
+        return tuple(findings)
+    return tuple(f for f in findings if f.title.id.rsplit(".", 1)[0] not in RUNS_NOTES)
 
 
 def _image_result(view: SnapshotView, reference: str, kb: Any) -> TargetResult:
@@ -63,6 +79,8 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
         return TargetResult(target.text, None, (link,), resolution.findings)
     candidate = effective(view, resolution.candidate, kb)
+    if not target.local:  # a variant the target names (torch==2.7.0+cu128) is judged as named
+        candidate = on_platform(view, candidate, kb)
     if binaries is not None:
         candidate = candidate._replace(binaries=tuple(binaries))
     links, findings = evaluate(view, candidate, kb)
@@ -71,6 +89,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
         findings = findings + (resolution.note,)
+    findings = one_truth(findings)
     resolved = f"{candidate.framework.name}=={candidate.release.version}"
     if candidate.variant.name:
         resolved += f" ({candidate.variant.name})"
@@ -80,7 +99,6 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
 def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int) -> tuple:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
-    extra += platform_findings(view, candidate)
     extra += target_feature_findings(view, candidate, kb)
     installed_now = installed_build(view, candidate.framework)
     extra += companion_findings(

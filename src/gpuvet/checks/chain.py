@@ -10,7 +10,7 @@ Nothing here knows a specific framework: everything framework-specific is data o
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -27,12 +27,15 @@ from gpuvet.snapshot import SnapshotView
 EXTENSION_ECOSYSTEMS = frozenset({"torch"})
 
 
-def _arch_commands(candidate: "Candidate") -> Tuple[str, ...]:
+def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[str, ...]:
     """How to learn a build's archs: read its published wheel (gpuvet kb harvest, from the variant's own index
-    when it has one), or read an installed torch in place."""
+    when it has one, PyPI's otherwise: no --index-url at all; the Arm wheel on an Arm host), or read an installed
+    torch in place."""
     harvest = f"gpuvet kb harvest {candidate.framework.distributions[0]}=={candidate.release.version}"
-    if candidate.variant.index_url:
-        harvest += f" --index-url {candidate.variant.index_url}"
+    if candidate.variant.own_index:
+        harvest += f" --index-url {candidate.variant.own_index}"
+    if platform != "x86_64":
+        harvest += " --platform aarch64"
     commands = [] if candidate.variant.extra.get("conda") else [harvest]  # a conda build has no wheel to read
     if candidate.framework.name == "torch" and candidate.variant.extra.get("conda"):
         # conda-forge's libtorch package puts the libraries in the environment's lib/ (its recipe's build.sh)
@@ -244,6 +247,88 @@ def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple
 
 
 # --------------------------------------------------------------------------------------------------------------
+# The build pip installs on this machine's platform (compat rule 7: platforms are facts, not gaps)
+# --------------------------------------------------------------------------------------------------------------
+ARM_CPU_VARIANT = "cpu-aarch64"  # PyTorch's own name for its Arm CPU build (its release build matrix: CPU_AARCH64)
+
+
+def on_platform(view: SnapshotView, candidate: Candidate, kb: Any) -> Candidate:
+    """The candidate as plain ``pip install NAME==VERSION`` installs it on this machine's platform.
+
+    On an Arm host (an SBSA server such as a GH200, or a Jetson) pip takes the release's manylinux aarch64 wheel. Where
+    that wheel was read and carries no CUDA code at all (PyPI's torch 2.5-2.10 and TensorFlow 2.21 for Arm:
+    ``harvested/<framework>.toml``), the candidate is that CPU build, judged as the CPU build it is: a fact of the
+    platform, never an unknown arch list, never a CUDA build whose cuDNN "comes with the build". Installed binaries
+    with CUDA code (a build from another index) decide instead; a variant the target names (``+cu126``) is left as
+    named (callers pass only plain targets here)."""
+    variant = candidate.variant
+    if not variant.cuda:
+        return candidate
+    host = model_host(view, kb)
+    arm = variant.extra.get("aarch64") or {}
+    if host.platform != "x86_64" and arm.get("cpu"):
+        name, platform, source = ARM_CPU_VARIANT, "aarch64", str(arm.get("source") or variant.source)
+    elif host.os == "windows" and variant.own_index is None and (windows := _windows(candidate)) and windows.pypi_cpu:
+        name, platform, source = "cpu", "windows", windows.source  # PyPI's Windows wheels of torch are CPU builds
+    else:
+        return candidate
+    if binary_libraries(view, candidate) is not None:
+        return candidate
+    cpu = variant._replace(name=name, cuda=None, cudnn=None, nccl=None, sass=(), ptx=(), source=source,
+                           extra=dict(variant.extra, platform_cpu=platform))
+    return candidate._replace(variant=cpu)
+
+
+def _windows(candidate: Candidate) -> Optional[compat.WindowsBuild]:
+    return compat.windows_build(candidate.framework.extra.get("windows") or (), candidate.release.version)
+
+
+def native_windows_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+    """Native Windows (a Windows driver model or OS in the input; WSL2 is Linux): a CUDA build of a release whose
+    framework file says it has none for Windows fails, one that only builds from source there warns (one rule,
+    ``compat.windows_build``, over the ``[[windows]]`` data of every framework file). Part of the framework link, so
+    every search for a build that fits (fixes, recommend, plan) weighs it too."""
+    if model_host(view, kb).os != "windows" or not candidate.variant.cuda:
+        return []
+    windows = _windows(candidate)
+    if windows is None or windows.cuda:
+        return []
+    key = "checks.windows_gpu_source" if windows.source_build else "checks.windows_gpu"
+    return [make(key, build=candidate.label, expected=msg("checks.windows_gpu.expected"),
+                 actual=msg("checks.windows_gpu.actual"), sources=sources_of(windows))]
+
+
+def _own_index_command(candidate: Candidate, variant: Any) -> str:
+    """``pip install NAME==VERSION --index-url URL`` for a build on its publisher's own index: the variant's own URL,
+    else the framework's index root and the variant's name (PyTorch's download.pytorch.org/whl/cu128)."""
+    framework, release = candidate.framework, candidate.release
+    index = variant.own_index or f"{str(framework.extra.get('index_url') or '').rstrip('/')}/{variant.name}"
+    return f"pip install {framework.distributions[0]}=={release.version} --index-url {index}"
+
+
+def platform_cuda_builds(candidate: Candidate, host: compat.Host, gpus: Sequence[compat.Gpu]) -> Tuple[Tuple[str, str], ...]:
+    """(install command, source) of each CUDA build of the candidate's release that its publisher makes for this Arm
+    host (the framework file's ``[[platform_build]]``: PyTorch's own index for Linux aarch64) and that the platform
+    rule lets run on every GPU here (on Jetson only SBSA builds of CUDA >= 13, on Thor). Empty on x86_64."""
+    if host.platform == "x86_64":
+        return ()
+    release, framework = candidate.release, candidate.framework
+    found: List[Tuple[str, str]] = []
+    for record in framework.extra.get("platform_build") or ():
+        if record.get("platform") != "aarch64" or not versions.in_specifier(release.version, str(record.get("releases") or "")):
+            continue
+        for name in record.get("variants") or ():
+            variant = release.variants.get(name)
+            if variant is None or not variant.cuda:
+                continue
+            build = compat.Build(cuda=variant.cuda, sass=None, ptx=None, platform="sbsa")
+            if not all(compat.platform_fits(build, gpu, host) for gpu in gpus):
+                continue
+            found.append((_own_index_command(candidate, variant), str(record.get("source") or "")))
+    return tuple(found)
+
+
+# --------------------------------------------------------------------------------------------------------------
 # driver: the GPU's own floor (rule 5), then the build's CUDA runtime (rule 4)
 # --------------------------------------------------------------------------------------------------------------
 def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
@@ -252,11 +337,13 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
         return LayerResult(Link("driver", Verdict.SKIP, view.driver_version, msg("link.not_needed_cpu")))
     driver = view.driver_version
     source = view.source("driver.version") or view.source("driver.kernel_module")
+    host = model_host(view, kb)
+    if host.platform == "jetson":
+        return _jetson_driver_layer(view, candidate, kb, host)
     floor = kb.min_driver_for_cuda(cuda)
     if floor is None:
         finding = make("checks.cuda_unknown", cuda=cuda, kb=kb.version, actual=driver, sources=sources_of(candidate.variant))
         return LayerResult(Link("driver", Verdict.UNKNOWN, driver, msg("link.cuda_unknown", cuda=cuda), source), (finding,))
-    host = model_host(view, kb)
     minimum = floor.minimum
     extra_min = candidate.extra("min_driver")
     if extra_min and (extra := version_or_none(extra_min)) and (floor_min := version_or_none(minimum)) and extra > floor_min:
@@ -293,11 +380,17 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     runtime = next((r for r in runtimes if r.status == compat.FAILS), runtimes[0])
     own_floor = version_or_none(extra_min) if extra_min else None
     installed_driver = version_or_none(driver)
+    # One truth per target: where the driver is below a floor of its own (a GPU newer than the driver, a GPU whose
+    # architecture the branch dropped, PTX only a newer driver JIT-compiles), no note says the build "runs" through
+    # minor-version or forward compatibility: the driver has to move either way.
+    needs_newer_driver = bool(findings) or any(j.reason == "ptx_needs_newer_driver" for _, _, j in judgements(view, candidate, kb))
     if own_floor is not None and driver is not None and installed_driver is not None and installed_driver < own_floor:
         # The framework's own documented floor (MindSpore's CUDA 11.6 build: >= 510.39.01) is stricter than CUDA's.
         findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver))
     elif runtime.status == compat.FAILS:
         findings.append(_driver_too_old(view, candidate, kb, floor, minimum, driver or msg("checks.driver_too_old.actual_cuda_max", cuda=view.driver_cuda_max)))
+    elif needs_newer_driver:
+        pass
     elif runtime.status == compat.RUNS and "minor_version_compat" in runtime.notes and driver is not None:
         findings.append(make("checks.minor_compat", driver=driver, cuda=major_minor(cuda),
                              toolkit_driver=floor.toolkit_driver, minimum=floor.minimum,
@@ -313,6 +406,36 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
     if runtime.status == compat.UNKNOWN and verdict is Verdict.PASS:
         verdict = Verdict.UNKNOWN
     return LayerResult(Link("driver", verdict, shown, expected, link_source), tuple(findings))
+
+
+# How to learn the CUDA a Jetson's JetPack carries: nvidia-smi prints it from JetPack 6 on; the L4T release and the
+# nvidia-jetpack package name the JetPack release (NVIDIA's JetPack documentation).
+JETSON_CUDA_COMMANDS = ("nvidia-smi", "cat /etc/nv_tegra_release", "apt show nvidia-jetpack")
+
+
+def _jetson_driver_layer(view: SnapshotView, candidate: Candidate, kb: Any, host: compat.Host) -> LayerResult:
+    """On Jetson the driver comes with JetPack (L4T) and is numbered its own way: the CUDA that JetPack carries decides
+    (gpuvet.kb.compat, rule 4 on Jetson). When no input says which CUDA that is, the link is unknown and a finding says
+    so and how to learn it, never a silent unknown; a JetPack whose CUDA is older than the build's fails."""
+    cuda = candidate.variant.cuda or ""
+    wanted = major_minor(cuda)
+    expected = msg("checks.jetson_cuda.expected", cuda=wanted)
+    shown: Any = view.driver_version or (msg("link.driver_max", cuda=view.driver_cuda_max) if view.driver_cuda_max
+                                         else msg("link.not_provided"))
+    link_source = view.source("driver.cuda_max") or view.source("driver.version")
+    runtime = compat.runtime_driver(compat.Build(cuda=cuda, sass=None, ptx=None, platform="jetson"),
+                                    compat.Gpu(name=None, cc=None), host, kb)
+    sources = sources_of(kb.jetson())
+    if runtime.status == compat.UNKNOWN:
+        finding = make("checks.jetson_cuda_unknown", build=candidate.label, cuda=wanted, expected=expected,
+                       actual=msg("checks.jetson_cuda.not_known"), commands=JETSON_CUDA_COMMANDS, sources=sources)
+        return LayerResult(Link("driver", Verdict.UNKNOWN, shown, expected, link_source), (finding,))
+    if runtime.status == compat.FAILS:
+        finding = make("checks.jetson_cuda_old", build=candidate.label, cuda=wanted, jetpack=major_minor(host.driver_cuda),
+                       driver_floor=wanted, expected=expected,
+                       actual=msg("checks.jetson_cuda.actual", cuda=major_minor(host.driver_cuda)), sources=sources)
+        return LayerResult(Link("driver", Verdict.FAIL, shown, expected, link_source), (finding,))
+    return LayerResult(Link("driver", Verdict.PASS, shown, expected, link_source))
 
 
 def _not_provided(view: SnapshotView) -> bool:
@@ -521,6 +644,33 @@ def _cuda_build_commands(candidate: Candidate, installed: Optional[Dict[str, Any
     return ()
 
 
+def _cpu_build_fix(view: SnapshotView, candidate: Candidate, kb: Any, installed: Optional[Dict[str, Any]]
+                   ) -> Tuple[str, Tuple[str, ...], Tuple[str, ...], Dict[str, Any]]:
+    """(fix id, commands, their sources, facts) of a CPU build on a machine with GPUs: the same release's CUDA build
+    for this platform. On x86_64 that is the release's own CUDA variant; on an Arm host the build its publisher makes
+    for Linux aarch64 (PyTorch's index, ``platform_cuda_builds``), on a Jetson NVIDIA's build for the JetPack release
+    where no SBSA build runs; never PyPI's x86_64 command, which installs the same CPU wheel again on Arm."""
+    host = model_host(view, kb)
+    uninstall: Tuple[str, ...] = ()
+    if installed and installed.get("version"):
+        uninstall = (f"pip uninstall -y {installed.get('distribution') or candidate.framework.distributions[0]}",)
+    windows = _windows(candidate) if host.os == "windows" else None
+    default = candidate.release.variants.get(candidate.release.default_variant or "")
+    if windows is not None and windows.pypi_cpu and default is not None and default.cuda:
+        return ("checks.cpu_only_build.fix_windows", uninstall + (_own_index_command(candidate, default),),
+                sources_of(windows), {})
+    if host.platform == "x86_64":
+        return "checks.cpu_only_build.fix", _cuda_build_commands(candidate, installed), (), {}
+    builds = platform_cuda_builds(candidate, host, [gpu for _, gpu in model_gpus(view, kb)])
+    if builds:
+        return ("checks.cpu_only_build.fix_platform", uninstall + tuple(c for c, _ in builds),
+                sources_of(*({"source": s} for _, s in builds)), {})
+    if host.platform == "jetson":
+        jetson = kb.jetson()
+        return "checks.cpu_only_build.fix_jetson", (), sources_of(jetson), {"wheels": jetson.get("wheels")}
+    return "checks.cpu_only_build.fix_platform_none", (), (), {}
+
+
 def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     findings: List[Finding] = []
     verdict = Verdict.PASS
@@ -531,13 +681,20 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
         # A CPU build is a problem only where there is a GPU to use (or the user expects one).
         severity = Severity.FAIL if gpus else Severity.WARN
         verdict = Verdict.FAIL if gpus else Verdict.WARN
+        fix, commands, fix_sources, fix_facts = (_cpu_build_fix(view, candidate, kb, installed) if gpus else
+                                                 ("checks.cpu_only_build.fix_nogpu", _cuda_build_commands(candidate, installed), (), {}))
+        platform_cpu = variant.extra.get("platform_cpu")
+        detail = (("platform_" + platform_cpu if platform_cpu == "windows" else "platform") if platform_cpu else "gpus") if gpus else "nogpu"
         findings.append(make(
             "checks.cpu_only_build", severity=severity, build=candidate.label, count=len(gpus),
-            detail_variant="gpus" if gpus else "nogpu", fix="checks.cpu_only_build.fix" if gpus else "checks.cpu_only_build.fix_nogpu",
-            expected=msg("link.a_cuda_build"),
-            actual=msg("checks.cpu_only_build.actual", version=candidate.release.version), commands=_cuda_build_commands(candidate, installed),
-            sources=sources_of(candidate.release)))
+            detail_variant=detail, fix=fix, expected=msg("link.a_cuda_build"),
+            actual=msg("checks.cpu_only_build.actual", version=candidate.release.version), commands=commands,
+            sources=sources_of(candidate.release, *((variant,) if platform_cpu else ())) + fix_sources,
+            **fix_facts))
         return LayerResult(Link("framework", verdict, msg("link.cpu_build", version=candidate.release.version), msg("link.a_cuda_build")), tuple(findings))
+    for finding in native_windows_findings(view, candidate, kb):
+        findings.append(finding)
+        verdict = Verdict.FAIL if finding.severity is Severity.FAIL else Verdict.WARN
     min_cc = candidate.extra("min_compute_capability")
     below_floor = set()
     for label, gpu in model_gpus(view, kb):
@@ -556,10 +713,17 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             continue
         if judgement.reason == "platform_mismatch":
             verdict = Verdict.FAIL
+            jetson = judgement.facts["host"] == "jetson"
+            jetson_facts = kb.jetson() if jetson else {}
             findings.append(make("checks.platform_mismatch", build=candidate.label, gpu=label,
                                  built_for=judgement.facts["build"], host=judgement.facts["host"],
+                                 detail_variant="jetson" if jetson else "",
+                                 fix="checks.platform_mismatch.fix_jetson" if jetson else True,
+                                 wheels=jetson_facts.get("wheels"),
+                                 commands=tuple(c for c, _ in platform_cuda_builds(candidate, host, [gpu])) if jetson else (),
                                  expected=msg("checks.platform_mismatch.value", platform=judgement.facts["host"]),
-                                 actual=msg("checks.platform_mismatch.value", platform=judgement.facts["build"]), sources=compat.SOURCES))
+                                 actual=msg("checks.platform_mismatch.value", platform=judgement.facts["build"]),
+                                 sources=compat.SOURCES + sources_of(jetson_facts)))
             break
         if judgement.reason == "no_usable_arch":
             verdict = Verdict.FAIL
@@ -581,10 +745,11 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             findings.append(make("checks.arch_list_unknown", build=candidate.label, gpu=label, cc=gpu.cc,
                                  expected=msg("checks.arch_list_unknown.expected", build=candidate.label),
                                  actual=msg("checks.arch_list_unknown.actual"),
-                                 commands=_arch_commands(candidate), sources=sources_of(variant),
+                                 commands=_arch_commands(candidate, host.platform), sources=sources_of(variant),
                                  fix="checks.arch_list_unknown.conda_fix" if variant.extra.get("conda") else True))
             break
-        if judgement.status == compat.RUNS and judgement.reason == "ptx":
+        if judgement.status == compat.RUNS and judgement.reason == "ptx" and compat.gpu_driver(gpu, host, kb) is None:
+            # (a GPU its driver cannot drive runs nothing: the driver link says so, no note says it JIT-compiles)
             if verdict is Verdict.PASS:
                 verdict = Verdict.WARN
             findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc,
@@ -597,6 +762,11 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                                  feature=feature["feature"], file=feature["file"], sass=feature["sass"],
                                  ptx=feature["ptx"], expected=runnable(gpu.cc), actual=f"{feature['file']}: SASS "
                                  f"{feature['sass']}; PTX {feature['ptx']}", sources=compat.SOURCES))
+        if host.platform == "jetson" and build.platform != "jetson" and judgement.status != compat.FAILS:
+            # An SBSA build runs on a Jetson only across the bridge CUDA 13 made (Thor): say what decides it there.
+            jetson_facts = kb.jetson()
+            findings.append(make("checks.jetson_bridge", build=candidate.label, gpu=label, cuda=major_minor(variant.cuda),
+                                 wheels=jetson_facts.get("wheels"), sources=sources_of(jetson_facts)))
     for note in variant.extra.get("overlay_disagrees", ()):  # the user's overlay read these archs differently
         findings.append(make("checks.overlay_disagrees", build=candidate.label, note=note, sources=sources_of(variant)))
     actual = msg("link.not_installed_build", build=f"{candidate.release.version} ({variant.name})")
@@ -629,6 +799,53 @@ def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> Any:
 # --------------------------------------------------------------------------------------------------------------
 # Python and the platform (glibc, CPU instruction set)
 # --------------------------------------------------------------------------------------------------------------
+# A free-threaded CPython (PEP 703) is its own ABI: "The free-threaded build does not currently support the Limited C
+# API or the stable ABI" (Python's free-threading extension HOWTO); pip's tag rules (packaging.tags) offer it only
+# cpXYt wheels and pure-Python ones, never abi3.
+FREE_THREADED_SOURCES = (
+    "https://peps.python.org/pep-0703/",
+    "https://docs.python.org/3/howto/free-threading-extensions.html",
+    "https://github.com/pypa/packaging/blob/main/src/packaging/tags.py (_abi3_applies)",
+)
+
+
+def free_threaded_wheels(candidate: Candidate, python: str) -> Optional[Mapping[str, Any]]:
+    """The framework file's ``[[free_threaded]]`` record that says whether this release publishes wheels for the
+    free-threaded CPython ``python`` ("3.13"): ``wheels`` true or false (``abi3``: only stable-ABI wheels); None when
+    no record covers it (not known)."""
+    for record in candidate.framework.extra.get("free_threaded") or ():
+        if record.get("python") not in (None, python):
+            continue
+        if versions.in_specifier(candidate.release.version, str(record.get("releases") or "")) and "wheels" in record:
+            return record
+    return None
+
+
+def _free_threaded_findings(view: SnapshotView, candidate: Candidate) -> Tuple[Optional[Verdict], List[Finding]]:
+    """A free-threaded Python installs a release only where it publishes wheels for that ABI (cp313t): fails where the
+    data says it does not (vLLM's abi3 wheels), unknown where the data does not say. A pure-Python package (no kernels
+    of its own) installs anywhere: its compiled dependencies are judged through their own pins."""
+    record_python = view.value("python") or {}
+    python = view.python_version
+    if record_python.get("free_threaded") is not True or not python or candidate.extra("own_kernels") is False:
+        return None, []
+    parsed = version_or_none(python)
+    if parsed is None:
+        return None, []
+    minor, abi = f"{parsed.major}.{parsed.minor}", f"cp{parsed.major}{parsed.minor}t"
+    expected, actual = msg("checks.free_threaded.expected", abi=abi), msg("link.free_threaded", version=python)
+    record = free_threaded_wheels(candidate, minor)
+    if record is None:
+        return Verdict.UNKNOWN, [make("checks.free_threaded_unknown", build=candidate.label, python=minor, abi=abi,
+                                      name=candidate.framework.display, expected=expected, actual=actual,
+                                      sources=FREE_THREADED_SOURCES)]
+    if record.get("wheels"):
+        return None, []
+    return Verdict.FAIL, [make("checks.free_threaded", build=candidate.label, python=minor, abi=abi,
+                               name=candidate.framework.display, detail_variant="abi3" if record.get("abi3") else "",
+                               expected=expected, actual=actual, sources=sources_of(record) + FREE_THREADED_SOURCES)]
+
+
 def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     findings: List[Finding] = []
     release = candidate.release
@@ -662,10 +879,17 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
             findings.append(make("checks.cpu_isa", build=candidate.label, flags=", ".join(absent),
                                  cpu=cpu.get("model") or "?", expected=" ".join(isa), actual=cpu.get("model") or "?",
                                  sources=sources_of(release)))
+    # (a Python the release does not support at all fails already: its ABI adds nothing)
+    unsupported = any(f.code == "python_unsupported" for f in findings)
+    free_verdict, free_findings = (None, []) if unsupported else _free_threaded_findings(view, candidate)
+    findings += free_findings
+    if free_verdict is Verdict.FAIL or (free_verdict is Verdict.UNKNOWN and verdict is Verdict.PASS):
+        verdict = free_verdict
     if not python and verdict is Verdict.PASS:
         # A paste without Python (nvidia-smi + pip freeze): say so; the build's range is the expectation.
         return LayerResult(Link("python", Verdict.SKIP, msg("link.not_provided"), expected), tuple(findings))
-    return LayerResult(Link("python", verdict, python, expected, view.source("python")), tuple(findings))
+    shown: Any = msg("link.free_threaded", version=python) if (view.value("python") or {}).get("free_threaded") is True else python
+    return LayerResult(Link("python", verdict, shown, expected, view.source("python")), tuple(findings))
 
 
 LAYERS = (driver_layer, cuda_layer, cudnn_layer, nccl_layer, framework_layer, python_layer)

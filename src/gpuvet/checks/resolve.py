@@ -16,7 +16,7 @@ from typing import Any, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor
+from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor, on_platform
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
 from gpuvet.kb.records import Variant
@@ -162,7 +162,9 @@ def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
     """The build runs here as the machine stands: no failing finding and nothing the model cannot judge.
 
     Layer by layer, stopping at the first finding that settles "no": the search for a build that fits weighs dozens
-    of candidates per target (bench/bench_snapshots.py)."""
+    of candidates per target (bench/bench_snapshots.py). A plain build is weighed as pip installs it on this platform
+    (chain.on_platform: PyPI's Arm wheel of torch 2.5-2.10 is a CPU build)."""
+    candidate = on_platform(view, candidate, kb)
     for layer in LAYERS:
         for finding in layer(view, candidate, kb).findings:
             if finding.severity is Severity.FAIL or finding.verdict is Verdict.UNKNOWN:

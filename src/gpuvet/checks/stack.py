@@ -2,7 +2,7 @@
 toolkits, known package conflicts, and several frameworks sharing one environment.
 
 All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``, ``toolkit_major_must_match``,
-``alternatives``, ``windows_gpu``, and the records of ``conflicts.toml``.
+``alternatives``, and the records of ``conflicts.toml``.
 """
 
 from __future__ import annotations
@@ -157,17 +157,6 @@ def alternatives_note(candidate: Candidate, findings: Sequence[Finding]) -> List
             )
         result.append(finding)
     return result
-
-
-def platform_findings(view: SnapshotView, candidate: Candidate) -> List[Finding]:
-    system = ((view.value("host.os") or {}).get("system") or "").lower()
-    if system == "windows" and candidate.variant.cuda and candidate.extra("windows_gpu") is False:
-        return [
-            make("checks.windows_gpu", build=candidate.label, expected=msg("checks.windows_gpu.expected"),
-                 actual=msg("checks.windows_gpu.actual"),
-                 sources=sources_of(candidate.release))
-        ]
-    return []
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any, List, Sequence
 
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.chain import major_minor
+from gpuvet.checks.chain import major_minor, model_host, on_platform
 from gpuvet.checks.resolve import resolve
 from gpuvet.checks.stack import conflict_findings, effective
 from gpuvet.checks.targets import Target
@@ -39,7 +39,8 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
     for target in targets:
         resolution = resolve(view, target, kb)
         if resolution.candidate is not None:
-            candidates.append(effective(view, resolution.candidate, kb))
+            candidate = effective(view, resolution.candidate, kb)
+            candidates.append(candidate if target.local else on_platform(view, candidate, kb))
     if len(candidates) < 2:
         return []
     findings: List[Finding] = []
@@ -75,7 +76,7 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
     cudas = sorted({mm for c in candidates if c.variant.cuda and (mm := major_minor(c.variant.cuda))})  # KB CUDA: always a major.minor
     floors = [kb.min_driver_for_cuda(c) for c in cudas]
     floors = [f for f in floors if f is not None and f.minimum]
-    if len(cudas) > 1 and floors:
+    if len(cudas) > 1 and floors and model_host(view, kb).platform != "jetson":  # JetPack's CUDA decides there
         highest = max(floors, key=lambda f: Version(f.minimum))
         findings.append(
             make("checks.together.driver", cudas=", ".join(cudas), minimum=highest.minimum,

@@ -15,6 +15,7 @@ from gpuvet.ingest.common import (
     na,
     new_gpu,
     pasted_source,
+    python_record,
     set_fact,
     shell,
     unquote_lines,
@@ -222,9 +223,7 @@ def _host(snapshot: Dict[str, Any], values: Dict[str, List[str]], source: str) -
     if python:
         version = re.match(r"^(\d+\.\d+(?:\.\d+)?)", python)
         if version:
-            implementation = "CPython"
-            set_fact(snapshot, "python", {"version": version.group(1), "implementation": implementation,
-                                          "executable": None, "prefix": None, "venv": None}, source)
+            set_fact(snapshot, "python", python_record(version.group(1), python), source)
     model = _first(values, "Model name") or _first(values, "Name")
     if model:
         cpu: Dict[str, Any] = {"model": model}

@@ -158,14 +158,27 @@ def too_large(text: str, kind: str, name: str, limit: int) -> None:
 # Facts every framework's environment report states in its own words, written the way collect_env.py writes them.
 
 _PYTHON_VERSION = re.compile(r"^(\d+\.\d+(?:\.\d+)?)")
+# A free-threaded CPython (PEP 703) says so in sys.version: "3.13.1 experimental free-threading build (main, ...)",
+# "3.14.0 free-threading build (main, ...)"; its interpreter and site-packages are named python3.13t.
+_FREE_THREADED = re.compile(r"free-threading build|\bpython3\.\d+t\b")
+
+
+def python_record(version: str, text: Optional[str] = None) -> Dict[str, Any]:
+    """The python fact's value for a pasted version; ``free_threaded`` only where the text shows a free-threaded
+    build (absent: not said)."""
+    record: Dict[str, Any] = {"version": version, "implementation": "CPython", "executable": None, "prefix": None,
+                              "venv": None}
+    if text and _FREE_THREADED.search(text):
+        record["free_threaded"] = True
+    return record
 
 
 def set_python(snapshot: Dict[str, Any], text: Optional[str], source: str) -> None:
-    """"3.10.12 (main, ...) [GCC 11.4.0]" -> python {"version": "3.10.12", ...}."""
+    """"3.10.12 (main, ...) [GCC 11.4.0]" -> python {"version": "3.10.12", ...}; "3.13.1 experimental free-threading
+    build (main, ...)" also sets ``free_threaded``."""
     match = _PYTHON_VERSION.match((text or "").strip())
     if match:
-        set_fact(snapshot, "python", {"version": match.group(1), "implementation": "CPython", "executable": None,
-                                      "prefix": None, "venv": None}, source)
+        set_fact(snapshot, "python", python_record(match.group(1), text), source)
 
 
 def set_platform(snapshot: Dict[str, Any], platform: Optional[str], source: str) -> None:

@@ -18,6 +18,7 @@ from gpuvet.ingest.common import (
     major_minor,
     new_gpu,
     pasted_source,
+    python_record,
     set_fact,
     set_packages_and_frameworks,
     shell,
@@ -30,7 +31,7 @@ _BNB_CC = re.compile(r"Highest compute capability among GPUs detected: (\d+\.\d+
 _BNB_CUDA = re.compile(r"Detected CUDA version (\d+)")
 _BNB_RUNTIME = re.compile(r"CUDA runtime path found: (\S+)")
 _BNB_BINARY = re.compile(r"(?:Loading binary |^bin )(\S*libbitsandbytes_\w+\.(?:so|dll|dylib))")
-_SITE = re.compile(r"/lib/python(\d+\.\d+)/site-packages/bitsandbytes")
+_SITE = re.compile(r"/lib/python(\d+\.\d+)(t?)/site-packages/bitsandbytes")  # python3.13t: free-threaded
 
 
 def looks_like_bitsandbytes(text: str) -> bool:
@@ -70,8 +71,8 @@ def parse_bitsandbytes(text: str, name: str = "<input>") -> Dict[str, Any]:
         snapshot["origin"]["bitsandbytes"] = report
     python = _SITE.search(text)
     if python:
-        set_fact(snapshot, "python", {"version": python.group(1), "implementation": "CPython", "executable": None,
-                                      "prefix": None, "venv": None}, source)
+        set_fact(snapshot, "python", python_record(python.group(1), "python%st" % python.group(1) if python.group(2) else None),
+                 source)
     return snapshot
 
 

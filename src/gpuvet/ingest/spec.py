@@ -10,7 +10,7 @@ import re
 from typing import Any, Dict, List
 
 from gpuvet.ingest import packages as package_parsers
-from gpuvet.ingest.common import input_error, new_gpu, set_fact
+from gpuvet.ingest.common import input_error, new_gpu, python_record, set_fact
 from gpuvet.snapshot import new_snapshot
 
 KIND = "spec"
@@ -131,8 +131,9 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
 
     python = _expect(image.get("python"), (str,), name, "image.python", 'a string like "3.10"')
     if python is not None:
-        set_fact(snapshot, "python", {"version": python, "implementation": "CPython", "executable": None, "prefix": None,
-                                      "venv": None}, SOURCE)
+        free = python.strip().lower().endswith("t")  # "3.13t": the free-threaded build (PEP 703)
+        set_fact(snapshot, "python", python_record(python.strip().rstrip("tT"), "python%st" % python.strip().rstrip("tT") if free else None),
+                 SOURCE)
     requirements = []
     for key in ("frameworks", "packages"):
         listed = _expect(image.get(key), (list,), name, "image." + key, 'a list like ["torch==2.3.1+cu121"]')

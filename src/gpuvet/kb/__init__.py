@@ -300,6 +300,11 @@ class KnowledgeBase:
         listed = self.forward_compat_branches(cuda)
         return "; ".join(s for s in (forward.get("source"), listed[1] if listed else None, forward.get("branches_source")) if s)
 
+    def jetson(self) -> Dict[str, Any]:
+        """What the data says of Jetson hosts (cuda_driver.toml ``[jetson]``): where NVIDIA's builds for each JetPack
+        release are (``wheels``) and the sources of the rules the chain applies there."""
+        return dict(_file("cuda_driver").get("jetson") or {})
+
     # ---------------------------------------------------------------------------------------------- GPUs
     def gpu(self, name: str) -> Optional[GpuModel]:
         # Memoised per name: the chain asks for every GPU of every candidate build it weighs (alternatives too),

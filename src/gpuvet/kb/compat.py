@@ -30,7 +30,11 @@ encoded; the table-driven test (tests/kb/test_compat_model.py) holds one row per
 5. The GPU needs its driver: below the first driver that supports a GPU nothing runs on it, and past the last
    branch that supports an architecture (Kepler after R470) neither.
 6. Libraries have floors: a build inherits the compute-capability floor of the cuDNN it bundles.
-7. Platforms: x86_64, aarch64 server (SBSA) and Jetson builds are judged only on their own platform.
+7. Platforms: x86_64, aarch64 server (SBSA) and Jetson builds are judged only on their own platform ("Binary
+   compatibility is supported only for the desktop. It is not supported for Tegra", CUDA C++ Programming Guide), but
+   for the bridge CUDA 13 made (SBSA builds run on Thor, never on Orin). Which build a platform gets is a fact of the
+   data, never a gap: an aarch64 wheel read with no CUDA code is a CPU build there, and native Windows has a CUDA
+   build of a release only where its framework file's ``[[windows]]`` says so (``windows_build``).
 8. Unknown stays unknown: a build whose arch list is not known is ``unknown``, never a pass.
 """
 
@@ -389,6 +393,25 @@ def platform_fits(build: Build, gpu: Gpu, host: Host) -> bool:
             if parse_cc(gpu.cc) >= lowest_cc and cuda >= lowest_cuda:
                 return True
     return False
+
+
+class WindowsBuild(NamedTuple):
+    """Whether a framework release has a CUDA build for native Windows (WSL2 is Linux), as its framework file says."""
+
+    cuda: bool  # a prebuilt CUDA build for native Windows is published
+    source_build: bool  # none is published, but the project documents building it from source on Windows
+    source: str
+    pypi_cpu: bool = False  # plain pip install from PyPI gives a CPU build there (the CUDA builds are on its own index)
+
+
+def windows_build(records: Sequence[Mapping[str, Any]], version: str) -> Optional[WindowsBuild]:
+    """Rule 7 on native Windows: the framework file's ``[[windows]]`` record covering this release (``releases``, a
+    PEP 440 specifier; absent: every release), or None when no record covers it (not known: nothing is said)."""
+    for record in records or ():
+        if versions.in_specifier(version, str(record.get("releases") or "")) and "cuda" in record:
+            return WindowsBuild(bool(record["cuda"]), bool(record.get("source_build")), str(record.get("source") or ""),
+                                bool(record.get("pypi_cpu")))
+    return None
 
 
 def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]:

@@ -365,7 +365,11 @@ def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, 
         arm_matching = [b for b in arm if _same_cuda(variant, b) or (plain and (not b.get("cuda") or not variant.cuda))]
         if arm_matching:
             libraries, sass, ptx, source = _harvested_archs(arm_matching, spec)
-            extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "libraries": libraries, "source": source}
+            # A wheel read with no CUDA version and no CUDA code in any library is a CPU build on aarch64 (PyPI's
+            # torch 2.5-2.10 for Arm): a fact of the platform, never an unknown arch list.
+            cpu = not any(b.get("cuda") or b.get("library") or b.get("sass") or b.get("ptx") for b in arm_matching)
+            extra["aarch64"] = {"sass": list(sass), "ptx": list(ptx), "libraries": libraries, "source": source,
+                                "cpu": cpu}
         if changed or arm_matching:
             variants[name] = variant._replace(extra=extra, **changed)  # type: ignore[arg-type]  # changed: sass and ptx tuples, source str
     return release._replace(variants=variants)

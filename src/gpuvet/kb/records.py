@@ -99,6 +99,14 @@ class Variant(NamedTuple):
     def unverified(self) -> Tuple[str, ...]:
         return tuple(self.extra.get("unverified", ()))
 
+    @property
+    def own_index(self) -> Optional[str]:
+        """The index URL pip must be given for this build (``--index-url URL``); None for pip's default index. The
+        data names PyPI's default index in words ("PyPI (pip's default index)"): a phrase to show, never an argument
+        to put in a command (a printed command stays valid shell)."""
+        url = str(self.index_url or "").strip()
+        return url if url.startswith(("https://", "http://")) else None
+
 
 _CU_NAME = re.compile(r"^cu(\d+)(\d)$")
 

@@ -31,6 +31,18 @@ def python_version_and_implementation():
     return platform.python_version(), platform.python_implementation()
 
 
+def free_threaded():
+    """True on a free-threaded CPython (PEP 703: python3.13t, 3.14t), whose ABI is its own (cp313t): wheels for the
+    regular build, abi3 ones included, do not install there. The build configuration says it (Py_GIL_DISABLED, what
+    packaging.tags reads too), not sys._is_gil_enabled(), which answers whether the GIL is on right now (PYTHON_GIL=1
+    re-enables it on a free-threaded build, whose ABI stays cp313t). Before 3.13 there is no such build, and no import."""
+    if sys.version_info < (3, 13):
+        return False
+    import sysconfig
+
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
 def python_fact():
     base = getattr(sys, "base_prefix", sys.prefix)
     version, implementation = python_version_and_implementation()
@@ -41,6 +53,7 @@ def python_fact():
         "prefix": sys.prefix,
         "venv": sys.prefix != base,
         "abi": sys.implementation.cache_tag if hasattr(sys, "implementation") else None,
+        "free_threaded": free_threaded(),
     }, "python")
 
 
