@@ -753,7 +753,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             if verdict is Verdict.PASS:
                 verdict = Verdict.WARN
             findings.append(make("checks.ptx_jit", build=candidate.label, gpu=label, ptx=judgement.via, cc=gpu.cc,
-                                 file=judgement.facts.get("file") or candidate.label,
+                                 file=judgement.facts.get("library") or candidate.label,
                                  jit=judgement.facts.get("jit", 1), built_for=judgement.facts.get("built_for", 1)))
         for feature in judgement.facts.get("features", ()):
             if verdict is Verdict.PASS:

@@ -515,7 +515,7 @@ def _library_facts(decisive: LibraryVerdict, verdicts: Sequence[LibraryVerdict],
     library, reach = decisive.library, decisive.reach
     alike = sorted({shown_file(v.library.file) for v in verdicts if v.library.role == library.role
                     and (v.reach.status, v.reach.reason) == (reach.status, reach.reason)} | {shown_file(library.file)})
-    facts: Dict[str, Any] = {"file": ", ".join(alike), "sass": " ".join(library.sass) or "-",
+    facts: Dict[str, Any] = {"file": ", ".join(alike), "library": shown_file(library.file), "sass": " ".join(library.sass) or "-",
                              "ptx": " ".join(library.ptx) or "-", "units": library.total,
                              "built_for": reach.built_for, "reached": reach.reached, "jit": reach.jit}
     features = [v for v in verdicts if v.library.role == FEATURE and v.reach.status in (FAILS, UNKNOWN)]
