@@ -708,6 +708,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
             break
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
+    archs_from = archs_from_note(candidate, build)
     for label, gpu, judgement in judgements(view, candidate, kb):
         if label in below_floor:
             continue
@@ -735,6 +736,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 file=file, partial=judgement.facts.get("partial"), why=judgement.facts["why"],
                 detail_variant=("file_partial" if judgement.facts.get("partial") else "file") if file else "",
                 toolkit=_toolkit_note(kb, variant.cuda, gpu.cc), expected=judgement.facts["needs"],
+                archs_from=msg("checks.arch_not_in_build.archs_from", archs_from=archs_from) if archs_from else "",
                 actual=(f"{file}: " if file else "") + f"SASS {judgement.facts.get('sass') or ' '.join(sass) or '-'}; "
                 f"PTX {judgement.facts.get('ptx') or ' '.join(ptx) or '-'}",
                 sources=sources_of(variant) + compat.SOURCES))
@@ -770,6 +772,11 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
     for note in variant.extra.get("overlay_disagrees", ()):  # the user's overlay read these archs differently
         findings.append(make("checks.overlay_disagrees", build=candidate.label, note=note, sources=sources_of(variant)))
     actual = msg("link.not_installed_build", build=f"{candidate.release.version} ({variant.name})")
+    link_source = installed.get("source") if installed else None
+    if archs_from is not None and not installed:
+        actual = msg("link.not_installed_build_archs", build=f"{candidate.release.version} ({variant.name})",
+                     archs_from=archs_from)
+        link_source = _first_url(variant.source)
     if installed:
         actual = msg("link.installed", version=installed.get("version"))
         have = version_or_none(installed.get("version"))
@@ -781,7 +788,27 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                                  expected=f"{candidate.framework.name}=={candidate.release.version}",
                                  actual=f"{candidate.framework.name} {installed.get('version')}",
                                  commands=(candidate.install,)))
-    return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", installed.get("source") if installed else None), tuple(findings))
+    return LayerResult(Link("framework", verdict, actual, f"{candidate.release.version} ({variant.name})", link_source), tuple(findings))
+
+
+_ARCHS_FROM = ("build_files", "build_history")
+
+
+def archs_from_note(candidate: Candidate, build: compat.Build) -> Any:
+    """Where the arch lists the model judged came from when no binary was read: the release's wheel build script
+    (``arch_from = "build_files"``), or that script's history where the file at the tag could not be read
+    (``"build_history"``). None when a binary was read (installed, captured, or the wheel harvested: it wins) or the
+    lists are not the variant's x86 ones."""
+    variant = candidate.variant
+    kind = variant.extra.get("arch_from")
+    if kind not in _ARCHS_FROM or build.arch_source != "kb" or build.platform != "x86_64" or variant.extra.get("arch_source"):
+        return None
+    return msg("link.archs_from." + kind, tag="v" + candidate.release.version)
+
+
+def _first_url(source: str) -> Optional[str]:
+    found = re.search(r"https?://\S+", source or "")
+    return found.group(0).rstrip(");,") if found else None
 
 
 def runnable(cc: Optional[str]) -> Any:
