@@ -135,10 +135,12 @@ source = "https://example.invalid/newfw/1.0"
 @pytest.mark.parametrize("gpu_, installed, verdict", [
     (gpu("NVIDIA A10", "8.6"), None, "fail"),
     (H100, None, "pass"),
-    # installed: its own library, unit by unit, is what runs (an sm_90 unit beside an sm_86 one does not reach 8.6
-    # for the sm_90 half: 1 of 2 units, below half of the library is not, and the library fails)
-    (gpu("NVIDIA A10", "8.6"), [{"count": 3, "sass": ["sm_90"], "ptx": []}, {"count": 1, "sass": ["sm_86"], "ptx": []}], "fail"),
-    (gpu("NVIDIA A10", "8.6"), [{"count": 1, "sass": ["sm_90"], "ptx": []}, {"count": 3, "sass": ["sm_86"], "ptx": []}], "pass"),
+    # installed: its own library, unit by unit, is what runs. Units built for older GPUs that do not reach this one
+    # (sm_75 cubins on 8.6) count against it: 1 of 4 reach, the library fails
+    (gpu("NVIDIA A10", "8.6"), [{"count": 3, "sass": ["sm_75"], "ptx": []}, {"count": 1, "sass": ["sm_86"], "ptx": []}], "fail"),
+    (gpu("NVIDIA A10", "8.6"), [{"count": 1, "sass": ["sm_75"], "ptx": []}, {"count": 3, "sass": ["sm_86"], "ptx": []}], "pass"),
+    # units whose every target is newer (sm_90 beside sm_86) are kernels gated to newer GPUs: they do not count
+    (gpu("NVIDIA A10", "8.6"), [{"count": 3, "sass": ["sm_90"], "ptx": []}, {"count": 1, "sass": ["sm_86"], "ptx": []}], "pass"),
 ])
 def test_a_framework_added_as_data_alone_is_judged_on_its_own_kernels(tmp_path, gpu_, installed, verdict):
     from gpuvet.checks.chain import Candidate, evaluate

@@ -33,6 +33,7 @@ CUSPARSELT = lib(U(9, ("sm_80", "sm_86", "sm_87", "sm_90a")), U(7, ("sm_90a",)),
                  role=compat.FEATURE, file="torch/lib/libcusparseLt-294d6944.so.0")
 # vLLM 0.11.0 (PyPI), vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so: 60 units, sm_80 SASS + compute_80 PTX of ISA 8.7
 FA2_0110 = lib(U(60, ("sm_80",), ("compute_80",), (("compute_80", "8.7"),)), file="vllm/vllm_flash_attn/_vllm_fa2_C.abi3.so")
+FA2_BY_GPU = FA2_0110._replace(by_gpu=True)  # as kb/data/frameworks/vllm.toml's [libraries] by_gpu marks it
 # vLLM 0.11.0, vllm/_C.abi3.so (groups as read; 32 arch-specific units for Hopper/Blackwell aside)
 VLLM_C_0110 = lib(U(27, ("sm_70", "sm_75", "sm_80", "sm_89", "sm_90", "sm_100", "sm_120")), U(18, ("sm_90a",)),
                   U(14, ("sm_80", "sm_87", "sm_90"), ("compute_90",), (("compute_90", "8.7"),)), U(8, ("sm_100a",)),
@@ -87,14 +88,28 @@ def test_a_wheel_is_not_passed_on_another_librarys_ptx():
 
 def test_every_kernel_library_must_reach_the_gpu():
     # vLLM 0.11.0 on an H100 with R550: _C reaches by cubins, FlashAttention-2 only through PTX R550 cannot compile
-    build = compat.Build(cuda="12.8", sass=None, ptx=None, libraries=(VLLM_C_0110, FA2_0110))
+    build = compat.Build(cuda="12.8", sass=None, ptx=None, libraries=(VLLM_C_0110, FA2_BY_GPU))
     judgement = compat.judge(build, H100, R580, KB)
     assert judgement.status == compat.RUNS  # R580 JIT-compiles ISA 8.7
     failing = compat.code_path(build, H100, R550, KB)
     assert (failing.status, failing.reason) == (compat.FAILS, "ptx_needs_newer_driver")
     assert failing.facts["cuda"] == "12.8" and failing.facts["file"].endswith("_vllm_fa2_C.abi3.so")
-    # on a T4 FlashAttention-2 is not built for the GPU at all: vLLM runs on _C's sm_70+ units
+    # on a T4 FlashAttention-2 is not built for the GPU at all: vLLM uses it only where it is, and runs on _C's
+    # sm_70+ units; a kernel library the framework needs everywhere with nothing for the GPU fails it
     assert compat.code_path(build, T4, R550, KB).status == compat.RUNS
+    required = build._replace(libraries=(VLLM_C_0110, FA2_0110))
+    assert compat.code_path(required, T4, R550, KB).reason == "no_usable_arch"
+
+
+def test_a_library_whose_units_start_above_the_gpu_is_not_built_for_it():
+    # torch 2.8.0 (PyPI, cu128) keeps sm_50/sm_60 cubins in a handful of units only; the rest start at sm_70: on a
+    # GTX 1080 Ti (6.1) the library is not built for the GPU, and torch needs it everywhere
+    torch28 = lib(U(2000, ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")),
+                  U(12, ("sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")))
+    pascal = compat.Gpu("GTX 1080 Ti", "6.1", "consumer")
+    assert compat.judge_library(torch28, CU124, pascal, R550, KB).status == compat.NOT_FOR_GPU
+    build = compat.Build(cuda="12.8", sass=None, ptx=None, libraries=(torch28,))
+    assert compat.code_path(build, pascal, R570, KB).reason == "no_usable_arch"
 
 
 def test_the_ptx_isa_names_the_driver_not_the_builds_cuda():

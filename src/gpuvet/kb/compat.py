@@ -76,15 +76,19 @@ REASONS = (
 
 KERNELS, FEATURE = "kernels", "feature"  # a library's role: the framework's own kernels, or one feature's
 
-# gpuvet's judgement, not a rule NVIDIA states: a library reaches a GPU when at least this share of its code units
-# reach it, not counting units of arch-specific or family code for other GPUs only (sm_90a, sm_100f: kernels a framework
-# dispatches by compute capability and never launches elsewhere). The rest of a gap is kernels compiled for some GPUs
-# only (vLLM's sm_80+ quantisation kernels beside the sm_70+ ones it runs on a T4); a library none of whose units is
-# built for a GPU this old (all its targets are newer) is not for this GPU at all (``NOT_FOR_GPU``: vLLM's
-# FlashAttention-2 on a T4, where vLLM uses another attention backend). Real wheels sit far from the line (the shares
-# of every shipped build on a grid of GPUs: bench/RESULTS.md, "Library shares"): 0-3 % where a generation is missing
-# (torch 2.5.1's libtorch_cuda.so on sm_120; torch 2.8.0's on sm_61, whose few sm_50/sm_60 cubins run nothing else),
-# 64-100 % otherwise (vLLM 0.11's _C: 28 of 44 on a T4, 42 of 44 on an H100).
+# gpuvet's judgement, not a rule NVIDIA states, in two shares over a library's code units. Units of arch-specific or
+# family code for other GPUs only (sm_90a, sm_100f) never count: a framework dispatches to them by compute capability.
+# 1. BUILT_FOR_SHARE: a unit whose every target is newer than the GPU (an sm_80+ Marlin kernel beside the sm_70+ ones
+#    vLLM runs on a T4) is a kernel gated to newer GPUs; a library fewer than this share of whose units is built for
+#    this GPU or older is not for this GPU at all (``NOT_FOR_GPU``): torch 2.8.0's libtorch_cuda.so on sm_61 (12 of
+#    2,012 units carry sm_50/sm_60 cubins, the rest start at sm_70), vLLM's _C on a P40 (1 of 47).
+# 2. LIBRARY_SHARE: of the units built for the GPU, the share that must reach it (by a cubin, or PTX the driver can
+#    JIT-compile). The rest are kernels compiled for neighbours only (Ampere/Ada-only kernels of vLLM's _moe_C on an
+#    H100: 60-70 % reach) or stubs (the kernel-less device-link unit nvcc adds to every -shared library: TensorFlow
+#    2.17's libtensorflow_framework.so.2 has 1 real unit beside it, 1 of 2 on sm_100); a generation the build lacks
+#    reaches 0 % (torch 2.5.1 on sm_120), PTX in part of a library 40-48 % (torch 1.0-1.5 on sm_80+).
+# The distributions over every shipped build and nine GPUs are in bench/RESULTS.md ("Library shares").
+BUILT_FOR_SHARE = 0.1
 LIBRARY_SHARE = 0.5
 
 PLATFORMS = ("x86_64", "sbsa", "jetson")
@@ -543,6 +547,7 @@ class Library(NamedTuple):
     units: Tuple[Units, ...]
     role: str = KERNELS  # KERNELS | FEATURE
     feature: Optional[str] = None  # the feature a FEATURE library serves, as its framework file names it
+    by_gpu: bool = False  # a kernel library the framework uses only on the GPUs it is built for (an attention backend)
 
     @property
     def sass(self) -> Tuple[str, ...]:
@@ -602,23 +607,25 @@ def _only_for_other_gpus(group: Units) -> bool:
 
 def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Any) -> Reach:
     """Rules 1-3 for one library: unit by unit, the cubin the driver would load, else the PTX it would JIT-compile
-    (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands).
-    ``host`` None asks the arch part alone (any PTX that fits the GPU counts as reaching it)."""
+    (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands),
+    then the two shares above. ``host`` None asks the arch part alone (any PTX that fits the GPU counts)."""
     cc = parse_cc(gpu.cc or "")
-    built_for = reached = jit = blocked = unknown = 0
-    older = False  # some unit carries code for this GPU or an older one: the library is built for this range
+    counted = built_for = reached = jit = blocked = unknown = 0
     vias: Dict[str, int] = {}
     ptx_cuda: Optional[str] = None
     blocked_cuda: Optional[str] = None
     for group in library.units:
         native = _closest(group.sass, cc, sass_runs_on)
         jit_arch = None if native is not None else _closest(group.ptx, cc, ptx_runs_on)
-        lowest = _lowest(group)
-        older = older or (lowest is not None and lowest <= cc and not _only_for_other_gpus(group))
         if native is None and jit_arch is None:
-            if not _only_for_other_gpus(group):
-                built_for += group.count
+            if _only_for_other_gpus(group):
+                continue
+            counted += group.count
+            lowest = _lowest(group)
+            if lowest is not None and lowest <= cc:
+                built_for += group.count  # built for this GPU's range, yet no code reaches it
             continue
+        counted += group.count
         built_for += group.count
         if native is not None:
             reached += group.count
@@ -638,8 +645,8 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host]
             ptx_cuda = _newest_cuda(ptx_cuda, toolkit)
             vias[jit_arch.name] = vias.get(jit_arch.name, 0) + group.count  # type: ignore[union-attr]
     via = max(vias, key=lambda name: (vias[name], arch_order(name))) if vias else None
-    if built_for == 0 or (reached == 0 and not older):  # only code for other GPUs, or only for newer ones
-        return Reach(NOT_FOR_GPU, "not_for_gpu", built_for, 0, 0, 0, None, None)
+    if built_for == 0 or built_for < BUILT_FOR_SHARE * counted:
+        return Reach(NOT_FOR_GPU, "not_for_gpu", built_for, reached, jit, blocked, via, None)
     if reached >= LIBRARY_SHARE * built_for:
         return Reach(RUNS, "ptx" if jit == reached else "sass", built_for, reached, jit, blocked, via, ptx_cuda)
     if reached + unknown >= LIBRARY_SHARE * built_for:
@@ -669,6 +676,11 @@ def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: Any) -> Tuple[Option
     """(the kernel library that decides the build, every library's verdict). A build with no kernel library built
     for this GPU's range at all has none built for it: the first kernel library then decides as no_usable_arch."""
     verdicts = tuple(LibraryVerdict(lib, judge_library(lib, build, gpu, host, kb)) for lib in build.code())
+    # A kernel library with nothing built for this GPU fails it, unless the framework uses it only on the GPUs it
+    # is built for (``by_gpu``: FlashAttention-2 in vLLM below compute capability 8.0); none at all fails the build.
+    verdicts = tuple(v._replace(reach=v.reach._replace(status=FAILS, reason="no_usable_arch"))
+                     if v.library.role == KERNELS and not v.library.by_gpu and v.reach.status == NOT_FOR_GPU else v
+                     for v in verdicts)
     kernels = [v for v in verdicts if v.library.role == KERNELS] or list(verdicts)
     if all(v.reach.status == NOT_FOR_GPU for v in kernels):
         first = kernels[0]

@@ -5,6 +5,7 @@ A framework file says it in its ``[libraries]`` table (docs/KB.md)::
     [libraries]
     kernels = ["torch/lib/libtorch_cuda.so", "torch/lib/libcaffe2_gpu.so"]
     features = [{ files = "torch/lib/libcusparseLt*", feature = "2:4 sparse matmul (cuSPARSELt)" }]
+    by_gpu = ["vllm/vllm_flash_attn/_vllm_fa2_C*.so"]   # kernels used only on the GPUs they are built for
 
 Some packages carry one library per CUDA version and load the one of the CUDA they run on (bitsandbytes picks
 ``libbitsandbytes_cuda124.so`` for a torch built with CUDA 12.4; MindSpore its ``libmindspore_gpu.so.11.6``): code the
@@ -51,7 +52,8 @@ def with_roles(spec: Optional[Mapping[str, Any]], libraries: Iterable[compat.Lib
     out = []
     for library in libraries:
         role, feature = role_of(spec, library.file)
-        out.append(library._replace(role=role, feature=feature))
+        by_gpu = bool(spec) and any(_matches(library.file, p) for p in (spec or {}).get("by_gpu", ()))
+        out.append(library._replace(role=role, feature=feature, by_gpu=by_gpu))
     return tuple(sorted(out, key=lambda lib: (lib.role != compat.KERNELS, lib.file)))
 
 

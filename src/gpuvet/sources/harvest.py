@@ -517,6 +517,12 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         "platform": platform,
     }
     record.update({k: v for k, v in facts.items() if k not in ("claimed_archs",)})
+    if not members:
+        # No library of the wheel carries CUDA code: a CPU build, whatever CUDA an optional extra pins (TensorFlow's
+        # aarch64 wheels pin nvidia-cuda-runtime-cu12 in [and-cuda] yet carry no kernel). Its own binaries decide.
+        for key in ("cuda", "cudnn", "nccl"):
+            for name in (key, key + "_from", key + "_stated", key + "_bundled"):
+                record.pop(name, None)
     # Each library as read, code unit by code unit: the facts. Which of them decide the framework and whether they
     # reach a GPU is derived at check time (gpuvet.kb.compat), never stored.
     record["library"] = [{"file": name, "units": units} for name, units in sorted(members.items())]
