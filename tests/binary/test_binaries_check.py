@@ -80,8 +80,9 @@ def test_torch_fix_names_a_wheel_that_carries_the_arch():
 def test_kb_disagreement_is_info_and_the_binary_wins():
     kb = _kb()
     variant = kb.framework("torch").release("2.13.0").variant("cu130")
-    real = list(variant.sass) + list(variant.extra.get("sass_cubins_partial", ())) + list(variant.ptx)
-    assert "sm_90" in real and "sm_120" in real  # read from PyPI's torch 2.13.0 wheel (kb/data/harvested/torch.toml)
+    (library,) = [lib for lib in variant.extra["libraries"] if lib.file.endswith("/libtorch_cuda.so")]
+    real = list(library.sass) + list(library.ptx)  # every arch its units carry, as read from PyPI's wheel
+    assert "sm_90" in real and "sm_120" in real and "sm_120a" in real and "sm_121a" in real
     frameworks = {"torch": {"version": "2.13.0+cu130", "cuda": "13.0"}}
     agree = _view([gpu("NVIDIA H100", "9.0")], [_binary("torch", "/sp/torch/lib/libtorch_cuda.so", real)], frameworks=frameworks)
     assert binary_findings(agree, kb) == []

@@ -32,7 +32,8 @@ def test_check_writes_every_fix_for_uv(capsys):
     document = json.loads(capsys.readouterr().out)
     commands = [c for t in document["targets"] for f in t["findings"] if f.get("fix") for c in f["fix"]["commands"]]
     assert commands and not [c for c in commands if c.startswith("pip ")]
-    assert "uv pip install torch==2.5.1 --torch-backend=cu118" in commands
+    # the newest build that fits this driver: 2.7.1+cu118 (its arch list from PyTorch's build files, sm_37..sm_90)
+    assert "uv pip install torch==2.7.1 --torch-backend=cu118" in commands
 
 
 # --- what `uv pip install torch --torch-backend=auto` would pick (uv's own table and index strategy:

@@ -126,13 +126,16 @@ def _commands(capsys, installer):
 
 
 def test_check_speaks_conda_and_pixi(capsys):
-    # T4, driver 455 (CUDA 11.1): the build that fits is torch 2.5.1 cu118, which PyTorch published on its channel.
+    # T4, driver 455 (CUDA 11.1): the newest build that fits is torch 2.7.1 cu118 (PyTorch's own index; its arch list
+    # from the release's build files). PyTorch's conda channel ended with 2.5.1, so the conda fix is pip inside the
+    # conda environment, and says why.
     commands, sources = _commands(capsys, "conda")
-    assert "conda install pytorch==2.5.1 pytorch-cuda=11.8 -c pytorch -c nvidia" in commands
+    assert [c for c in commands if c.startswith("python -m pip install torch==2.7.1 --index-url " + CU + "cu118")]
+    assert any("pytorch channel ended with 2.5.1" in c for c in commands)
     assert not [c for c in commands if c.startswith("pip ")]
     assert any("pytorch.org/get-started/previous-versions" in s for s in sources)
     commands, sources = _commands(capsys, "pixi")
-    assert ("pixi workspace system-requirements add cuda 11 && pixi add --pypi torch==2.5.1 --index "
+    assert ("pixi workspace system-requirements add cuda 11 && pixi add --pypi torch==2.7.1 --index "
             + CU + "cu118") in commands
     assert any("pixi.sh" in s for s in sources)
 

@@ -25,7 +25,8 @@ T4 = gpu("Tesla T4", "7.5", memory_mib=15360)
 MACHINES = {
     "tensorflow": ("H100", "580.65.06", "3.12"),
     "jax": ("H100", "580.65.06", "3.12"),
-    "paddlepaddle": ("H100", "580.65.06", "3.12"),
+    # PyPI's paddlepaddle-gpu wheels (2.x, CUDA 11.x) carry SASS up to sm_86 and no PTX (read from each wheel): an A100
+    "paddlepaddle": ("A100", "580.65.06", "3.11"),
     "mindspore": ("A100", "535.104.05", "3.9"),
     "vllm": ("H100", "580.65.06", "3.12"),
     "flash-attn": ("H100", "580.65.06", "3.12"),
@@ -68,7 +69,8 @@ def test_first_recommendation_fits_and_check_agrees(framework, capsys):
     document = json.loads(capsys.readouterr().out)
     assert code == 0, document
     first = document["recommendations"][0]
-    assert first["needs"] == [] and first["verdict"] == "pass", first
+    # a fit is a pass, or a warning that does not stop it (vLLM's FlashAttention-2 reaches an H100 through PTX)
+    assert first["needs"] == [] and first["verdict"] in ("pass", "warn"), first
     assert IDIOM[framework] in first["install"][0], first["install"]
     assert first["sources"], "a recommendation cites where its build facts come from"
     # `gpuvet check` on the same stated machine agrees the recommended build runs.

@@ -186,12 +186,16 @@ def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
     spec = (getattr(_kb_framework(kb, "torch"), "extra", None) or {}).get("libraries")
     main = [b for b in torch_binaries if roles.role_of(spec, str(b.get("path", "")))[0] == compat.KERNELS]
     chosen = main or torch_binaries
+    # the knowledge base's reading of the same libraries of that build's wheel, file by file (every arch any unit
+    # carries: an installed copy of the same wheel carries the same), else its hand-written lists
+    read = {os.path.basename(lib.file): lib for lib in (getattr(variant, "extra", None) or {}).get("libraries") or ()}
+    same = [b for b in chosen if os.path.basename(str(b.get("path", ""))) in read]
+    if read and same:
+        chosen = same
+        listed = {a for b in same for lib in [read[os.path.basename(str(b.get("path", "")))]] for a in lib.sass + lib.ptx}
+    else:
+        listed = set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ())
     found = {a for b in chosen for a in list(b.get("sass") or []) + list(b.get("ptx") or [])}
-    # the knowledge base's kernel libraries of that build, as read from its wheel (every arch any unit carries:
-    # the installed copy of the same wheel carries the same), else its hand-written lists
-    kernels = [lib for lib in (getattr(variant, "extra", None) or {}).get("libraries") or () if lib.role == compat.KERNELS]
-    listed = ({a for lib in kernels for a in lib.sass + lib.ptx} if kernels else
-              set(getattr(variant, "sass", ()) or ()) | set(getattr(variant, "ptx", ()) or ()))
     if not listed or found == listed:
         return []
     order = _order

@@ -195,7 +195,8 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
         libraries = roles.loaded(candidate.framework.extra.get("libraries"), libraries, variant.cuda)
     return compat.Build(cuda=variant.cuda, sass=sass, ptx=ptx, platform=platform, cudnn=variant.cudnn,
                         arch_source=source, builds_here=bool(candidate.extra("builds_here")),
-                        ptx_cuda=candidate.extra("ptx_cuda"), own_kernels=candidate.extra("own_kernels") is not False,
+                        ptx_cuda=candidate.extra("ptx_cuda"),
+                        own_kernels=candidate.extra("own_kernels") is not False or bool(candidate.extra("companion_kernels")),
                         libraries=libraries)
 
 

@@ -31,6 +31,8 @@ from gpuvet.kb import compat
 
 def _matches(path: str, pattern: str) -> bool:
     path = path.replace("\\", "/")
+    if "/" not in path:  # a capture keeps a library by its file name alone: match the pattern's last part
+        return fnmatchcase(path, pattern.rsplit("/", 1)[-1])
     return fnmatchcase(path, pattern) or fnmatchcase(path, "*/" + pattern)
 
 

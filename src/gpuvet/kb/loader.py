@@ -411,7 +411,7 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
         extra = dict(variant.extra)
         kernels = [lib for lib in found["x86_64"] if lib.role == compat.KERNELS]
         if kernels or unread:
-            extra["own_kernels"] = True  # judged on the kernels it pins, not passed as a pure-Python package
+            extra["companion_kernels"] = True  # judged on the kernels it pins, not passed as a pure-Python package
         extra["libraries"] = tuple(extra.get("libraries") or ()) + tuple(found["x86_64"])
         if found["aarch64"]:
             extra["aarch64"] = dict(extra.get("aarch64") or {}, libraries=tuple(found["aarch64"]))
