@@ -532,9 +532,10 @@ def _library_facts(decisive: LibraryVerdict, verdicts: Sequence[LibraryVerdict],
 
 # ------------------------------------------------------------------------------------- libraries, unit by unit
 class Units(NamedTuple):
-    """``count`` code units of one library that carry the same code: their cubins, their PTX and each PTX's ISA."""
+    """``number`` code units of one library that carry the same code: their cubins, their PTX and each PTX's ISA
+    (the reader's ``count``; a NamedTuple field cannot be called ``count``, tuple's own method)."""
 
-    count: int
+    number: int
     sass: Tuple[str, ...]
     ptx: Tuple[str, ...] = ()
     isa: Tuple[Tuple[str, str], ...] = ()  # (PTX arch, PTX ISA version) where the reader saw the version
@@ -559,7 +560,7 @@ class Library(NamedTuple):
 
     @property
     def total(self) -> int:
-        return sum(group.count for group in self.units)
+        return sum(group.number for group in self.units)
 
 
 def library_from_lists(file: str, sass: Sequence[str], ptx: Sequence[str], role: str = KERNELS) -> Library:
@@ -620,30 +621,30 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host]
         if native is None and jit_arch is None:
             if _only_for_other_gpus(group):
                 continue
-            counted += group.count
+            counted += group.number
             lowest = _lowest(group)
             if lowest is not None and lowest <= cc:
-                built_for += group.count  # built for this GPU's range, yet no code reaches it
+                built_for += group.number  # built for this GPU's range, yet no code reaches it
             continue
-        counted += group.count
-        built_for += group.count
+        counted += group.number
+        built_for += group.number
         if native is not None:
-            reached += group.count
-            vias[native.name] = vias.get(native.name, 0) + group.count
+            reached += group.number
+            vias[native.name] = vias.get(native.name, 0) + group.number
             continue
         isa = dict(group.isa).get(jit_arch.name)  # type: ignore[union-attr]  # jit_arch is set: checked above
         toolkit = (kb.cuda_for_ptx_isa(isa) if kb is not None else None) or build.ptx_toolkit
         can = True if host is None else jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
         if can is False:
-            blocked += group.count
+            blocked += group.number
             blocked_cuda = _newest_cuda(blocked_cuda, toolkit)
         elif can is None:
-            unknown += group.count
+            unknown += group.number
         else:
-            reached += group.count
-            jit += group.count
+            reached += group.number
+            jit += group.number
             ptx_cuda = _newest_cuda(ptx_cuda, toolkit)
-            vias[jit_arch.name] = vias.get(jit_arch.name, 0) + group.count  # type: ignore[union-attr]
+            vias[jit_arch.name] = vias.get(jit_arch.name, 0) + group.number  # type: ignore[union-attr]
     via = max(vias, key=lambda name: (vias[name], arch_order(name))) if vias else None
     if built_for == 0 or built_for < BUILT_FOR_SHARE * counted:
         return Reach(NOT_FOR_GPU, "not_for_gpu", built_for, reached, jit, blocked, via, None)
@@ -658,7 +659,7 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host]
 
 def _newest_cuda(left: Optional[str], right: Optional[str]) -> Optional[str]:
     pair = [c for c in (left, right) if c and versions.cuda_major_minor(c) is not None]
-    return max(pair, key=versions.cuda_major_minor) if pair else (left or right)  # type: ignore[arg-type, return-value]
+    return max(pair, key=versions.cuda_major_minor) if pair else (left or right)  # type: ignore[arg-type]
 
 
 # Which kernel library speaks for the build, most decisive first.
