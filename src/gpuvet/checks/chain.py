@@ -229,8 +229,10 @@ def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[
     so a driver problem does not hide a missing arch)."""
     variant = candidate.variant  # keyed by content: effective() makes new variant objects with a borrowed CUDA
     key = ("judgements", id(kb), candidate.framework.name, candidate.release.version, variant.name, variant.cuda,
-           variant.cudnn, tuple(variant.sass), tuple(variant.ptx), repr(sorted(variant.extra.items(), key=str)),
-           candidate.binaries)
+           variant.cudnn, tuple(variant.sass), tuple(variant.ptx),
+           # the libraries by identity (one loaded tuple per build; repr of their units would cost more than a judgement)
+           repr(sorted(((k, v) for k, v in variant.extra.items() if k not in ("libraries", "aarch64")), key=str)),
+           id(variant.extra.get("libraries")), id(variant.extra.get("aarch64")), candidate.binaries)
     return _memo(view, key, lambda: _judgements(view, candidate, kb))
 
 

@@ -41,6 +41,7 @@ encoded; the table-driven test (tests/kb/test_compat_model.py) holds one row per
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.kb import versions
@@ -105,6 +106,7 @@ class Arch(NamedTuple):
     name: str
 
 
+@lru_cache(maxsize=1024)  # a few dozen distinct names, asked thousands of times while a framework's builds load
 def parse_arch(name: str) -> Optional[Arch]:
     """``"sm_90a"`` -> Arch("sm", 9, 0, "a", "sm_90a"); None when the name is not an arch."""
     match = _ARCH.match(str(name).strip())
@@ -122,6 +124,7 @@ def parse_cc(cc: str) -> Tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+@lru_cache(maxsize=1024)
 def arch_order(name: str) -> Tuple[int, int, int, int, str]:
     """Sort key: SASS before PTX, then by number, plain before family before arch-specific."""
     parsed = parse_arch(name)

@@ -24,7 +24,7 @@ library it does not name is a feature of its own (named by its file): it can war
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.kb import compat
 
@@ -32,13 +32,37 @@ from gpuvet.kb import compat
 def _matches(path: str, pattern: str) -> bool:
     path = path.replace("\\", "/")
     if "/" not in path:  # a capture keeps a library by its file name alone: match the pattern's last part
-        return fnmatchcase(path, pattern.rsplit("/", 1)[-1])
+        pattern = pattern.rsplit("/", 1)[-1]
+    # the pattern's literal head must be in the path: most pairs end here, before fnmatch compiles a regex
+    if _head(pattern) not in path:
+        return False
     return fnmatchcase(path, pattern) or fnmatchcase(path, "*/" + pattern)
+
+
+def _head(pattern: str) -> str:
+    for index, char in enumerate(pattern):
+        if char in "*?[":
+            return pattern[:index]
+    return pattern
+
+
+# (id of a [libraries] table, path) -> (role, feature): a check loads every release of a framework, whose builds name
+# the same few library files again and again (torch: 155 lookups of about 15 names). The tables live as long as the
+# process (the loader caches them), so their id is a stable key.
+_ROLES: Dict[Tuple[int, str], Tuple[str, Optional[str]]] = {}
 
 
 def role_of(spec: Optional[Mapping[str, Any]], path: str) -> Tuple[str, Optional[str]]:
     """(role, feature) of one library file under a framework's ``[libraries]`` table: a feature pattern first, then the
     kernels; a file neither names serves a feature of its own."""
+    key = (id(spec), path)
+    found = _ROLES.get(key)
+    if found is None:
+        found = _ROLES[key] = _role_of(spec, path)
+    return found
+
+
+def _role_of(spec: Optional[Mapping[str, Any]], path: str) -> Tuple[str, Optional[str]]:
     if not spec:
         return compat.KERNELS, None
     for item in spec.get("features", ()):  # the narrower patterns: a feature inside a kernels folder stays a feature
@@ -54,7 +78,7 @@ def with_roles(spec: Optional[Mapping[str, Any]], libraries: Iterable[compat.Lib
     out = []
     for library in libraries:
         role, feature = role_of(spec, library.file)
-        by_gpu = bool(spec) and any(_matches(library.file, p) for p in (spec or {}).get("by_gpu", ()))
+        by_gpu = bool(spec and spec.get("by_gpu")) and any(_matches(library.file, p) for p in spec["by_gpu"])  # type: ignore[index]
         out.append(library._replace(role=role, feature=feature, by_gpu=by_gpu))
     return tuple(sorted(out, key=lambda lib: (lib.role != compat.KERNELS, lib.file)))
 
