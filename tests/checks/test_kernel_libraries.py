@@ -164,3 +164,28 @@ def test_a_framework_added_as_data_alone_is_judged_on_its_own_kernels(tmp_path, 
     assert ("fail" if failing else "pass") == verdict, failing
     if verdict == "fail":
         assert failing == ["arch_not_in_build"]
+
+
+def test_check_and_diagnose_agree_library_by_library():
+    # An installed torch 2.5.1 on an RTX 5090 (12.0), its libraries as the probe reads them from PyPI's wheel:
+    # libtorch_cuda.so has SASS sm_50..sm_90 and no PTX; the bundled cuSPARSELt has compute_90 PTX in some units.
+    # check fails the build on libtorch_cuda.so; diagnose of "no kernel image" confirms it, naming the same library,
+    # and never rules the cause out on the other library's PTX (before, both judged a union and passed).
+    old = ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"]
+    sparse = dict(_binary("/sp/torch/lib/libcusparseLt-294d6944.so.0", ["sm_80", "sm_90"], ["compute_90"]),
+                  units=[{"count": 7, "sass": ["sm_90a"], "ptx": []},
+                         {"count": 1, "sass": ["sm_80", "sm_90"], "ptx": ["compute_90"], "isa": {"compute_90": "8.4"}}])
+    main = dict(_binary("/sp/torch/lib/libtorch_cuda.so", old), units=[{"count": 340, "sass": old, "ptx": []}])
+    snap = snapshot(driver="570.124.06", cuda_max="12.8", gpus=[gpu("NVIDIA GeForce RTX 5090", "12.0")],
+                    python="3.11.9", frameworks={"torch": {"version": "2.5.1+cu124", "cuda": "12.4"}},
+                    binaries=found([sparse, main], "elf"))
+    result = run_checks(snap, ["torch==2.5.1+cu124"]).targets[0]
+    (arch,) = [f for f in result.findings if f.code == "arch_not_in_build"]
+    assert render(arch.detail, "en").startswith("libtorch_cuda.so")
+
+    from gpuvet.diagnose import diagnose
+
+    (top, *_rest) = diagnose("RuntimeError: CUDA error: no kernel image is available for execution on the device\n", snap)
+    assert top.code == "arch_not_in_build"
+    said = " ".join(render(check.message, "en") for check in top.checks)
+    assert "libtorch_cuda.so" in said and "rules out" not in said.lower()

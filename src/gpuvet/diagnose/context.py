@@ -270,20 +270,38 @@ def _arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     if gpu is None:
         return checks
     name, cc = gpu
+    # Each library on its own, unit by unit where the probe read its units (gpuvet.kb.compat): the error names no
+    # library, and one whose kernels do not reach the GPU is enough; archs another library carries never rule it out.
+    judged = []
     for binary in view.binaries:
         sass, ptx = binary.get("sass") or [], binary.get("ptx") or []
         if binary.get("error") or not (sass or ptx):
             continue
         label = binary.get("package") or binary.get("path") or "binary"
-        archs = " ".join(list(sass) + list(ptx))
-        if runs_on(cc, sass, ptx):
-            checks.append(Check(RULES_OUT, msg("diagnose.check.arch_covered", gpu=name, cc="%d.%d" % cc,
-                                               binary=label, archs=archs)))
-        else:
-            checks.append(Check(CONFIRMS, msg("diagnose.check.arch_missing", gpu=name, cc="%d.%d" % cc,
-                                              binary=label, archs=archs)))
-        break
+        if binary.get("path") and binary.get("package"):
+            label = "%s (%s)" % (binary["package"], str(binary["path"]).rsplit("/", 1)[-1])
+        judged.append((label, " ".join(list(sass) + list(ptx)), library_runs_on(cc, binary)))
+    missing = [item for item in judged if not item[2]]
+    if missing:
+        label, archs, _ = missing[0]
+        checks.append(Check(CONFIRMS, msg("diagnose.check.arch_missing", gpu=name, cc="%d.%d" % cc,
+                                          binary=label, archs=archs)))
+    elif judged:
+        label, archs, _ = judged[0]
+        checks.append(Check(RULES_OUT, msg("diagnose.check.arch_covered", gpu=name, cc="%d.%d" % cc,
+                                           binary=label, archs=archs)))
     return checks
+
+
+def library_runs_on(gpu_cc: Tuple[int, int], binary: Mapping[str, Any]) -> bool:
+    """Whether one scanned library reaches a GPU by its archs (no driver is known here): by its code units when the
+    probe read them, else by its two lists."""
+    if binary.get("units"):
+        library = compat.library_from_record(binary)
+        reach = compat.judge_library(library, compat.Build(cuda=None, sass=None, ptx=None),
+                                     compat.Gpu(None, "%d.%d" % gpu_cc), None, None)
+        return reach.status == compat.RUNS
+    return runs_on(gpu_cc, binary.get("sass") or [], binary.get("ptx") or [])
 
 
 def _feature_arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
