@@ -397,8 +397,12 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
             builds = [b for b in _harvested_of(str(rule.get("harvested", distribution))).get((pin[2:], platform), [])
                       if normalize_name(str(b.get("distribution"))) == distribution]
             if builds:
-                libraries, _sass, _ptx, _source = _harvested_archs(builds, None)
-                found[platform] += [lib._replace(role=role, feature=rule.get("feature")) for lib in libraries]
+                # a rule that names the companion's own kernel and feature libraries gives each its role; else all
+                # of the companion's libraries take the rule's role
+                libraries, _sass, _ptx, _source = _harvested_archs(builds, rule if rule.get("kernels") else None)
+                if not rule.get("kernels"):
+                    libraries = tuple(lib._replace(role=role, feature=rule.get("feature")) for lib in libraries)
+                found[platform] += list(libraries)
             elif platform == "x86_64" and role == compat.KERNELS:
                 unread.append(f"{distribution}{pin}")
     if not found["x86_64"] and not found["aarch64"] and not unread:
@@ -410,7 +414,7 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
             continue
         extra = dict(variant.extra)
         kernels = [lib for lib in found["x86_64"] if lib.role == compat.KERNELS]
-        if kernels or unread:
+        if kernels or unread or (found["x86_64"] and rules_kernels(rules)):
             extra["companion_kernels"] = True  # judged on the kernels it pins, not passed as a pure-Python package
         extra["libraries"] = tuple(extra.get("libraries") or ()) + tuple(found["x86_64"])
         if found["aarch64"]:
@@ -422,6 +426,10 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
         variants[name] = variant._replace(extra=extra, sass=tuple(sass) if not unread else (),
                                           ptx=tuple(ptx) if not unread else ())
     return release._replace(variants=variants)
+
+
+def rules_kernels(rules: Any) -> bool:
+    return any(rule.get("role", "kernels") == "kernels" for rule in rules)
 
 
 def normalize_name(name: str) -> str:
