@@ -224,3 +224,43 @@ def test_when_no_tag_of_the_same_os_fits_the_fix_names_one_of_another_os(machine
     assert any(cmd == "docker pull " + choose for f in result.findings if f.fix for cmd in f.fix.commands)
     zh = [render(f.fix.summary, "zh") for f in result.findings if f.verdict.value == "fail" and f.fix][0]
     assert choose in zh and os_name in zh, zh
+
+
+RTX5090_570 = "nvidia-smi/rtx-5090-1gpu_drv570.124.06.txt"  # Blackwell (12.0), GeForce, CUDA 12.8 driver
+
+
+@pytest.mark.parametrize("machine, image, verdict, codes, why", [
+    # https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-24-01.html: "Release 24.01 is
+    # based on CUDA 12.3.2, which requires NVIDIA Driver release 545 or later ... data center GPU ... 470.57 (or later
+    # R470), 525.85 (or later R525), 535.86 (or later R535), or 545.23 (or later R545)"; "users should upgrade from all
+    # R418, R440, R450, R460, R510, and R520 drivers, which are not forward-compatible with CUDA 12.3"
+    (T4_450, "nvcr.io/nvidia/tritonserver:24.01-py3", "fail", {"driver_too_old"},
+     "R450 is below CUDA 12's floor, and the notes list R450 among the branches cuda-compat 12.3 does not serve, so "
+     "the T4 being a data-center GPU does not help"),
+    (RTX4090_550_Q, "nvcr.io/nvidia/tritonserver:24.01-py3", "pass", set(),
+     "driver 550 serves CUDA 12.4 >= 12.3 natively"),
+    # https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-25-01.html: "Release 25.01 is
+    # based on CUDA 12.8.0.038"; compute capability 7.5 and later, Blackwell included
+    (RTX5090_570, "nvcr.io/nvidia/tritonserver:25.01-py3", "pass", set(),
+     "driver 570 serves CUDA 12.8 natively and CUDA 12.8 generates code for Blackwell"),
+    (RTX4090_550_Q, "nvcr.io/nvidia/tritonserver:25.01-py3", "pass", {"minor_version_compat"},
+     "CUDA 12.8 on a CUDA 12.4 driver runs only through minor-version compatibility (no forward compatibility on "
+     "GeForce); the notes' 'requires ... 560 or later' is their recommendation, not the runtime's floor"),
+    # https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-25-10.html: "Release 25.10 is
+    # based on CUDA 13.0.2.006 which requires NVIDIA Driver release 575 or later"
+    (RTX4090_550_Q, "nvcr.io/nvidia/tritonserver:25.10-py3", "fail", {"driver_too_old"},
+     "CUDA 13.0 on a CUDA 12.4 driver: a new major, and GeForce has no forward compatibility"),
+    (RTX5090_570, "nvcr.io/nvidia/tritonserver:25.10-py3", "fail", {"driver_too_old"},
+     "CUDA 13.0 on a CUDA 12.8 driver: a new major, and GeForce has no forward compatibility"),
+])
+def test_a_tritonserver_tag_on_a_machine(machine, image, verdict, codes, why):
+    result = _result(machine, image)
+    assert result.verdict.value == verdict, why
+    assert codes <= {f.code for f in result.findings}, why
+
+
+def test_tritonserver_records_carry_the_notes_cuda():
+    kb = load()
+    assert describe("nvcr.io/nvidia/tritonserver:24.01-py3", kb).cuda == "12.3.2"
+    assert describe("nvcr.io/nvidia/tritonserver:25.01-py3", kb).cuda == "12.8.0.038"
+    assert describe("nvcr.io/nvidia/tritonserver:24.01-py3-sdk", kb).cuda is None  # another variant: not read
