@@ -24,7 +24,7 @@ FRAMEWORK_OF = {
     "torch": "torch", "tensorflow": "tensorflow", "paddlepaddle-gpu": "paddlepaddle", "bitsandbytes": "bitsandbytes",
     "vllm": "vllm", "xformers": "xformers", "jax-cuda12-plugin": "jax", "jax-cuda12-pjrt": "jax",
     "jax-cuda13-plugin": "jax", "jax-cuda13-pjrt": "jax", "sgl-kernel": "sgl-kernel", "flash-attn": "flash-attn",
-    "mindspore": "mindspore", "tensorflow-gpu": "tensorflow",
+    "mindspore": "mindspore", "tensorflow-gpu": "tensorflow", "onnxruntime-gpu": "onnxruntime-gpu",
 }
 IDENTITY = ("framework", "distribution", "version", "platform")
 PROVENANCE = ("wheel", "sha256", "read_on", "source")
