@@ -31,7 +31,14 @@ def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: Any) -> Optiona
     if installed and installed.get("cuda"):
         return str(installed["cuda"])
     pin = (candidate.extra("requires") or {}).get("torch")
-    admit = (lambda release: _admits(pin, release.version)) if pin else (lambda release: True)
+    # A package torch pins instead (triton: ``pinned_by = ["torch==2.7.0"]``) runs with one of those torch releases.
+    pinned_by = [spec[len("torch"):] for spec in candidate.extra("pinned_by") or () if spec.startswith("torch==")]
+    if pin:
+        admit = lambda release: _admits(pin, release.version)  # noqa: E731
+    elif pinned_by:
+        admit = lambda release: any(_admits(spec, release.version) for spec in pinned_by)  # noqa: E731
+    else:
+        admit = lambda release: True  # noqa: E731
     # Not installed yet: the torch build that would be installed is the newest that fits this machine.
     from gpuvet.checks.resolve import first_fit
 
