@@ -185,6 +185,26 @@ def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release:
     return cpu_fallback
 
 
+_CUDA_LABEL = re.compile(r"^cu(\d+)(\d)$")  # cu128 -> CUDA 12.8 (kb.records.variant_key the other way)
+
+
+def _paired_build(release: Any, local: str) -> Any:
+    """A package built once per torch build (torchvision, torchaudio: ``cuda_from = "torch"``) names the torch build it
+    goes with in its local label (``+cu128``): its one variant, with the CUDA the label names; None otherwise. The
+    libraries read from PyPI's wheel are that build's only when the wheel was built with the same CUDA; another
+    build's code is not known (its arch lists stay unknown, never borrowed)."""
+    plain = [v for v in release.variants.values() if v.extra.get("cuda_from") == "torch"]
+    label = _CUDA_LABEL.match(local.lower())
+    if len(plain) != 1 or label is None:
+        return None
+    cuda = "%s.%s" % label.groups()
+    variant = plain[0]._replace(name=local.lower(), cuda=cuda)
+    if major_minor(variant.extra.get("ptx_cuda")) != cuda:
+        extra = {k: v for k, v in variant.extra.items() if k not in ("libraries", "arch_source", "ptx_cuda", "aarch64")}
+        variant = variant._replace(sass=(), ptx=(), extra=extra)
+    return variant
+
+
 def _post_release(framework: Any, pinned: str, local: Optional[str]) -> Tuple[Any, Optional[str]]:
     """A post release the knowledge base does not list as its own is its base release: ``vllm==0.6.3.post1`` is
     0.6.3 rebuilt (same CUDA, same pins). Paddle names its CUDA builds that way on its own index
@@ -223,7 +243,7 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         if release is None:
             return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
         if local:
-            variant = release.variant(local)
+            variant = release.variant(local) or _paired_build(release, local)
             conda = conda_build(framework, release, local) if variant is None else None
             if conda is not None:
                 return Resolution(conda)

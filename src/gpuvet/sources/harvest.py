@@ -62,7 +62,7 @@ NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
-_VERSION_FILES = ("torch/version.py", "paddle/version/__init__.py", "paddle/version.py",
+_VERSION_FILES = ("torch/version.py", "torchvision/version.py", "torchaudio/version.py", "paddle/version/__init__.py", "paddle/version.py",
                   "tensorflow/python/platform/build_info.py", "tensorflow_core/python/platform/build_info.py",
                   "xformers/cpp_lib.json")
 _NETWORK_TROUBLE = re.compile(
@@ -331,6 +331,15 @@ def build_facts(version_files: Mapping[str, str], pins: Mapping[str, str]) -> Di
         if cuda:
             facts["cuda"], facts["cuda_from"] = cuda, "torch/version.py"
         facts["no_cuda_fallback"] = True  # torch/version.py says cuda = None for a CPU build
+    for name in ("torchvision/version.py", "torchaudio/version.py"):  # built against one torch build, same module shape
+        text = version_files.get(name)
+        if text and "cuda" not in facts:
+            cuda = _grab(r"^cuda\s*(?::[^=\n]*)?=\s*['\"]([^'\"]+)['\"]", text)
+            local = _grab(r"^__version__\s*=\s*['\"][^'\"+]+\+cu(\d+)(?:\.\w+)?['\"]", text)
+            if cuda:
+                facts["cuda"], facts["cuda_from"] = cuda, name
+            elif local and len(local) >= 3:
+                facts["cuda"], facts["cuda_from"] = f"{local[:-1]}.{local[-1]}", name + " (__version__'s +cuXYZ)"
     paddle = next((f for f in ("paddle/version/__init__.py", "paddle/version.py") if f in version_files), None)
     if paddle:
         for key, field in (("cuda", "cuda_version"), ("cudnn", "cudnn_version"), ("nccl", "nccl_version")):
