@@ -360,8 +360,10 @@ def test_the_reader_itself_refuses_a_corrupt_zip_and_a_wheel_without_metadata(tm
 def test_credentials_never_reach_the_record():
     from gpuvet.sources import harvest
 
-    assert harvest.redact_url("https://alice:s3cret@127.0.0.1:9/simple") == "https://****@127.0.0.1:9/simple"
-    assert harvest.redact_url("https://token@127.0.0.1:9/simple/x/") == "https://****@127.0.0.1:9/simple/x/"
+    # as every other report removes them (gpuvet.probe.redact): a password holding "@" and a token in the query too
+    assert harvest.redact_url("https://alice:s3cret@127.0.0.1:9/simple") == "https://***@127.0.0.1:9/simple"
+    assert harvest.redact_url("https://token@127.0.0.1:9/simple/x/") == "https://***@127.0.0.1:9/simple/x/"
+    assert harvest.redact_url("https://alice:p@ss@127.0.0.1:9/simple") == "https://***@127.0.0.1:9/simple"
 
 
 def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, capsys):
@@ -527,3 +529,60 @@ def test_tensorflow_build_info_of_both_shapes():
     assert {k: v for k, v in harvest.build_facts({where: old}, {}).items() if not k.endswith("_from")} == {
         "cuda": "10", "cudnn": "7"}
     assert harvest.build_facts({where: new}, {})["cuda"] == "11.2"
+
+
+def _shipped_x86_versions(distribution):
+    from gpuvet.kb import versions
+
+    found = [str(b["version"]) for path in sorted((loader.DATA_DIR / "harvested").glob("*.toml"))
+             for b in loader.raw(path).get("build", ())
+             if loader.normalize_name(b["distribution"]) == distribution and b.get("platform", "x86_64") == "x86_64"]
+    return sorted(set(found), key=versions.parse)
+
+
+def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(sandbox, capsys, monkeypatch):
+    """Issue 30: ``kb update`` spent its --limit on old gaps, alphabetically (bitsandbytes first), and never reached
+    a release newer than the knowledge base. Now: every listing first, then the newer releases, then the gaps, each
+    distribution's newest first; and it says what it added and why."""
+    torch_versions = _shipped_x86_versions("torch")
+    bnb_versions = _shipped_x86_versions("bitsandbytes")
+    torch_gap, bnb_gap = torch_versions[0] + ".99", bnb_versions[0] + ".99"  # between two shipped releases
+    plain = {"x/__init__.py": b""}
+    served = Index({
+        "torch": [_wheel("torch", v, plain, pins=[]) + ("ok",) for v in (torch_gap, "99.0")],
+        "bitsandbytes": [_wheel("bitsandbytes", bnb_gap, plain, pins=[]) + ("ok",)],
+    })
+    overlay = sandbox / "overlay"
+    try:
+        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "1"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == (f"added 1 release(s) to the overlay: torch 99.0 x86_64 (newer than the knowledge base's "
+                          f"{torch_versions[-1]}); 2 more left (raise --limit)")
+        assert _files(overlay / "harvested") == ["torch-99.0.toml"]
+        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "5",
+                     "-f", "json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        assert [(a["distribution"], a["version"], a["why"]) for a in doc["added"]] == [
+            ("bitsandbytes", bnb_gap, "gap"), ("torch", torch_gap, "gap")]
+        assert doc["not_harvested"] == [] and doc["failed"] == []
+        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay)]) == 0
+        assert capsys.readouterr().out.startswith("nothing new to harvest")
+    finally:
+        served.close()
+
+
+def test_the_record_names_the_one_index_that_served_the_wheel(index, sandbox, capsys, monkeypatch):
+    """Issue 30: with several indexes configured the record listed them all. pip's log says which project page
+    listed the file it took: the record names that index, its credentials removed."""
+    base = index.url.rsplit("/simple", 1)[0]
+    served_by = index.url.replace("http://", "http://alice:s3cret@")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", served_by)
+    overlay = sandbox / "overlay"
+    assert main(["kb", "harvest", "fakepkg==1.0", "--index-url", base + "/empty/simple", "--overlay", str(overlay),
+                 "-f", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["harvested"]
+    assert row["index_url"] == index.url.replace("http://", "http://***@")
+    assert row["download_url"] == f"{base}/files/{index.good[0]}"
+    assert row["source"].startswith(row["index_url"] + ": fakepkg 1.0, wheel ")
+    text = (overlay / "harvested" / "fakepkg-1.0.toml").read_text()
+    assert "s3cret" not in text and "/empty/" not in text

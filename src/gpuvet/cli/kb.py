@@ -257,10 +257,14 @@ def _update(args, output, fmt: str) -> int:
     known = {(loader.normalize_name(b["distribution"]), str(b["version"]), b.get("platform", "x86_64"))
              for builds in shipped.values() for b in builds}
     oldest_shipped: Dict[Any, str] = {}
+    newest_shipped: Dict[Any, str] = {}
     for distribution, version, platform in known:
         have = oldest_shipped.get((distribution, platform))
         if have is None or _order(version) < _order(have):
             oldest_shipped[(distribution, platform)] = version
+        have = newest_shipped.get((distribution, platform))
+        if have is None or _order(version) > _order(have):
+            newest_shipped[(distribution, platform)] = version
     builds, _ = overlay.read(folder)
     known |= {(loader.normalize_name(b.get("distribution", b["framework"])), str(b["version"]),
                b.get("platform", "x86_64")) for b in builds}
@@ -268,43 +272,85 @@ def _update(args, output, fmt: str) -> int:
     covered = sorted({d for d, _, _ in known}) if not named else named
     rows: List[Dict[str, Any]] = []
     failed: List[str] = []
-    todo = 0
+    # Every index listing first, then the harvests, newest first: the releases newer than the newest the shipped
+    # knowledge base has (what a user's new install is most likely to be), round by round over the distributions,
+    # before the older gaps between the shipped releases (issue 30: alphabetical gap-filling spent the budget on
+    # old releases and never reached the new ones). Older releases than the shipped data covers are left out.
+    newer: List[List[Any]] = []
+    gaps: List[List[Any]] = []
     for platform in platforms:
         for distribution in covered:
-            if todo >= limit or time.monotonic() >= deadline:
+            if time.monotonic() >= deadline:
                 break
-            oldest = oldest_shipped.get((distribution, platform))  # older releases than the KB covers are left out
+            oldest = oldest_shipped.get((distribution, platform))
+            newest = newest_shipped.get((distribution, platform))
             try:
                 listed = harvest.index_versions(distribution, platform, getattr(args, "index_url", None),
                                                 timeout=min(120.0, max(1.0, deadline - time.monotonic())))
             except InputError as exc:
                 failed.append(f"{distribution}: {exc.message}")
                 continue
-            missing = [v for v in listed if (distribution, v, platform) not in known
-                       and (oldest is None or _order(v) >= _order(oldest))]
-            for version in missing:
-                if todo >= limit or time.monotonic() >= deadline:
-                    break
-                todo += 1
-                requirement = f"{distribution}=={version}"
-                _progress(f"[{todo}/{limit}] harvesting {requirement} ({platform}) ...")
-                one = argparse_copy(args, platform=[platform])
-                try:
-                    records, path, changed = _harvest_one(requirement, one, folder,
-                                                          max(1.0, min(600.0, deadline - time.monotonic())))
-                except InputError as exc:
-                    failed.append(f"{requirement} ({platform}): {exc.message}")
-                    continue
-                rows += [_harvest_row(r, path, changed) for r in records]
+            missing = sorted((v for v in listed if (distribution, v, platform) not in known
+                              and (oldest is None or _order(v) >= _order(oldest))), key=_order, reverse=True)
+            newer.append([(distribution, v, platform, "newer") for v in missing
+                          if newest is None or _order(v) > _order(newest)])
+            gaps.append([(distribution, v, platform, "gap") for v in missing
+                         if newest is not None and _order(v) <= _order(newest)])
+    queue = _round_robin(newer) + _round_robin(gaps)
+    added: List[Dict[str, Any]] = []
+    for todo, (distribution, version, platform, why) in enumerate(queue[:limit], 1):
+        if time.monotonic() >= deadline:
+            break
+        requirement = f"{distribution}=={version}"
+        _progress(f"[{todo}/{min(limit, len(queue))}] harvesting {requirement} ({platform}) ...")
+        one = argparse_copy(args, platform=[platform])
+        try:
+            records, path, changed = _harvest_one(requirement, one, folder,
+                                                  max(1.0, min(600.0, deadline - time.monotonic())))
+        except InputError as exc:
+            failed.append(f"{requirement} ({platform}): {exc.message}")
+            continue
+        rows += [_harvest_row(r, path, changed) for r in records]
+        added.append({"distribution": distribution, "version": version, "platform": platform, "why": why,
+                      "newest_shipped": newest_shipped.get((distribution, platform)), "overlay_file": str(path)})
+    left = len(queue) - min(limit, len(queue))
     if fmt == "json":
-        output.write(dumps(envelope(overlay=str(folder), harvested=rows, failed=failed)))
+        output.write(dumps(envelope(overlay=str(folder), added=added, harvested=rows, failed=failed,
+                                    not_harvested=[{"distribution": d, "version": v, "platform": p, "why": w}
+                                                   for d, v, p, w in queue[limit:]])))
     else:
-        lines = [_harvest_line(row) for row in rows] or ["nothing new to harvest"]
+        lines = [_added_line(added, left)]
+        lines += [_harvest_line(row) for row in rows]
         lines += [f"failed: {line}" for line in failed]
         output.write("\n".join(lines))
     if failed and not rows:
         raise InputError(f"kb update harvested nothing: {failed[0]}")
     return int(ExitCode.OK)
+
+
+def _round_robin(lists: List[List[Any]]) -> List[Any]:
+    """The first of every list, then the second of every list, ...: each distribution's newest before any one's
+    second newest."""
+    out: List[Any] = []
+    for rank in range(max((len(items) for items in lists), default=0)):
+        out += [items[rank] for items in lists if rank < len(items)]
+    return out
+
+
+def _added_line(added: List[Dict[str, Any]], left: int) -> str:
+    """What kb update added, in one line: each release and why (newer than the shipped data, or a gap in it)."""
+    if not added:
+        return "nothing new to harvest" if not left else f"nothing added ({left} release(s) left: raise --limit)"
+    parts = []
+    for row in added:
+        if row["why"] == "newer":
+            why = (f"newer than the knowledge base's {row['newest_shipped']}" if row["newest_shipped"]
+                   else "not in the knowledge base")
+        else:
+            why = "a gap in the knowledge base"
+        parts.append(f"{row['distribution']} {row['version']} {row['platform']} ({why})")
+    more = f"; {left} more left (raise --limit)" if left else ""
+    return f"added {len(added)} release(s) to the overlay: " + ", ".join(parts) + more
 
 
 def _order(version: str):

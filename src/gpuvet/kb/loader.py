@@ -206,7 +206,7 @@ def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any
     from gpuvet.kb import overlay
 
     keyed = {(framework, version, platform): builds for (version, platform), builds in index.items()}
-    overlay.merge_into(keyed)
+    overlay.merge_into(keyed, framework=framework)
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 

@@ -13,9 +13,10 @@ kept out and listed as a disagreement (``gpuvet kb status``; the shipped build's
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
-from gpuvet.tomlfile import load_toml
+from gpuvet.tomlfile import parse_toml_bytes
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -63,22 +64,94 @@ def build_file_names(location: str) -> List[str]:
 def read(folder: Optional["Path"]) -> Tuple[List[Dict[str, Any]], List[str]]:
     """(builds, problems): every ``[[build]]`` of the overlay, each with ``overlay_file``; an unreadable file is a
     problem line, never an exception (a broken overlay must not break ``gpuvet check``)."""
+    if folder is None:
+        return [], []
+    return builds_of(os.fspath(folder))
+
+
+# The overlay as this process has read it: folder -> file name -> ((size, mtime), builds, problems). Each file is
+# parsed once per process, and only when a framework it may hold is asked (``builds_of``); a file whose size or
+# mtime changed since (the kb commands write the overlay in the same process) is parsed again, a file gone is
+# forgotten. Every framework's load used to re-read and re-parse the whole folder (issue 30).
+_READ: Dict[str, Dict[str, Tuple[Optional[Tuple[int, int]], List[Dict[str, Any]], List[str]]]] = {}
+# release_path's names: "<normalized distribution>-<version>.toml" (a version starts with a digit); a file named
+# otherwise is opened whichever framework is asked
+_RELEASE_FILE = re.compile(r"^[a-z0-9][a-z0-9._+-]*-[0-9][A-Za-z0-9._+-]*\.toml$")
+
+
+def builds_of(location: str, framework: Optional[str] = None) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """(builds, problems) of the overlay at ``location`` (a folder path string), read as :func:`read` reads them;
+    with ``framework``, only that framework's builds (``[[build]] framework``), and a file is opened only when its
+    name (``<distribution>-<version>.toml``, gpuvet.sources.harvest.release_path) names a distribution of that
+    framework, or when its name says nothing (a file named otherwise is read for every framework)."""
+    location = _normal(location)
+    names = build_file_names(location)
+    cached = _READ.setdefault(location, {})
+    for gone in set(cached) - set(names):
+        del cached[gone]
+    wanted = None if framework is None else _normalize(framework)
+    prefixes = tuple(d + "-" for d in _distributions_of(wanted)) if wanted is not None else ()
     builds: List[Dict[str, Any]] = []
     problems: List[str] = []
-    if folder is None:
-        return builds, problems
-    for path in build_files(folder):
+    for name in names:
+        if wanted is not None:
+            if _RELEASE_FILE.match(name) and not name.startswith(prefixes):
+                continue  # a release of another framework's distribution: not opened
+        path = os.path.join(location, BUILDS_DIR, name)
         try:
-            document = load_toml(path)
-        except (OSError, ValueError) as exc:
-            problems.append(f"{path}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
-            continue
-        for build in document.get("build", ()):
-            if not isinstance(build, dict) or not build.get("framework") or not build.get("version") or not build.get("source"):
-                problems.append(f"{path}: a [[build]] lacks framework, version or source")
-                continue
-            builds.append(dict(build, overlay_file=str(path)))
+            stat = os.stat(path)
+            signature: Optional[Tuple[int, int]] = (stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            signature = None
+        entry = cached.get(name)
+        if entry is None or signature is None or entry[0] != signature:
+            entry = (signature,) + _parse(path)
+            cached[name] = entry
+        builds += [dict(build) for build in entry[1]
+                   if framework is None or str(build["framework"]) == framework]
+        problems += entry[2]
     return builds, problems
+
+
+def _parse(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
+    builds: List[Dict[str, Any]] = []
+    problems: List[str] = []
+    try:
+        with open(path, "rb") as handle:
+            document = parse_toml_bytes(handle.read())  # an overlay file has no compiled twin to look for
+    except (OSError, ValueError) as exc:
+        return builds, [f"{path}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"]
+    for build in document.get("build", ()):
+        if not isinstance(build, dict) or not build.get("framework") or not build.get("version") or not build.get("source"):
+            problems.append(f"{path}: a [[build]] lacks framework, version or source")
+            continue
+        builds.append(dict(build, overlay_file=path))
+    return builds, problems
+
+
+def _normal(location: str) -> str:
+    """The folder as pathlib spells it (no trailing separator): the same ``overlay_file`` whichever way it came."""
+    stripped = location.rstrip(os.sep)
+    return stripped or location
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()  # loader.normalize_name, without importing the loader here
+
+
+def _distributions_of(framework: str) -> List[str]:
+    """The normalized distributions whose records name ``framework`` (a normalized name): those its framework file
+    lists (what gpuvet.sources.harvest.framework_of writes into a record) and the name itself (a distribution no
+    framework file lists is its own framework: sgl-kernel)."""
+    from gpuvet.kb import loader
+
+    found = {framework}
+    for path in loader.framework_files().values():
+        head = loader.raw(path).get("framework", {})
+        names = {_normalize(str(d)) for d in head.get("distributions", ())}
+        if _normalize(str(head.get("name"))) == framework or framework in names:
+            found |= names
+    return sorted(found)
 
 
 def key_of(build: Mapping[str, Any]) -> Key:
@@ -186,16 +259,16 @@ def compare(shipped: Mapping[Key, List[Mapping[str, Any]]], builds: List[Dict[st
     return out
 
 
-def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional["Path"] = None) -> None:
-    """Add the overlay's builds to the shipped index (the loader's hook). Never overrides: where the shipped data
-    has the release and platform, the overlay build stays out; a disagreement is written into the shipped build's
-    source, so whatever cites it says that the user's own reading differs."""
+def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional["Path"] = None,
+               framework: Optional[str] = None) -> None:
+    """Add the overlay's builds to the shipped index (the loader's hook); with ``framework``, only that framework's
+    builds (the files of other frameworks' releases are not opened). Never overrides: where the shipped data has the
+    release and platform, the overlay build stays out; a disagreement is written into the shipped build's source, so
+    whatever cites it says that the user's own reading differs."""
     location = default_location() if folder is None else os.fspath(folder)
     if location is None or not os.path.isdir(os.path.join(location, BUILDS_DIR)):
         return  # no overlay (the usual case): decided without pathlib
-    from pathlib import Path
-
-    builds, _ = read(Path(location))
+    builds, _ = builds_of(location, framework)
     for row in compare(index, builds):
         key = key_of(row)
         if row["status"] == "adds":

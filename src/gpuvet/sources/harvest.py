@@ -81,8 +81,11 @@ def parse_requirement(requirement: str) -> Tuple[str, str]:
 
 
 def redact_url(url: str) -> str:
-    """Credentials out of a URL: ``https://user:token@host/simple`` -> ``https://****@host/simple``."""
-    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1****@", url)
+    """Credentials out of a URL as every other report removes them (gpuvet.probe.redact.redact_url): the whole
+    user-info part (``https://user:token@host/simple`` -> ``https://***@host/simple``) and secret query values."""
+    from gpuvet.probe.redact import redact_url as redact
+
+    return str(redact(url))
 
 
 def framework_of(distribution: str) -> str:
@@ -259,25 +262,52 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
 
 
 def _provenance(output: str, python: str, index_url: Optional[str]) -> Dict[str, Any]:
+    """Where the wheel came from, out of pip's ``-vv`` log: the one index that served it (credentials removed),
+    never the list of every configured index. The index is the one whose project page listed the file pip took
+    (``Found link URL (from PAGE)``): the configured index that PAGE lies under, else PAGE's parent; then, for an
+    older pip's log, the index on the download's host; then a local folder; then pip's only index."""
     indexes = _indexes(output)
     url = None
+    taken = None
     local = None
+    links: Dict[str, Tuple[str, str]] = {}  # file name -> (its URL, the project page that listed it)
     for line in output.splitlines():
+        match = re.match(r"\s*Found link (\S+) \(from (\S+?)\)", line)
+        if match:
+            links.setdefault(_file_name(match.group(1)), (redact_url(match.group(1)), redact_url(match.group(2))))
         match = re.match(r"\s*Downloading\s+(\S+)", line)
-        if match and "://" in match.group(1):
-            url = redact_url(match.group(1))
+        if match:
+            taken = _file_name(match.group(1))  # pip 23+ names the file, an older pip its URL
+            if "://" in match.group(1):
+                url = redact_url(match.group(1))
         match = re.match(r"\s*Processing\s+(/\S+|file:\S+)", line)
         if match:
             local = match.group(1)
     where = None
-    if url:
-        netloc = re.sub(r"^[a-z+.-]+://", "", url).split("/")[0]
-        where = next((i for i in indexes if re.sub(r"^[a-z+.-]+://", "", i).split("/")[0] == netloc), None)
+    if taken in links:
+        url = url or links[taken][0]
+        page = _bare(links[taken][1])
+        under = [i for i in indexes if page.startswith(_bare(i).rstrip("/") + "/")]
+        where = max(under, key=len) if under else links[taken][1].rstrip("/").rsplit("/", 1)[0]
+    if where is None and url:
+        netloc = _bare(url).split("://", 1)[-1].split("/")[0]
+        on_host = [i for i in indexes if _bare(i).split("://", 1)[-1].split("/")[0] == netloc]
+        where = on_host[0] if len(on_host) == 1 else None
     if where is None and local:
         where = f"a local folder: {local}"
     if where is None:
-        where = indexes[0] if len(indexes) == 1 else (", ".join(indexes) if indexes else "PyPI (pip's default index)")
+        where = indexes[0] if len(indexes) == 1 else (
+            f"one of {', '.join(indexes)} (pip's log does not say which)" if indexes else "PyPI (pip's default index)")
     return {"index_url": where, "download_url": url, "python": python}
+
+
+def _file_name(url: str) -> str:
+    return url.split("#")[0].split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+def _bare(url: str) -> str:
+    """A URL without its user information (pip logs a page with none, the index it was given with its user)."""
+    return re.sub(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]+@", r"\1", url)
 
 
 # ---------------------------------------------------------------------------------------------------- the wheel
