@@ -20,20 +20,24 @@ def _check(project, capsys, *extra):
     return code, json.loads(capsys.readouterr().out)
 
 
+# torchvision, torchaudio (and onnxruntime-gpu) are frameworks the knowledge base judges: a project's pins of them are
+# targets too (a +cuXYZ build of them is judged with that torch build).
 @pytest.mark.parametrize("project, declared", [
-    ("kohya-ss", ["torch==2.7.0+cu128", "xformers>=0.0.30", "bitsandbytes>=0.45.0", "tensorflow==2.15.0.post1"]),
-    ("open-sora", ["torch==2.3.0+cu121", "xformers==0.0.26.post1"]),  # the index on each line decides
+    ("kohya-ss", ["torch==2.7.0+cu128", "torchvision==0.22.0+cu128", "xformers>=0.0.30", "bitsandbytes>=0.45.0",
+                  "tensorflow==2.15.0.post1", "onnxruntime-gpu==1.19.2"]),
+    ("open-sora", ["torch==2.3.0+cu121", "torchvision==0.18.0+cu121", "xformers==0.0.26.post1"]),  # the index on each line decides
     ("tabbyapi", ["torch~=2.2"]),  # the BOM is read past; the wheel URLs are not releases
-    ("vllm-cpu", ["torch==2.9.1+cpu"]),  # the x86_64 one of two marker-split pins
+    ("vllm-cpu", ["torch==2.9.1+cpu", "torchaudio", "torchvision"]),  # the x86_64 one of two marker-split pins
     ("prime-rl", ["torch>=2.9.0", "vllm==0.14.0"]),
-    ("invokeai-pep621", ["torch==2.2.1"]),
+    ("invokeai-pep621", ["torch==2.2.1", "torchvision==0.17.1"]),
     # conda environment files: cudatoolkit=11.3 picks torch's cu113 build; conda-forge's unpinned pytorch-gpu
-    ("stable-diffusion-conda", ["torch==1.11.0+cu113"]),
-    ("aalto-pytorch-env", ["torch"]),
+    ("stable-diffusion-conda", ["torch==1.11.0+cu113", "torchvision==0.12.0+cu113"]),
+    ("aalto-pytorch-env", ["torch", "torchaudio", "torchvision"]),
     # Dockerfiles: pytorch/pytorch's official tag is that build; RUN pip install lines are requirements
     ("mhchess-docker", ["torch==2.1.0+cu121"]),
     # its base nvidia/cuda:11.1.1-cudnn8-devel-ubuntu18.04 is a tag kb/data/images.toml lists: an image target too
-    ("detectron2-docker", ["image:nvidia/cuda:11.1.1-cudnn8-devel-ubuntu18.04", "torch==1.10+cu111"]),
+    ("detectron2-docker", ["image:nvidia/cuda:11.1.1-cudnn8-devel-ubuntu18.04", "torch==1.10+cu111",
+                           "torchvision==0.11.1+cu111"]),
 ])
 def test_the_frameworks_a_project_declares(project, declared, capsys):
     _, document = _check(project, capsys)
