@@ -8,7 +8,6 @@ All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``,
 from __future__ import annotations
 
 import re
-
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -19,7 +18,6 @@ from gpuvet.findings import make
 from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
-
 
 # --------------------------------------------------------------------------------------------------------------
 # Builds that carry no CUDA of their own (xformers, bitsandbytes, DeepSpeed ...): they run on torch's CUDA.
