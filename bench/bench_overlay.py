@@ -65,10 +65,10 @@ def build_overlay(folder, count, only=None):
         record = {k: v for k, v in shape.items() if k not in ("read_on", "source", "sha256", "wheel")}
         record["library"] = [dict(library) for library in shape["library"]]
         wheel = f"{loader.normalize_name(str(shape['distribution'])).replace('-', '_')}-{version}-cp311-cp311-manylinux_2_28_x86_64.whl"
-        record.update(version=version, wheel=wheel, sha256=f"{i:064x}", index_url="https://pypi.org/simple",
-                      download_url=f"https://files.pythonhosted.org/packages/xx/{wheel}", read_on="2026-12-05",
+        record.update(version=version, wheel=wheel, sha256=f"{i:064x}", index_url="https://index.invalid/simple",
+                      download_url=f"https://files.index.invalid/packages/xx/{wheel}", read_on="2026-12-05",
                       read_with="gpuvet 0.1.0 kb harvest (python 3.11 wheel tags)",
-                      source=f"https://pypi.org/simple: {shape['distribution']} {version}, wheel {wheel} "
+                      source=f"https://index.invalid/simple: {shape['distribution']} {version}, wheel {wheel} "
                              f"(sha256 {i:016x}...), read with gpuvet kb harvest on 2026-12-05")
         path = harvest.release_path(folder, str(shape["distribution"]), version)
         path.write_text(harvest.to_toml([record]), encoding="utf-8")

@@ -198,7 +198,7 @@ def _paired_build(release: Any, local: str) -> Any:
     if len(plain) != 1 or label is None:
         return None
     cuda = "%s.%s" % label.groups()
-    variant = plain[0]._replace(name=local.lower(), cuda=cuda)
+    variant = plain[0]._replace(name=local.lower(), cuda=cuda, extra=dict(plain[0].extra, torch_build=local.lower()))
     if major_minor(variant.extra.get("ptx_cuda")) != cuda:
         extra = {k: v for k, v in variant.extra.items() if k not in ("libraries", "arch_source", "ptx_cuda", "aarch64")}
         variant = variant._replace(sass=(), ptx=(), extra=extra)

@@ -7,7 +7,6 @@ All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``,
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -19,12 +18,10 @@ from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
 
+
 # --------------------------------------------------------------------------------------------------------------
 # Builds that carry no CUDA of their own (xformers, bitsandbytes, DeepSpeed ...): they run on torch's CUDA.
 # --------------------------------------------------------------------------------------------------------------
-_CU_LABEL = re.compile(r"^cu\d{3,}$")
-
-
 def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: Any) -> Optional[str]:
     """The CUDA version a ``cuda_from = "torch"`` build runs with: the installed torch's, else its pinned torch's."""
     torch = kb.framework("torch")
@@ -96,8 +93,7 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
             have = built.get("version") if built else None
         if spec.startswith("==") and framework is not None:
             # torchvision==0.12.0+cu113 goes with torch==1.11.0+cu113: a companion's build label names torch's build
-            label = candidate.variant.name if (name == "torch" and candidate.extra("cuda_from") == "torch"
-                                               and _CU_LABEL.match(candidate.variant.name)) else None
+            label = candidate.variant.extra.get("torch_build") if name == "torch" else None
             pinned_targets.append(f"{name}{spec}+{label}" if label and "+" not in spec else f"{name}{spec}")
         if have is None or _admits(spec, have):
             continue
