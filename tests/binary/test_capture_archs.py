@@ -20,6 +20,9 @@ from .conftest import BUILDS
 SMI = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
 
 SASS, PTX = BUILDS["libplain.so"][2], BUILDS["libplain.so"][3]  # ["sm_80"], ["compute_86"]
+# its code units as the capture keeps them: nvcc's device-link unit (the cubins, no kernels) and the kernel's own,
+# whose PTX is written by this machine's nvcc 13.0 (PTX ISA 9.0)
+UNITS = [{"count": 1, "sass": SASS, "ptx": []}, {"count": 1, "sass": SASS, "ptx": PTX, "isa": {PTX[0]: "9.0"}}]
 
 
 @pytest.fixture()
@@ -53,7 +56,7 @@ def _capture(site):
 
 def test_capture_keeps_each_distributions_archs(site):
     lock = {entry["name"]: entry for entry in _capture(site)["lock"]}
-    assert lock["torch"]["cuda_archs"] == [{"file": "libtorch_cuda.so", "sass": SASS, "ptx": PTX}]
+    assert lock["torch"]["cuda_archs"] == [{"file": "libtorch_cuda.so", "sass": SASS, "ptx": PTX, "units": UNITS}]
     assert "cuda_archs" not in lock["packaging"]
 
 
@@ -87,7 +90,7 @@ def test_capture_and_replay_end_to_end(site, tmp_path, monkeypatch, capsys):
     assert main(["capture", "-o", str(path)]) == 0
     document = json.loads(path.read_text())
     torch = [e for e in document["lock"] if e["name"] == "torch"][0]
-    assert torch["cuda_archs"] == [{"file": "libtorch_cuda.so", "sass": SASS, "ptx": PTX}]
+    assert torch["cuda_archs"] == [{"file": "libtorch_cuda.so", "sass": SASS, "ptx": PTX, "units": UNITS}]
     smi = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
               / "gtx-1050ti-1gpu_drv535.161.07.txt")
     assert main(["replay", str(path), "--from", smi, "-f", "json"]) == 1
@@ -101,16 +104,17 @@ def test_capture_and_replay_end_to_end(site, tmp_path, monkeypatch, capsys):
 # carries sm_50..sm_90 (it would pass everywhere below). Each row is a real pasted nvidia-smi (tests/fixtures).
 # Rules: a cubin runs on the same major with an equal or higher minor, PTX is JIT-compiled for an equal or newer
 # capability (https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility, #ptx-compatibility),
-# but only by a driver at least as new as the toolkit that wrote it -- CUDA 12.4's is 550.54.14 -- minor-version
+# but only by a driver at least as new as the toolkit that wrote it -- the toolkit its PTX ISA names (9.0: CUDA 13.0, R580) -- minor-version
 # compatibility not covering PTX (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html;
 # https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html, Table 3).
 REPLAY_CASES = [
     # compute capability 6.1: no sm_6x cubin, compute_86 is newer than the GPU
     ("gtx-1050ti-1gpu_drv535.161.07.txt", "fail", "arch_not_in_build"),
-    # compute capability 9.0: no sm_9x cubin; compute_86 PTX from CUDA 12.4 needs driver >= 550.54.14, this is R525
+    # compute capability 9.0: no sm_9x cubin; the compute_86 PTX is ISA 9.0 (CUDA 13.0 wrote it, whatever the build's
+    # CUDA 12.4 says): a driver of CUDA 13.0 (R580) is needed to JIT-compile it, this is R525 ...
     ("h800-8gpu_drv525.105.17_training.txt", "fail", "driver_too_old"),
-    # the same GPU generation on driver 550.54.14: the PTX is JIT-compiled (a warning: every kernel compiled at first launch)
-    ("h100-nvl-2gpu_drv550.54.14.txt", "warn", "ptx_jit"),
+    # ... and R550 (CUDA 12.4) cannot either: the capture's own PTX ISA decides, not the build's CUDA
+    ("h100-nvl-2gpu_drv550.54.14.txt", "fail", "driver_too_old"),
     # compute capability 8.6: the sm_80 cubin runs
     ("a10-1gpu_drv550.90.12.txt", "pass", None),
 ]

@@ -200,7 +200,7 @@ def model_build(view: SnapshotView, candidate: Candidate, host: compat.Host) -> 
                         libraries=libraries)
 
 
-BinaryFile = Tuple[str, Tuple[str, ...], Tuple[str, ...]]  # (file name, sass, ptx): what a capture keeps of a binary
+BinaryFile = compat.Library  # a library a capture kept, unit by unit where it read them
 
 
 def binary_libraries(view: SnapshotView, candidate: Candidate) -> Optional[Tuple[compat.Library, ...]]:
@@ -210,8 +210,7 @@ def binary_libraries(view: SnapshotView, candidate: Candidate) -> Optional[Tuple
     come from the framework file's ``[libraries]`` (gpuvet.kb.libraries)."""
     spec = candidate.framework.extra.get("libraries")
     if candidate.binaries is not None:
-        records = [{"file": name, "sass": sass, "ptx": ptx} for name, sass, ptx in candidate.binaries]
-        return roles.from_records(spec, records) or None
+        return roles.with_roles(spec, candidate.binaries) or None
     if _installed_version(view, candidate) is None:
         return None
     owners = {normalize_name(d) for d in candidate.framework.distributions}

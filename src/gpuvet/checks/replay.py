@@ -21,8 +21,8 @@ from gpuvet.checks.fleet import FIELD_NAMES, fingerprint
 from gpuvet.checks.resolve import first_fit, resolve
 from gpuvet.checks.stack import effective
 from gpuvet.checks.targets import parse_target
-from gpuvet.kb import compat
-from gpuvet.kb.compat import match_archs, sort_archs
+from gpuvet.kb import compat, libraries
+from gpuvet.kb.compat import sort_archs
 from gpuvet.models import CheckReport
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
@@ -70,9 +70,10 @@ def _step(candidate: Any, change: str) -> Dict[str, str]:
 
 
 def _files(entry: Mapping[str, Any]) -> List[BinaryFile]:
-    """(file, sass, ptx) of each binary with CUDA code the capture kept for one distribution."""
-    return [(str(f.get("file")), sort_archs(list(f.get("sass") or [])), sort_archs(list(f.get("ptx") or [])))
-            for f in entry.get("cuda_archs") or [] if isinstance(f, dict) and (f.get("sass") or f.get("ptx"))]
+    """Each binary with CUDA code the capture kept for one distribution, as a library: unit by unit where the capture
+    kept its units, else one unit carrying its two lists (a capture made before units were read)."""
+    kept = [f for f in entry.get("cuda_archs") or [] if isinstance(f, dict) and (f.get("sass") or f.get("ptx"))]
+    return list(libraries.from_records(None, [dict(f, file=str(f.get("file"))) for f in kept]))
 
 
 def _target_of(entry: Mapping[str, Any], targets: Sequence[str], kb: Any) -> Optional[str]:
@@ -135,17 +136,18 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
         build = model_build(view, candidate, host) if candidate is not None else None
         for label, gpu in groups:
             if build is not None:
-                short = [f for f in files if compat.code_path(build._replace(libraries=(compat.library_from_lists(*f),)),
+                short = [f for f in files if compat.code_path(build._replace(libraries=(f._replace(role=compat.KERNELS),)),
                                                               gpu, host, kb).reason in _ARCH_REASONS]
             else:
-                short = [f for f in files if not match_archs(str(gpu.cc), list(f[1]), list(f[2])).runs]
+                short = [f for f in files if compat.judge_library(f, compat.Build(cuda=None, sass=None, ptx=None), gpu,
+                                                                  None, None).status != compat.RUNS]
             if not short:
                 continue
-            carried = " ".join(sort_archs([a for _, sass, ptx in short for a in sass + ptx]))
+            carried = " ".join(sort_archs([a for f in short for a in f.sass + f.ptx]))
             name = str(entry.get("name"))
             gaps.append({"target": target or "%s==%s" % (name, entry.get("version")),
                          "fact": "cuda_archs " + name, "gpu": label, "cc": gpu.cc, "carried": carried,
-                         "captured": "%s (%s): %s" % (entry.get("version"), ", ".join(f[0] for f in short), carried),
+                         "captured": "%s (%s): %s" % (entry.get("version"), ", ".join(f.file for f in short), carried),
                          "here": "%s (compute capability %s)" % (label, gpu.cc)})
             break
     return gaps

@@ -62,16 +62,19 @@ def lock_entries() -> List[Dict[str, Any]]:
 
 
 def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """The lock with ``cuda_archs``: [{"file", "sass", "ptx"}] (the file's base name) on each distribution whose
+    """The lock with ``cuda_archs``: [{"file", "sass", "ptx", "units"}] (the file's base name; ``units`` its code units
+    as the probe read them, when it did) on each distribution whose
     binaries carry CUDA code, read by the probe's binary scan (unreadable files left out: the snapshot keeps their
     error); ``cuda_archs_left_out`` counts files past the bound."""
     by_package: Dict[str, List[Dict[str, Any]]] = {}
     for binary in binaries:
         if binary.get("error") or not (binary.get("sass") or binary.get("ptx")):
             continue
-        by_package.setdefault(canonical_name(str(binary.get("package") or "")), []).append(
-            {"file": os.path.basename(str(binary.get("path") or "")), "sass": list(binary.get("sass") or []),
-             "ptx": list(binary.get("ptx") or [])})
+        kept = {"file": os.path.basename(str(binary.get("path") or "")), "sass": list(binary.get("sass") or []),
+                "ptx": list(binary.get("ptx") or [])}
+        if binary.get("units"):
+            kept["units"] = list(binary["units"])
+        by_package.setdefault(canonical_name(str(binary.get("package") or "")), []).append(kept)
     out = []
     for entry in lock:
         files = by_package.get(canonical_name(str(entry["name"])))
