@@ -72,7 +72,7 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
 
 def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
                  binaries: Optional[Sequence[Any]] = None) -> TargetResult:
-    """``binaries``: (file, sass, ptx) of each binary the build is known to carry (a capture's): the chain judges
+    """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
     its kernels on them, each file on its own, as it does an installed build's."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:

@@ -51,9 +51,9 @@ class Candidate(NamedTuple):
     framework: Any  # gpuvet.kb.Framework
     release: Any  # gpuvet.kb.Release
     variant: Any  # gpuvet.kb.Variant
-    # (file, sass, ptx) of each binary this build is known to carry from elsewhere than this machine (a capture's
+    # each library this build is known to carry from elsewhere than this machine, unit by unit where read (a capture's
     # ``cuda_archs``): like installed binaries they win over the knowledge base's lists. None: not known.
-    binaries: Optional[Tuple[Tuple[str, Tuple[str, ...], Tuple[str, ...]], ...]] = None
+    binaries: Optional[Tuple[compat.Library, ...]] = None
 
     @property
     def label(self) -> str:
