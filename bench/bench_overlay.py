@@ -1,7 +1,7 @@
 """`gpuvet check` speed with a user overlay of N harvested releases (issue 30).
 
 Builds, in a temporary folder, an overlay of N synthetic but valid harvested records: one file per release under
-``<overlay>/harvested/`` as ``gpuvet.sources.harvest.write_release`` names and writes them, each a copy of a real
+``<overlay>/harvested/`` written by ``gpuvet.sources.harvest.write_release`` (with their JSON twins), each a copy of a real
 x86_64 record of the shipped ``kb/data/harvested/<file>.toml`` (its libraries and code units, CUDA, cuDNN, NCCL,
 pins) with a version the shipped data does not have (``9.<n>.0``) and the overlay's provenance keys. The records go
 round-robin over the shipped harvested files (torch, vllm, jax, ...), as a real overlay spreads over the packages it
@@ -23,6 +23,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import bytecode_env, interleaved, load_line  # noqa: E402  (bench/ is not a package)
@@ -70,8 +71,7 @@ def build_overlay(folder, count, only=None):
                       read_with="gpuvet 0.1.0 kb harvest (python 3.11 wheel tags)",
                       source=f"https://index.invalid/simple: {shape['distribution']} {version}, wheel {wheel} "
                              f"(sha256 {i:016x}...), read with gpuvet kb harvest on 2026-12-05")
-        path = harvest.release_path(folder, str(shape["distribution"]), version)
-        path.write_text(harvest.to_toml([record]), encoding="utf-8")
+        harvest.write_release(Path(folder), [record])  # the kb commands' writer: the TOML and its JSON twin
     return folder
 
 

@@ -8,8 +8,6 @@ TOML file read now, so a stale JSON is never used, only slower. Files whose valu
 left uncompiled.
 """
 
-import hashlib
-import json
 import sys
 from pathlib import Path
 
@@ -17,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1] / "src" / "gpuvet"
 FOLDERS = ["kb/data", "kb/data/frameworks", "kb/data/harvested", "i18n/en", "i18n/zh", "diagnose/data", "smoke/data"]
 
 sys.path.insert(0, str(ROOT.parent))
-from gpuvet.tomlfile import COMPILED_DIR, compiled_path, parse_toml_bytes  # noqa: E402
+from gpuvet.tomlfile import COMPILED_DIR, refresh_twin  # noqa: E402
 
 
 def sources():
@@ -25,32 +23,10 @@ def sources():
         yield from sorted((ROOT / folder).glob("*.toml"))
 
 
-def compiled(path: Path):
-    data = path.read_bytes()
-    document = parse_toml_bytes(data)
-    try:
-        text = json.dumps({"sha256": hashlib.sha256(data).hexdigest(), "document": document}, ensure_ascii=False,
-                          sort_keys=True, separators=(",", ":"))
-    except TypeError:
-        return None  # a TOML date or time: JSON cannot hold it, the loader parses the TOML
-    return text + "\n"
-
-
 def refresh(paths, check=False):
-    """The compiled twins of PATHS that were stale or missing: rewritten, or (check) only listed."""
-    stale = []
-    for path in paths:
-        text = compiled(path)
-        target = compiled_path(path)
-        if text is None:
-            continue
-        if target.is_file() and target.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(target)
-        if not check:
-            target.parent.mkdir(exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-    return stale
+    """The compiled twins of PATHS that were stale or missing: rewritten, or (check) only listed
+    (gpuvet.tomlfile.refresh_twin, which the overlay's writer uses too)."""
+    return [Path(target) for target in (refresh_twin(path, check) for path in paths) if target is not None]
 
 
 def main(argv):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,7 +24,7 @@ def _parser() -> Any:
     return tomli  # pragma: no cover
 
 
-COMPILED_DIR = "__compiled__"  # beside each shipped TOML: <name>.json written by tools/compile_data.py
+COMPILED_DIR = "__compiled__"  # beside each shipped TOML and each overlay file: <name>.json (refresh_twin)
 
 
 def compiled_path(path: Union[str, "os.PathLike[str]"]) -> "Path":
@@ -44,9 +44,10 @@ def parse_toml_bytes(data: bytes) -> Dict[str, Any]:
 
 
 def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
-    """The TOML file's document. A shipped file has a JSON twin made from it (tools/compile_data.py), which is used
-    when it was made from exactly these bytes (its sha256): JSON parses about ten times faster than TOML, and the
-    data files are most of what a check reads. Any other file, or a stale twin, is parsed as TOML."""
+    """The TOML file's document. A shipped file, and an overlay file gpuvet.sources.harvest wrote, has a JSON twin
+    made from it (:func:`refresh_twin`), which is used when it was made from exactly these bytes (its sha256): JSON
+    parses about ten times faster than TOML, and the data files are most of what a check reads. Any other file, a
+    stale twin (the TOML edited since) or an unreadable one is parsed as TOML."""
     with open(path, "rb") as handle:
         data = handle.read()
     twin = _twin_of(path)
@@ -58,9 +59,65 @@ def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
                 compiled = json.loads(handle.read())
         except (OSError, ValueError):
             compiled = None
-        if isinstance(compiled, dict) and compiled.get("sha256") == _sha256(data):
+        if (isinstance(compiled, dict) and compiled.get("sha256") == _sha256(data)
+                and isinstance(compiled.get("document"), dict)):
             return compiled["document"]
     return parse_toml_bytes(data)
+
+
+def compile_bytes(data: bytes) -> Optional[str]:
+    """The JSON twin's text for a TOML file of these bytes: its document and the sha256 of the bytes (what
+    :func:`load_toml` compares), or None when JSON cannot hold a value of it (a TOML date or time: the loader parses
+    the TOML). The one maker of twins: tools/compile_data.py for the shipped files, gpuvet.sources.harvest for the
+    overlay's. Raises ValueError when the bytes are not TOML."""
+    import json
+
+    document = parse_toml_bytes(data)
+    try:
+        text = json.dumps({"sha256": _sha256(data), "document": document}, ensure_ascii=False,
+                          sort_keys=True, separators=(",", ":"))
+    except TypeError:
+        return None
+    return text + "\n"
+
+
+def refresh_twin(path: Union[str, "os.PathLike[str]"], check: bool = False,
+                 data: Optional[bytes] = None) -> Optional[str]:
+    """Make the JSON twin of the TOML file ``path`` (``data``: its bytes, when the caller has them) current: the
+    twin's path when it was stale or missing (rewritten, or with ``check`` only named), else None. A file JSON cannot
+    hold gets no twin, and a stale one of it is removed (unless ``check``): it would never be used. Written to a
+    temporary file in the twin's folder and renamed over, so a reader never sees half a twin."""
+    if data is None:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    text = compile_bytes(data)
+    target = _twin_of(path)
+    if text is None:
+        if not check and os.path.isfile(target):
+            os.unlink(target)
+        return None
+    try:
+        with open(target, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return None
+    except (OSError, ValueError):
+        pass
+    if not check:
+        import tempfile
+
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", suffix=".tmp", dir=os.path.dirname(target))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    return target
 
 
 def _sha256(data: bytes) -> str:

@@ -204,7 +204,7 @@ def test_harvest_reads_what_gpuvet_archs_reads(index, cuda_so, sandbox, capsys):
     assert "fakepkg/libbroken.so" in row["unreadable"] and row["unreadable"]["fakepkg/libbroken.so"].startswith("unreadable")
     # nothing outside the overlay: HOME (pip's cache, XDG) and TMPDIR are as empty as before
     assert _files(sandbox / "home") == [] and _files(sandbox / "tmp") == []
-    assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
+    assert _files(overlay) == ["harvested/__compiled__/fakepkg-1.0.json", "harvested/fakepkg-1.0.toml"]  # + JSON twin
     first = (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes()
     # the overlay's record carries the library, unit by unit, as one TOML line
     assert ('library = [{ "file" = "fakepkg/_C.so", "units" = [{ "count" = 1, "sass" = ["sm_80", "sm_90"], '
@@ -216,7 +216,7 @@ def test_harvest_reads_what_gpuvet_archs_reads(index, cuda_so, sandbox, capsys):
     assert lines[1:4] == ["  sass: sm_80 sm_90", "  ptx:  compute_90", "  library fakepkg/_C.so: " + CARRIES]
     assert lines[4].endswith("(unchanged)") and len(lines) == 5
     assert (overlay / "harvested" / "fakepkg-1.0.toml").read_bytes() == first
-    assert _files(overlay) == ["harvested/fakepkg-1.0.toml"]
+    assert _files(overlay) == ["harvested/__compiled__/fakepkg-1.0.json", "harvested/fakepkg-1.0.toml"]
 
 
 def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys, monkeypatch):
@@ -325,12 +325,13 @@ def test_an_unreachable_index_is_a_one_line_error(sandbox, capsys):
 def test_update_harvests_the_releases_the_kb_lacks(index, sandbox, capsys):
     overlay = sandbox / "overlay"
     assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay), "--limit", "1"]) == 0
-    assert len(_files(overlay / "harvested")) == 1
+    assert len(_files(overlay / "harvested")) == 2  # the release file and its JSON twin
     capsys.readouterr()
     assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay), "-f", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["version"] for r in doc["harvested"]] == ["1.0"] or [r["version"] for r in doc["harvested"]] == ["1.1"]
-    assert _files(overlay / "harvested") == ["fakepkg-1.0.toml", "fakepkg-1.1.toml"]
+    assert _files(overlay / "harvested") == ["__compiled__/fakepkg-1.0.json", "__compiled__/fakepkg-1.1.json",
+                                             "fakepkg-1.0.toml", "fakepkg-1.1.toml"]
     assert main(["kb", "update", "fakepkg", "--index-url", index.url, "--overlay", str(overlay)]) == 0
     assert "nothing new" in capsys.readouterr().out
 
@@ -558,7 +559,7 @@ def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(
         out = capsys.readouterr().out.splitlines()
         assert out[0] == (f"added 1 release(s) to the overlay: torch 99.0 x86_64 (newer than the knowledge base's "
                           f"{torch_versions[-1]}); 2 more left (raise --limit)")
-        assert _files(overlay / "harvested") == ["torch-99.0.toml"]
+        assert _files(overlay / "harvested") == ["__compiled__/torch-99.0.json", "torch-99.0.toml"]
         assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "5",
                      "-f", "json"]) == 0
         doc = json.loads(capsys.readouterr().out)

@@ -14,7 +14,8 @@ is the wheel plus its largest member.
 
 Each record is a ``[[build]]`` of the shape of ``kb/data/harvested/<framework>.toml`` with its provenance: wheel file name,
 sha256, the index URL it came from (credentials removed) and the date. ``write_release`` puts one release's
-records into the user's overlay (``gpuvet.kb.overlay``), atomically.
+records into the user's overlay (``gpuvet.kb.overlay``), atomically, with its JSON twin (a cache the reader uses only
+while it matches the TOML's sha256).
 
 Faults are one-line ``InputError``s (an unreachable or slow index, no such wheel, a corrupt or truncated wheel, a
 wheel without METADATA); a member the reader cannot parse is kept in the record under ``unreadable``.
@@ -46,7 +47,7 @@ from gpuvet.kb.overlay import BUILDS_DIR
 from gpuvet.probe import elf
 from gpuvet.probe._version import __version__
 from gpuvet.probe.binaries import scan_file
-from gpuvet.tomlfile import loads_toml
+from gpuvet.tomlfile import loads_toml, refresh_twin
 
 PLATFORM_TAGS = {
     "x86_64": ["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64",
@@ -668,6 +669,7 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
         merged = [b for b in merged if b.get("platform") != record.get("platform")] + [dict(record)]
     merged.sort(key=lambda b: (str(b.get("platform")), str(b.get("wheel"))))
     if merged == existing and path.is_file():
+        _write_twin(path)  # an overlay written before twins (or a twin lost) gets one
         return path, False
     text = to_toml(merged)
     loads_toml(text)  # never write a file the loader cannot read
@@ -691,7 +693,18 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
         if isinstance(exc, OSError):
             raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
         raise
+    _write_twin(path, text.encode("utf-8"))
     return path, True
+
+
+def _write_twin(path: Path, data: Optional[bytes] = None) -> None:
+    """The release file's JSON twin (``harvested/__compiled__/<name>.json``), made as the shipped data's are
+    (gpuvet.tomlfile.refresh_twin): the reader uses it only while it carries the TOML's sha256. Written after the TOML,
+    so a twin left behind by a failure is stale, never used; a twin that cannot be written costs speed only."""
+    try:
+        refresh_twin(path, data=data)
+    except (OSError, ValueError):
+        pass
 
 
 # ---------------------------------------------------------------------------------------------------- kb update
