@@ -67,6 +67,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),
     "checks.cpu_only_build": ("cpu_only_build", "framework", FAIL),
+    "checks.distribution_removed": ("distribution_removed", "framework", FAIL),  # tensorflow-gpu >= 2.12
     "checks.min_cc": ("feature_arch_unsupported", "gpu", FAIL),
     "checks.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),
     "checks.other_installed": ("package_conflict", "framework", WARN),

@@ -251,7 +251,7 @@ PADDLE = [
     row(machine("418.67", cuda_max="10.1", gpus=[V100], python="3.8.10"), "paddlepaddle-gpu==2.4.2", "fail", ["driver_too_old"], id="paddle2.4.2-cu102-418"),
     row(machine(gpus=[V100], python="3.11.7"), "paddlepaddle-gpu==2.4.2", "fail", ["python_unsupported"], id="paddle2.4.2-python-3.11"),
     # 3.2.0 (cu126 index): Python 3.9-3.13.
-    row(machine("560.35.03", python="3.13.0"), "paddlepaddle==3.2.0", "unknown", id="paddle3.2-python-3.13"),
+    row(machine("560.35.03", python="3.13.0"), "paddlepaddle-gpu==3.2.0", "unknown", id="paddle3.2-python-3.13"),
 ]
 
 

@@ -181,7 +181,7 @@ VLLM_DOCS = "https://docs.vllm.ai/en/v0.11.0/getting_started/installation/gpu.ht
     ("deepspeed==0.19.8", ("warn", "checks.windows_gpu_source"), "DeepSpeed blogs/windows/08-2024: 0.14.5-0.16.5 wheels"),
     ("tensorflow==2.18.0", ("fail", "checks.windows_gpu"), "https://github.com/tensorflow/tensorflow/releases/tag/v2.11.1"),
     ("tensorflow==2.10.0", None, "https://github.com/tensorflow/tensorflow/releases/tag/v2.11.1"),  # the last one
-    ("paddlepaddle==3.2.0", None, "https://www.paddlepaddle.org.cn/documentation/install/pip/windows-pip.html"),
+    ("paddlepaddle-gpu==3.2.0", None, "https://www.paddlepaddle.org.cn/documentation/install/pip/windows-pip.html"),
 ])
 def test_native_windows_availability_is_data_and_one_rule(target, expected, source):
     result = _target(_pasted(WINDOWS), target)

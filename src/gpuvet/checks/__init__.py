@@ -15,7 +15,7 @@ from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
-from gpuvet.checks.resolve import Resolution, alternatives, resolve
+from gpuvet.checks.resolve import Resolution, alternatives, distribution_named, resolve
 from gpuvet.checks.stack import (
     alternatives_note,
     conflict_findings,
@@ -35,7 +35,7 @@ _ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_
 # One truth per target: a failure of these codes says the build cannot run on this machine's GPUs at all (a driver
 # below a floor, no driver, another platform, a CPU build, no code for the GPU, a GPU below the build's floor) ...
 CANNOT_RUN = frozenset({"driver_too_old", "no_driver", "platform_unsupported", "cpu_only_build", "arch_not_in_build",
-                        "feature_arch_unsupported", "gpu_unsupported_by_cuda"})
+                        "feature_arch_unsupported", "gpu_unsupported_by_cuda", "distribution_removed"})
 # ... so no note of the same target says the build runs (finding kinds, gpuvet.findings.KINDS): through minor-version
 # or forward compatibility, through PTX the driver JIT-compiles, across the Jetson bridge, or "runs on this GPU, except
 # these features". (A note on one bundled library, NCCL's collectives from PTX, says nothing of the build running.)
@@ -81,9 +81,13 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
     candidate = effective(view, resolution.candidate, kb)
     if not target.local:  # a variant the target names (torch==2.7.0+cu128) is judged as named
         candidate = on_platform(view, candidate, kb)
+    candidate, removed = distribution_named(view, target, candidate, kb)  # tensorflow-gpu>=2.12, paddlepaddle
     if binaries is not None:
         candidate = candidate._replace(binaries=tuple(binaries))
     links, findings = evaluate(view, candidate, kb)
+    if removed is not None:  # the name installs nothing: whatever the chain says of the release, it fails here
+        links = tuple(link._replace(verdict=Verdict.FAIL) if link.layer == "framework" else link for link in links)
+        findings = (removed,) + tuple(findings)
     findings = stack_findings(view, candidate, kb, findings, depth)
     if blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)

@@ -687,9 +687,11 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                                                  ("checks.cpu_only_build.fix_nogpu", _cuda_build_commands(candidate, installed), (), {}))
         platform_cpu = variant.extra.get("platform_cpu")
         detail = (("platform_" + platform_cpu if platform_cpu == "windows" else "platform") if platform_cpu else "gpus") if gpus else "nogpu"
+        if gpus and variant.extra.get("distribution_cpu"):  # paddlepaddle: the name itself is the CPU build
+            detail, platform_cpu = "distribution", variant.extra["distribution_cpu"]
         findings.append(make(
             "checks.cpu_only_build", severity=severity, build=candidate.label, count=len(gpus),
-            detail_variant=detail, fix=fix, expected=msg("link.a_cuda_build"),
+            detail_variant=detail, fix=fix, expected=msg("link.a_cuda_build"), distribution=variant.extra.get("distribution_cpu"),
             actual=msg("checks.cpu_only_build.actual", version=candidate.release.version), commands=commands,
             sources=sources_of(candidate.release, *((variant,) if platform_cpu else ())) + fix_sources,
             **fix_facts))

@@ -325,3 +325,57 @@ def alternatives(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Cand
     if newest is not None and all(newest.label != c.label for c in found):
         found.append(newest)
     return found
+
+
+# ------------------------------------------------------------------------------------------------ distribution names
+def distribution_note(framework: Any, name: str, version: str) -> Optional[Mapping[str, Any]]:
+    """What the distribution ``name`` gives at release ``version``: the ``[[distribution_note]]`` record of the
+    framework file that covers it (``tensorflow-gpu`` >= 2.12 installs nothing; ``paddlepaddle`` is the CPU build),
+    or None where the name is just the framework's."""
+    from gpuvet.kb import versions
+    from gpuvet.probe.names import canonical_name
+
+    for note in framework.extra.get("distribution_note", ()):
+        if canonical_name(str(note.get("name", ""))) != name:
+            continue
+        if not note.get("releases") or versions.in_specifier(version, str(note["releases"])):
+            return note
+    return None
+
+
+def distribution_named(view: SnapshotView, target: Target, candidate: Candidate, kb: Any
+                       ) -> Tuple[Candidate, Optional[Finding]]:
+    """The one rule over the distribution names people still type: the build the named distribution really gives,
+    and a failure when it gives none.
+
+    - ``build = "none"`` (``tensorflow-gpu`` >= 2.12, pinned or resolved so): pip installs nothing; the finding's fix
+      installs the same release under the name the note says to ``use`` (``tensorflow[and-cuda]==X``).
+    - ``build = "cpu"`` (``paddlepaddle``): the release's CPU build, judged as such by the chain (``cpu_only_build``
+      on a machine with GPUs, its fix the release's CUDA build, ``paddlepaddle-gpu``). A target that names a build
+      (``paddlepaddle==2.6.1+cu118``) or a release whose installed build the snapshot reads is judged as it is.
+    - ``build = "cuda"`` or no note: the candidate as resolved."""
+    from gpuvet.checks.chain import sources_of
+
+    note = distribution_note(candidate.framework, target.name, candidate.release.version)
+    if note is None:
+        return candidate, None
+    build = note.get("build")
+    version = candidate.release.version
+    if build == "none":
+        use = str(note.get("use") or candidate.framework.name)
+        command = f'pip install "{use}=={version}"'
+        return candidate, make("checks.distribution_removed", name=target.name, version=version,
+                               last=note.get("last", "-"), stub=note.get("stub", "-"), framework=candidate.framework.display, use=use,
+                               expected=f"{use}=={version}", actual=target.text,
+                               commands=(command,), sources=sources_of(note))
+    if build == "cpu" and candidate.variant.cuda and not target.local:
+        installed = installed_build(view, candidate.framework)
+        installed_version = _version(installed.get("version")) if installed else None
+        if installed_version is not None and installed_version.public == Version(version).public:
+            return candidate, None
+        cpu = Variant(name="cpu", cuda=None, cudnn=None, nccl=None, sass=(), ptx=(), index_url=None,
+                      install=f"pip install {target.name}=={version}", source=str(note.get("source", "")),
+                      extra={"distribution_cpu": target.name})
+        return candidate._replace(variant=cpu), None
+    return candidate, None
+
