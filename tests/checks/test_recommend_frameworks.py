@@ -122,3 +122,14 @@ def test_planning_without_a_gpu_model_still_answers(capsys):
     code = main(["recommend", "tensorflow", "--driver", "535.104.05", "--python", "3.11", "--format", "json"])
     document = json.loads(capsys.readouterr().out)
     assert code == 0 and document["recommendations"][0]["cuda"].startswith("12.")
+
+
+def test_no_judgeable_build_with_unjudged_ones_is_undecided_and_says_so(capsys):
+    # PyPI's paddlepaddle-gpu 2.x wheels carry no Hopper code (read from each wheel), and Paddle 3.x's builds on its
+    # own index were never read: on an H100 the answer is undecided (exit 3), never "no build can run"
+    code = main(["recommend", "paddlepaddle", "--gpu", "H100", "--driver", "570.124.06", "--python", "3.11"])
+    out = capsys.readouterr().out
+    assert code == 3
+    assert "cannot be judged here" in out and "even after a driver or Python change" not in out
+    code = main(["recommend", "paddlepaddle", "--gpu", "H100", "--driver", "570.124.06", "--python", "3.11", "--lang", "zh"])
+    assert code == 3 and "无法判断" in capsys.readouterr().out

@@ -295,7 +295,9 @@ def recommend_report(document: Mapping[str, Any], lang: str) -> Report:
     blocks += _machine(document, lang)
     items = document.get("recommendations") or []
     if not items:
-        blocks.append(Para(text(lang, "reports.recommend.none", framework=framework), verdict="fail"))
+        undecided = document.get("undecided") or 0
+        blocks.append(Para(text(lang, "reports.recommend.none_undecided" if undecided else "reports.recommend.none",
+                                framework=framework, undecided=undecided), verdict="unknown" if undecided else "fail"))
     for number, item in enumerate(items, 1):
         cuda = "CUDA %s" % item["cuda"] if item.get("cuda") else "CPU"
         verdict = "pass" if not item.get("needs") else "warn"

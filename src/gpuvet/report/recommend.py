@@ -14,7 +14,10 @@ def render_recommend_text(document: Mapping[str, Any], lang: str, color: bool = 
     recommendations = document.get("recommendations") or []
     if not recommendations:
         lines.append("")
-        lines.append(text(lang, "recommend.none", framework=document.get("framework")))
+        # builds gpuvet cannot judge here (arch lists not read) are said, never folded into "none can run"
+        undecided = document.get("undecided") or 0
+        lines.append(text(lang, "recommend.none_undecided" if undecided else "recommend.none",
+                          framework=document.get("framework"), undecided=undecided))
     for number, item in enumerate(recommendations, 1):
         lines.append("")
         state = text(lang, "recommend.fits_now") if not item["needs"] else text(lang, "recommend.fits_after", needs="; ".join(item["needs"]))
