@@ -766,7 +766,7 @@ def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerR
                 verdict = Verdict.WARN
             findings.append(make("checks.feature_no_kernels", build=candidate.label, gpu=label, cc=gpu.cc,
                                  feature=feature["feature"], file=feature["file"], sass=feature["sass"],
-                                 ptx=feature["ptx"], expected=runnable(gpu.cc), actual=f"{feature['file']}: SASS "
+                                 ptx=feature["ptx"], expected=compat.runnable_archs(gpu.cc) if gpu.cc else None, actual=f"{feature['file']}: SASS "
                                  f"{feature['sass']}; PTX {feature['ptx']}", sources=compat.SOURCES))
         if host.platform == "jetson" and build.platform != "jetson" and judgement.status != compat.FAILS:
             # An SBSA build runs on a Jetson only across the bridge CUDA 13 made (Thor): say what decides it there.
@@ -813,10 +813,6 @@ def archs_from_note(candidate: Candidate, build: compat.Build) -> Any:
 def _first_url(source: str) -> Optional[str]:
     found = re.search(r"https?://\S+", source or "")
     return found.group(0).rstrip(");,") if found else None
-
-
-def runnable(cc: Optional[str]) -> Any:
-    return compat.runnable_archs(cc) if cc else None
 
 
 def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> Any:

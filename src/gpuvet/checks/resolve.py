@@ -19,7 +19,7 @@ from packaging.version import InvalidVersion, Version
 from gpuvet.checks.chain import LAYERS, Candidate, evaluate, installed_build, major_minor, on_platform
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
-from gpuvet.kb.records import Variant
+from gpuvet.kb.records import Variant, variant_cuda
 from gpuvet.models import Finding, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -185,19 +185,15 @@ def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release:
     return cpu_fallback
 
 
-_CUDA_LABEL = re.compile(r"^cu(\d+)(\d)$")  # cu128 -> CUDA 12.8 (kb.records.variant_key the other way)
-
-
 def _paired_build(release: Any, local: str) -> Any:
     """A package built once per torch build (torchvision, torchaudio: ``cuda_from = "torch"``) names the torch build it
     goes with in its local label (``+cu128``): its one variant, with the CUDA the label names; None otherwise. The
     libraries read from PyPI's wheel are that build's only when the wheel was built with the same CUDA; another
     build's code is not known (its arch lists stay unknown, never borrowed)."""
     plain = [v for v in release.variants.values() if v.extra.get("cuda_from") == "torch"]
-    label = _CUDA_LABEL.match(local.lower())
-    if len(plain) != 1 or label is None:
+    cuda = variant_cuda(local)
+    if len(plain) != 1 or cuda is None:
         return None
-    cuda = "%s.%s" % label.groups()
     variant = plain[0]._replace(name=local.lower(), cuda=cuda, extra=dict(plain[0].extra, torch_build=local.lower()))
     if major_minor(variant.extra.get("ptx_cuda")) != cuda:
         extra = {k: v for k, v in variant.extra.items() if k not in ("libraries", "arch_source", "ptx_cuda", "aarch64")}

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.kb import versions
 from gpuvet.models import Message, msg
@@ -133,7 +133,7 @@ def arch_order(name: str) -> Tuple[int, int, int, int, str]:
     return (0 if parsed.kind == "sm" else 1, parsed.major, parsed.minor, {"": 0, "f": 1, "a": 2}[parsed.variant], name)
 
 
-def sort_archs(names: Sequence[str]) -> Tuple[str, ...]:
+def sort_archs(names: Iterable[str]) -> Tuple[str, ...]:
     return tuple(sorted(dict.fromkeys(names), key=arch_order))
 
 

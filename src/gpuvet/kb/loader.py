@@ -414,8 +414,10 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
             continue
         extra = dict(variant.extra)
         kernels = [lib for lib in found["x86_64"] if lib.role == compat.KERNELS]
-        if kernels or unread or (found["x86_64"] and rules_kernels(rules)):
-            extra["companion_kernels"] = True  # judged on the kernels it pins, not passed as a pure-Python package
+        # judged on the kernels it pins, never passed as a pure-Python package: also when a kernels companion's wheel
+        # was never read, or was read with none of the libraries its rule calls kernels (unknown, not a pass)
+        if kernels or unread or (found["x86_64"] and any(r.get("role", "kernels") == "kernels" for r in rules)):
+            extra["companion_kernels"] = True
         extra["libraries"] = tuple(extra.get("libraries") or ()) + tuple(found["x86_64"])
         if found["aarch64"]:
             extra["aarch64"] = dict(extra.get("aarch64") or {}, libraries=tuple(found["aarch64"]))
@@ -426,10 +428,6 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
         variants[name] = variant._replace(extra=extra, sass=tuple(sass) if not unread else (),
                                           ptx=tuple(ptx) if not unread else ())
     return release._replace(variants=variants)
-
-
-def rules_kernels(rules: Any) -> bool:
-    return any(rule.get("role", "kernels") == "kernels" for rule in rules)
 
 
 def normalize_name(name: str) -> str:

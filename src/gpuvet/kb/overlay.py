@@ -182,9 +182,9 @@ def archs_of(build: Mapping[str, Any]) -> Tuple[Tuple[str, ...], Tuple[str, ...]
         for unit in library.get("units") or ():
             sass.update(unit.get("sass") or ())
             ptx.update(unit.get("ptx") or ())
-    from gpuvet.probe.binaries import sort_archs
+    from gpuvet.kb.compat import sort_archs
 
-    return tuple(sort_archs(sass)), tuple(sort_archs(ptx))
+    return sort_archs(sass), sort_archs(ptx)
 
 
 def _carries_code(build: Mapping[str, Any]) -> bool:

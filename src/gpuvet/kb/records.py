@@ -120,6 +120,12 @@ def variant_key(name_or_cuda: str) -> str:
     return text
 
 
+def variant_cuda(name: str) -> Optional[str]:
+    """``"cu128"`` -> ``"12.8"`` (``variant_key`` the other way); None for a name that is not a CUDA build label."""
+    match = _CU_NAME.match(name.strip().lstrip("+").lower())
+    return "%s.%s" % match.groups() if match else None
+
+
 class Release(NamedTuple):
     """One release of a framework: its date, Python range, variants and companions."""
 
