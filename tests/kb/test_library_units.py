@@ -109,7 +109,10 @@ def test_a_library_whose_units_start_above_the_gpu_is_not_built_for_it():
     pascal = compat.Gpu("GTX 1080 Ti", "6.1", "consumer")
     assert compat.judge_library(torch28, CU124, pascal, R550, KB).status == compat.NOT_FOR_GPU
     build = compat.Build(cuda="12.8", sass=None, ptx=None, libraries=(torch28,))
-    assert compat.code_path(build, pascal, R570, KB).reason == "no_usable_arch"
+    failing = compat.code_path(build, pascal, R570, KB)
+    assert failing.reason == "no_usable_arch"
+    # the sm_60 cubins it does carry are named with their share, or the arch list alone would look like a pass
+    assert failing.facts["partial"] == "sm_60 (12 of its 2012 code units)"
 
 
 def test_the_ptx_isa_names_the_driver_not_the_builds_cuda():

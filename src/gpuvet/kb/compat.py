@@ -474,8 +474,10 @@ def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Jud
     decisive, verdicts = judge_libraries(build, gpu, host, kb) if build.code_known else (None, ())
     facts: Dict[str, Any] = _library_facts(decisive, verdicts, gpu) if decisive is not None else {}
     if decisive is not None and decisive.reach.reason == "no_usable_arch":
-        library = decisive.library
+        library, reach = decisive.library, decisive.reach
         facts.update({"why": why_no_arch(gpu.cc, library.sass, library.ptx), "needs": runnable_archs(gpu.cc)})
+        if reach.reached and reach.via:  # code for this GPU in a few units only: say so, the archs alone look fine
+            facts["partial"] = f"{reach.via} ({reach.reached} of its {library.total} code units)"
         return Judgement(FAILS, "no_usable_arch", facts=facts, notes=runtime.notes)
     floor = library_floor(build, gpu, kb)  # after the archs (a build with no code for the GPU says so first),
     if floor is not None:  # before "unknown" (a known floor fails a build whose arch list is not known)
