@@ -129,17 +129,28 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--corpus", action="append", choices=sorted(CORPORA),
                         help="measure only this corpus (repeatable); every corpus by default")
+    parser.add_argument("--corpus-file", type=Path, action="append", default=[],
+                        help="measure a corpus file not (yet) named in CORPORA, e.g. a blind round before it is used")
     parser.add_argument("--no-big-log", action="store_true", help="skip the generated-log timing")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
+    from corpus_novelty import novel_cases
 
-    for name in args.corpus or CORPORA:
-        cases = load_corpus(name)
+    from gpuvet.tomlfile import load_toml
+
+    named = [(name, CORPORA[name]) for name in (args.corpus or ([] if args.corpus_file else CORPORA))]
+    for name, path in named + [(str(p), p) for p in args.corpus_file]:
+        cases = list(load_toml(path).get("case", []))
         top1, top3, per_case = accuracy(cases, args.verbose)
         print("%s corpus: %d real cases from public issue threads" % (name, len(cases)))
         print("  top-1 accuracy: %.3f" % top1)
         print("  top-3 accuracy: %.3f" % top3)
         print("  per case: %.2f ms" % (per_case * 1000))
+        # The figure that says whether diagnose generalizes: cases none of whose lines the repository already holds.
+        new = [case for case, is_new in zip(cases, novel_cases(cases, path)) if is_new]
+        if new:
+            new1, new3, _ = accuracy(new, False)
+            print("  text new to the repository: %d cases, top-1 %.3f, top-3 %.3f" % (len(new), new1, new3))
 
     if args.no_big_log:
         return 0
