@@ -8,26 +8,22 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.errors import ExitCode, InputError
 
-MAX_LOG_BYTES = 256 * 1024 * 1024  # far past any log worth pasting; diagnose reads head and tail of big ones
-
 
 def read_log(name: Optional[str], stdin: Any = None) -> str:
-    """The log's text: a file, or stdin for '-'. One clear InputError for missing, binary or empty input."""
+    """The log's text: a file, a pipe the user made, or stdin for '-', read and decoded as every user file is
+    (gpuvet.userfiles: bounded in size and time, UTF-16 and the legacy CJK encodings decoded). One clear
+    InputError for missing, binary or empty input."""
     hint = "pass a log file, or pipe it: `python train.py 2>&1 | gpuvet diagnose -`"
     if not name:
         raise InputError("no log given", hint=hint)
-    from gpuvet.sources.userfiles import read_user_bytes
+    from gpuvet.userfiles import ReadRefused, decode_text, read_bytes
 
-    # Regular files only (a FIFO would block), and a log is refused past MAX_LOG_BYTES instead of being read whole
-    # before the binary test (it once read 1 GiB of /dev/zero).
-    probe = read_user_bytes(name, limit=65536, what="log", hint=hint, stdin=stdin) if name != "-" else None
-    if probe is not None and b"\0" in probe[:65536]:
-        raise InputError(f"{name} looks binary, not a text log", hint=hint)
-    data = read_user_bytes(name, limit=MAX_LOG_BYTES, what="log", hint=hint, stdin=stdin)
+    data = read_bytes(name, "log", hint=hint, stdin=stdin, binary_ok=False)
     label = "stdin" if name == "-" else name
-    if b"\0" in data[:65536]:
-        raise InputError(f"{label} looks binary, not a text log", hint=hint)
-    text = data.decode("utf-8", errors="replace")
+    try:
+        text = decode_text(data, label, "log", hint)
+    except ReadRefused:  # no NUL byte (read_bytes saw to that): a log mixing encodings is still read
+        text = data.decode("utf-8", errors="replace")
     if not text.strip():
         raise InputError(f"{label} is empty", hint=hint)
     return text
