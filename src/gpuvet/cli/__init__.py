@@ -193,6 +193,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--emit", metavar="DIR", default=None,
                    help="write requirements.txt, environment.yml and a Dockerfile that rebuild it into DIR")
+    p.add_argument("--force", action="store_true", help="with --emit: replace those files when DIR already has them")
     _add_report_options(p, ("text", "json"))
 
     p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
