@@ -425,3 +425,46 @@ def tree_files(root: str, max_depth: int = TREE_MAX_DEPTH, max_entries: int = TR
                     continue
             if stat.S_ISREG(info.st_mode):
                 yield path
+
+
+# -- fields of parsed documents ---------------------------------------------------------------------------------------
+
+_TYPE_WORDS = {dict: "a table", list: "a list", str: "a string", bool: "true or false", int: "a whole number"}
+
+
+def _what(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    for kind, word in ((dict, "a table"), (list, "a list"), (str, "a string"), (int, "a number"), (float, "a number")):
+        if isinstance(value, kind):
+            return word
+    return type(value).__name__
+
+
+def field(document: Any, dotted: str, kind: type, name: str, default: Any = None) -> Any:
+    """``document[a][b]...`` for ``dotted`` ``"a.b"``, or ``default`` when a part is absent; one InputError naming
+    the field when a part is of another type than a table, or the value not of ``kind`` (exit 2, never a
+    traceback deep in a reader)."""
+    value = document
+    walked: List[str] = []
+    for part in dotted.split("."):
+        if not isinstance(value, dict):
+            raise ReadRefused("invalid", f"{name}: {'.'.join(walked)} must be a table, not {_what(value)}")
+        walked.append(part)
+        if part not in value:
+            return default
+        value = value[part]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ReadRefused("invalid", f"{name}: {dotted} must be {_TYPE_WORDS.get(kind, kind.__name__)}, not {_what(value)}")
+    return value
+
+
+def list_of(document: Any, dotted: str, kind: type, name: str) -> List[Any]:
+    """A list field whose every item is of ``kind`` (an absent list: empty); one InputError naming the first item
+    that is not."""
+    items = field(document, dotted, list, name, [])
+    for index, item in enumerate(items):
+        if not isinstance(item, kind) or (kind is int and isinstance(item, bool)):
+            raise ReadRefused("invalid", f"{name}: {dotted}[{index}] must be "
+                              f"{_TYPE_WORDS.get(kind, kind.__name__)}, not {_what(item)}")
+    return list(items)
