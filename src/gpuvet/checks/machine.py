@@ -141,7 +141,7 @@ def _requirement_is_long(expression: str) -> bool:
 
 def _version_before(version: Any, floor: str) -> Any:
     """True/False when ``version`` (``18.06.1-ce``, ``24.0.7``) is below/at or above ``floor``; None when unreadable."""
-    match = re.match(r"^(\d+)\.(\d+)", str(version or ""))
+    match = re.match(r"^(\d{1,9})\.(\d{1,9})(?!\d)", str(version or ""))  # a 4,301-digit part is no version
     if match is None:
         return None
     major, minor = (int(part) for part in floor.split(".")[:2])

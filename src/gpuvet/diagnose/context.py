@@ -44,7 +44,7 @@ def _version(text: Any):
 
     try:
         return Version(str(text).split("+")[0].strip())
-    except (InvalidVersion, TypeError):
+    except (InvalidVersion, TypeError, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return None
 
 

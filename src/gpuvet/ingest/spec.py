@@ -39,8 +39,8 @@ VIRTUALIZATION = {"passthrough": "passthrough", "pass-through": "passthrough", "
 
 
 def looks_like(text: str) -> bool:
-    if not re.search(r"^\s*\[(gpu|image|driver|offer)\]\s*$", text, re.MULTILINE) and not re.search(
-        r"^\s*(driver|cuda)\s*=\s*\"", text, re.MULTILINE
+    if not re.search(r"^[ \t]*\[(gpu|image|driver|offer)\][ \t]*$", text, re.MULTILINE) and not re.search(
+        r"^[ \t]*(driver|cuda)[ \t]*=[ \t]*\"", text, re.MULTILINE
     ):
         return False
     try:
