@@ -163,17 +163,14 @@ def _read_fd(fd: int, name: str, kind: str, limit: int, hint: str, binary_ok: bo
             except OSError:
                 blocking = None
         while total <= limit:
-            if pipe:
+            try:  # read first: a FIFO no writer has opened reads as its end, where select() would wait
+                chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            except BlockingIOError:  # a pipe with nothing in it now: wait for it, up to the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ReadRefused("timeout", f"{name}: nothing more came through the pipe for {pipe_timeout():g} s and it "
-                                     "was not closed; not read", hint=hint or "write the input to a file first")
-                ready, _, _ = select.select([fd], [], [], min(left, 1.0))
-                if not ready:
-                    continue
-            try:
-                chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            except BlockingIOError:
+                    raise ReadRefused("timeout", f"{name}: the pipe was not closed within {pipe_timeout():g} s; not "
+                                      "read", hint=hint or "write the input to a file first") from None
+                select.select([fd], [], [], min(left, 1.0))
                 continue
             except OSError as exc:
                 raise ReadRefused("unreadable", f"cannot read {kind} {name}: {exc.strerror or exc}", hint=hint) from None
