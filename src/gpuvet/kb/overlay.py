@@ -189,8 +189,9 @@ def record_problem(build: Mapping[str, Any]) -> Optional[str]:
             count = unit.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool):
                 return f"{where}.count must be a whole number"
-            if "isa" in unit and not isinstance(unit["isa"], (str, type(None))):
-                return f"{where}.isa must be a string"
+            isa = unit.get("isa", {})
+            if not isinstance(isa, dict) or not all(isinstance(v, str) for v in isa.values()):
+                return f"{where}.isa must be a table of PTX ISA versions"
     return None
 
 

@@ -144,8 +144,9 @@ def _cuda_archs(value: Any, name: str, where: str) -> None:
                 raise _bad(name, f"{place}.count", "a whole number")
             _archs(unit.get("sass"), name, f"{place}.sass")
             _archs(unit.get("ptx"), name, f"{place}.ptx")
-            if unit.get("isa") is not None and not isinstance(unit.get("isa"), str):
-                raise _bad(name, f"{place}.isa", "a PTX ISA version string")
+            isa = unit.get("isa")
+            if isa is not None and (not isinstance(isa, dict) or not all(isinstance(v, str) for v in isa.values())):
+                raise _bad(name, f"{place}.isa", "a table of PTX ISA versions ({compute_90 = \"9.0\"})")
 
 
 def validate_capture(document: Any, name: str) -> Dict[str, Any]:
