@@ -319,7 +319,7 @@ def parse_json(text: str, name: str, kind: str = "file") -> Any:
     except RecursionError:
         raise ReadRefused("invalid", f"{name}: nested deeper than {MAX_DEPTH} levels, not a real {kind}") from None
     except ValueError as exc:
-        raise ReadRefused("invalid", f"{name}: not valid JSON ({_first_line(exc)})") from None
+        raise ReadRefused("invalid", f"{name}: not a {kind} (not valid JSON: {_first_line(exc)})") from None
     return check_document(document, name, kind)
 
 

@@ -5,8 +5,8 @@
 - The replaced file keeps its permission bits; a new file gets ``0o666`` less the umask, like any tool's output,
   so a report meant for sharing can be read by a colleague or served.
 - A character device, FIFO or socket (``/dev/stdout``, ``/dev/null``, a named pipe, ``/dev/fd/N`` of a process
-  substitution) is written to as a stream, never replaced (no temporary file); a FIFO nobody reads is refused
-  instead of waited on.
+  substitution) is written to as a stream, never replaced (no temporary file); a FIFO nobody opens for reading
+  within 10 s is refused instead of waited on forever.
 - A symbolic link is followed: the file it points to is replaced, the link stays.
 - :func:`write_in_folder` (``replay --emit DIR``) writes only regular files inside DIR, never through a link, and
   replaces an existing file only when asked.
@@ -37,17 +37,27 @@ def _redacted(text: str, state: Any = None) -> str:
     return redact(text, state=state, free=False)
 
 
+FIFO_READER_WAIT_S = 10.0  # how long -o waits for a named pipe's reader to open it
+
+
 def _write_stream(path: str, text: str) -> None:
-    """Write to a device or a pipe as it is: opened without creating or truncating anything, a FIFO without a reader
-    refused at once (ENXIO) instead of blocking the open forever."""
-    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if exc.errno == 6:  # ENXIO: a FIFO with no reader
-            raise GpuvetError(f"cannot write {path}: a named pipe nobody reads",
-                              hint="start its reader first, or choose a file") from None
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write to a device or a pipe as it is: opened without creating or truncating anything; a FIFO is given
+    FIFO_READER_WAIT_S for its reader to open it, then refused, instead of blocking the open forever."""
+    import time
+
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(path, flags)
+            break
+        except OSError as exc:
+            if exc.errno != 6:
+                raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+            if time.monotonic() > deadline:  # ENXIO: a FIFO nobody has opened for reading
+                raise GpuvetError(f"cannot write {path}: a named pipe nobody read within {FIFO_READER_WAIT_S:g} s",
+                                  hint="start its reader first, or choose a file") from None
+            time.sleep(0.05)
     try:
         os.set_blocking(fd, True)  # the reader is there: wait for it to take each piece
         data = text.encode("utf-8")

@@ -17,7 +17,7 @@ def load_capture(path: str) -> Dict[str, Any]:
     from gpuvet.userfiles import parse_json, read_text
 
     hint = "write one with `gpuvet capture -o env.json`"
-    document = validate_capture(parse_json(read_text(path, "capture", hint=hint), path, "capture"), path)
+    document = validate_capture(parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture"), path)
     document["snapshot"] = validate_snapshot(document.get("snapshot") or {}, path)
     return document
 

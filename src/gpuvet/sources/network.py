@@ -52,18 +52,20 @@ def conda_defaults(environ: Optional[Mapping[str, str]] = None, timeout: float =
     import json
     import os
     import shutil
-    import subprocess
+
+    from gpuvet.probe.runner import run
 
     environ = os.environ if environ is None else environ
     exe = environ.get("CONDA_EXE") or shutil.which("conda", path=environ.get("PATH"))
     if not exe:
         return {}
+    # the probe's runner: conda in a process group of its own, the whole group killed at the timeout (a conda
+    # script whose Python hangs leaves no child behind holding the pipe, and gpuvet net keeps its deadline)
+    completed = run([exe, "config", "--show", "channel_alias", "default_channels", "--json"], timeout=timeout,
+                    env=dict(environ))
     try:
-        completed = subprocess.run([exe, "config", "--show", "channel_alias", "default_channels", "--json"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                   timeout=timeout, env=dict(environ), universal_newlines=True)
-        document = json.loads(completed.stdout) if completed.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError, ValueError):
+        document = json.loads(completed.stdout) if completed.ok else None
+    except ValueError:
         return {}
     if not isinstance(document, dict):
         return {}
