@@ -375,7 +375,7 @@ def parse_python(source: str, name: str) -> Optional[Any]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     # a long chain of binary operators nests without brackets: measure the tree itself, iteratively
-    stack = [(tree, 0)]
+    stack: List[Tuple[Any, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > 4 * MAX_PYTHON_NESTING:

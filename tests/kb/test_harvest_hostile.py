@@ -5,19 +5,17 @@ line and exit 2 (or, for a corrupt library, a record saying it is unreadable), n
 no secret in the overlay file."""
 
 import hashlib
-import io
 import json
 import struct
 import threading
 import time
-import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from gpuvet.cli import main
 from gpuvet.kb import loader
-from kb.test_harvest import TAG, _files, _wheel, sandbox  # noqa: F401  (sandbox: a fixture)
+from kb.test_harvest import _files, _wheel
 
 # One of each token shape README lists as redacted, each a credential of its own kind
 TOKENS = {
