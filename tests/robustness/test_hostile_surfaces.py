@@ -367,3 +367,27 @@ def test_a_hanging_conda_leaves_no_process_behind(tmp_path):
         except OSError:
             continue
     assert left == []
+
+
+def test_a_hanging_nvcc_in_a_live_check_is_reported_and_killed(tmp_path):
+    marker = f"gpuvet-test-{os.getpid()}-hanging-nvcc"
+    folder = tmp_path / "cuda" / "bin"
+    folder.mkdir(parents=True)
+    nvcc = folder / "nvcc"
+    nvcc.write_text(f"#!/bin/bash\n(exec -a {marker} sleep 300) &\nwait\n")
+    nvcc.chmod(0o755)
+    env = {"PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}", "CUDA_HOME": "", "CUDA_PATH": ""}
+    out = ran(gpuvet("check", "torch==2.5.1", "--no-network", "-f", "json", env=env))
+    document = json.loads(out)
+    findings = document["machine"] + [f for t in document["targets"] for f in t["findings"]]
+    hung = [f for f in findings if "did not answer" in f["title"]]
+    assert hung and hung[0]["code"] == "health_problem" and "nvcc" in hung[0]["title"]
+    assert not any(marker.encode() in _cmdline(pid) for pid in os.listdir("/proc") if pid.isdigit())
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        return b""
