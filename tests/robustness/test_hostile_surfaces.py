@@ -391,3 +391,13 @@ def _cmdline(pid):
             return handle.read()
     except OSError:
         return b""
+
+
+@pytest.mark.parametrize("argv", [["check", "--from", "{path}"], ["check", "--snapshot", "{path}"],
+                                  ["diagnose", "{path}"], ["replay", "{path}"], ["diff", "{path}", "{path}"],
+                                  ["fleet", "--hosts", "{path}"]], ids=lambda a: " ".join(a[:2]))
+def test_a_sparse_file_past_the_limit_is_refused_from_its_size_unread(tmp_path, argv):
+    path = tmp_path / "sparse.txt"
+    with open(path, "wb") as handle:
+        handle.truncate(4 * 1024 ** 3)  # 4 GiB of nothing on disk
+    refused(gpuvet(*[part.format(path=path) for part in argv]), "larger than")
