@@ -95,6 +95,8 @@ def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint:
         raise ReadRefused("outside", f"{path}: leads outside {root} (a symbolic link), not read", hint=hint)
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
+        if stream is None:  # started with stdin closed
+            raise ReadRefused("missing", "stdin is closed: nothing to read from '-'", hint=hint)
         buffer = getattr(stream, "buffer", stream)
         try:
             fd = buffer.fileno()
