@@ -221,18 +221,23 @@ def _utf16_order(head: bytes) -> Optional[str]:
 def _cjk_score(text: str) -> float:
     """How much of ``text``'s non-ASCII is real CJK text: ideographs, kana, CJK punctuation and full-width forms
     count, anything else (half-width katakana, symbols, control characters) counts against."""
-    good = bad = 0
+    good = bad = kana = 0
     for ch in text:
         code = ord(ch)
         if code < 128:
             if code < 32 and ch not in "\n\r\t\x1b":
                 bad += 1
             continue
-        if 0x4E00 <= code <= 0x9FFF or 0x3000 <= code <= 0x30FF or 0xFF01 <= code <= 0xFF5E:
+        if 0x3040 <= code <= 0x30FF:
+            kana += 1
+            good += 1
+        elif 0x4E00 <= code <= 0x9FFF or 0x3000 <= code <= 0x303F or 0xFF01 <= code <= 0xFF5E:
             good += 1
         else:
             bad += 1
-    return (good - 2 * bad) / max(1, good + bad)
+    # Shift-JIS read as GB18030 is all ideographs too (rare ones): kana, which Chinese text never holds and Chinese
+    # read as Shift-JIS never yields (its lead bytes become half-width katakana, counted bad), decide between them.
+    return (good - 2 * bad + kana / 2) / max(1, good + bad)
 
 
 def decode_text(data: bytes, name: str, kind: str = "file", hint: str = "") -> str:
