@@ -177,7 +177,7 @@ def _fresh_kb():
     """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
     import gpuvet.kb
 
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     gpuvet.kb.load.cache_clear()
 
 
@@ -230,7 +230,7 @@ def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys
     assert build["status"] == "adds" and build["library"] == [{"file": "fakepkg/_C.so", "units": UNITS}]
     assert not build["usable"]  # no framework gpuvet covers
     assert doc["kb"]["version"] == loader.raw(loader.DATA_DIR / "meta.toml")["kb"]["version"]
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     assert loader._harvested_of("fakepkg")[("1.0", "x86_64")][0]["sha256"] == build["sha256"]
     assert main(["kb", "status"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
-from gpuvet.kb.records import Framework, Release, Variant, variant_key
+from gpuvet.kb.records import Framework, Release, Releases, Variant, variant_key
 from gpuvet.tomlfile import load_toml
 
 if TYPE_CHECKING:
@@ -178,47 +178,107 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     if not isinstance(head, dict):
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
-    releases = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
+    records = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     spec = document.get("libraries")
-    releases = [_with_harvest(str(head["name"]), release, spec) for release in releases]
-    releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases}, spec)
-    releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
+    name = str(head["name"])
+    known = {versions.parse(r.version) for r in records}
+    # Each release is joined with its wheels' libraries only when asked for (a check asks for one): see Releases
+    releases = Releases(records, make=lambda release: _with_harvest(name, release, spec),
+                        overlay_at=lambda wanted: next(iter(_overlay_releases(
+                            name, known, spec, _harvested_at(name, str(wanted)))), None),
+                        overlay_all=lambda: _overlay_releases(name, known, spec))
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
     return Framework(
-        name=str(head["name"]),
+        name=name,
         display=str(head.get("display") or head["name"]),
         distributions=tuple(head["distributions"]),
-        releases=tuple(releases),
+        releases=releases,
         source=_source(head, where),
         extra=extra,
     )
 
 
+HarvestIndex = Dict[Tuple[str, str], List[Mapping[str, Any]]]  # (version, platform) -> builds read from wheels
+
+
 @lru_cache(maxsize=None)
-def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any]]]:
+def _shipped_harvest(framework: str) -> HarvestIndex:
     """(version, platform) -> the builds of one framework read from real wheels (data/harvested/<framework>.toml)."""
-    index: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
+    index: HarvestIndex = {}
     path = data_path("harvested", f"{framework}.toml")
     for build in raw(path).get("build", ()) if os.path.isfile(path) else ():
         index.setdefault((str(build["version"]), build.get("platform", "x86_64")), []).append(build)
-    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides
+    return index
+
+
+# framework -> its shipped builds with the whole overlay's (_harvested_of), and, before that is read, framework ->
+# parsed version -> that version's entries alone (_harvested_at). Cleared by forget_harvest.
+_WHOLE: Dict[str, HarvestIndex] = {}
+_ONE: Dict[str, Dict[Any, HarvestIndex]] = {}
+
+
+def _harvested_of(framework: str) -> HarvestIndex:
+    """The shipped builds of one framework (:func:`_shipped_harvest`) with what the user's overlay adds."""
+    if framework not in _WHOLE:
+        _WHOLE[framework] = _with_overlay(framework, _shipped_harvest(framework), None)
+    return _WHOLE[framework]
+
+
+@lru_cache(maxsize=None)
+def _by_version(framework: str, whole: bool) -> Dict[Any, HarvestIndex]:
+    """Parsed version -> its entries of :func:`_harvested_of` (``whole``) or of :func:`_shipped_harvest`, in order."""
+    groups: Dict[Any, HarvestIndex] = {}
+    for key, builds in (_harvested_of(framework) if whole else _shipped_harvest(framework)).items():
+        groups.setdefault(versions.parse(key[0]), {})[key] = builds
+    return groups
+
+
+def _harvested_at(framework: str, version: str) -> HarvestIndex:
+    """The entries of :func:`_harvested_of` whose version is ``version`` (compared parsed), in the same order and
+    with the same builds, for the price of that version alone: until the whole overlay is read, the overlay's files
+    named for another release are not opened (a check asks for one release; issue 30)."""
+    wanted = versions.parse(version)
+    if wanted is None:
+        return {key: builds for key, builds in _harvested_of(framework).items() if key[0] == version}
+    if framework in _WHOLE:
+        return _by_version(framework, True).get(wanted, {})
+    one = _ONE.setdefault(framework, {})
+    if wanted not in one:
+        one[wanted] = _with_overlay(framework, _by_version(framework, False).get(wanted, {}), wanted)
+    return one[wanted]
+
+
+def forget_harvest() -> None:
+    """Forget the builds read so far (shipped and overlay), so the next load reads the overlay as it is now."""
+    _WHOLE.clear()
+    _ONE.clear()
+    _by_version.cache_clear()
+    _shipped_harvest.cache_clear()
+
+
+def _with_overlay(framework: str, index: HarvestIndex, version: Any) -> HarvestIndex:
+    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides. Each
+    # (version, platform) is merged on its own (overlay.compare), so merging one version's builds gives that
+    # version's entries of the whole merge.
     from gpuvet.kb import overlay
 
     keyed = {(framework, version, platform): builds for (version, platform), builds in index.items()}
-    overlay.merge_into(keyed, framework=framework)
+    overlay.merge_into(keyed, framework=framework, version=version)
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 
-def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None) -> List[Release]:
+def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None,
+                      harvested: Optional[HarvestIndex] = None) -> List[Release]:
     """Releases the shipped data lacks, made from the user's own readings of their wheels (``gpuvet kb harvest``).
 
     Only what the wheel itself says goes in: Requires-Python, the CUDA of its version module or of its pinned
     runtime (for a package that pins torch and ships no runtime of its own, the CUDA of that torch's PyPI build as
     the knowledge base knows it), the exact cuDNN / NCCL pins, the torch pin, and the SASS / PTX read from its
-    binaries. A wheel whose CUDA cannot be told that way gives no release: unknown stays unknown."""
+    binaries. A wheel whose CUDA cannot be told that way gives no release: unknown stays unknown. ``harvested``:
+    the builds to make them from (one version's, :func:`_harvested_at`); all of the framework's by default."""
     by_version: Dict[str, List[Mapping[str, Any]]] = {}
-    for (version, platform), builds in _harvested_of(framework).items():
+    for (version, platform), builds in (_harvested_of(framework) if harvested is None else harvested).items():
         parsed = versions.parse(version)
         if platform != "x86_64" or parsed is None or parsed in known:
             continue
@@ -339,8 +399,9 @@ def _harvested_archs(builds: List[Mapping[str, Any]], spec: Optional[Mapping[str
 def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, Any]] = None) -> Release:
     """The release with the libraries read from its real wheels, where they were read: the binary wins."""
     release = _with_companions(release, spec)
-    x86 = _harvested_of(framework).get((release.version, "x86_64"), [])
-    arm = _harvested_of(framework).get((release.version, "aarch64"), [])
+    harvested = _harvested_at(framework, release.version)
+    x86 = harvested.get((release.version, "x86_64"), [])
+    arm = harvested.get((release.version, "aarch64"), [])
     if not x86 and not arm:
         return release
     variants = dict(release.variants)
@@ -394,7 +455,7 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
             continue
         role = compat.KERNELS if rule.get("role", "kernels") == "kernels" else compat.FEATURE
         for platform in found:
-            builds = [b for b in _harvested_of(str(rule.get("harvested", distribution))).get((pin[2:], platform), [])
+            builds = [b for b in _harvested_at(str(rule.get("harvested", distribution)), pin[2:]).get((pin[2:], platform), [])
                       if normalize_name(str(b.get("distribution"))) == distribution]
             if builds:
                 # a rule that names the companion's own kernel and feature libraries gives each its role; else all
