@@ -7,7 +7,7 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from gpuvet.errors import KnowledgeBaseError
@@ -178,13 +178,19 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     if not isinstance(head, dict):
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
-    records = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     spec = document.get("libraries")
     name = str(head["name"])
-    known = {versions.parse(r.version) for r in records}
-    # Each release is joined with its wheels' libraries only when asked for (a check asks for one): see Releases
-    releases = Releases(records, make=lambda release: _with_harvest(name, release, spec),
-                        overlay_at=lambda wanted: next(iter(_overlay_releases(
+    # Each release is checked and joined with its wheels' libraries only when asked for (a check asks for one, the
+    # installed frameworks' search none): see Releases. A version that does not parse is refused here, as ever.
+    shipped = []
+    for item in document.get("release", ()):
+        where_release = f"{stem}:release[{item.get('version', '?')}]"
+        version = versions.parse(str(item.get("version")))
+        if version is None:
+            _release(item, where_release)  # raises: no version, or one that does not parse
+        shipped.append((version, partial(_made_release, name, item, where_release, spec)))
+    known = {version for version, _make in shipped}
+    releases = Releases(shipped, overlay_at=lambda wanted: next(iter(_overlay_releases(
                             name, known, spec, _harvested_at(name, str(wanted)))), None),
                         overlay_all=lambda: _overlay_releases(name, known, spec))
     extra = _extra(head, _FRAMEWORK_KEYS)
@@ -197,6 +203,10 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
         source=_source(head, where),
         extra=extra,
     )
+
+
+def _made_release(framework: str, record: Mapping[str, Any], where: str, spec: Optional[Mapping[str, Any]]) -> Release:
+    return _with_harvest(framework, _release(record, where), spec)
 
 
 HarvestIndex = Dict[Tuple[str, str], List[Mapping[str, Any]]]  # (version, platform) -> builds read from wheels

@@ -164,18 +164,16 @@ class Release(NamedTuple):
 class Releases(Sequence):
     """A framework's releases, newest first, each made when it is first asked for (issue 30).
 
-    Making a release joins its record with the libraries read from its wheels (the shipped harvested file and the
-    user's overlay, ``gpuvet.kb.loader``), about 0.1 ms each, and the overlay's releases need the overlay's files
-    parsed. A check asks for one release: :meth:`find` makes only that one, and reads only the overlay files named
+    Making a release checks its record and joins it with the libraries read from its wheels (the shipped harvested
+    file and the user's overlay, ``gpuvet.kb.loader``), about 0.1 ms each, and the overlay's releases need the
+    overlay's files parsed. A check asks for one release: :meth:`find` makes only that one, and reads only the overlay files named
     for its version. Walking, counting or indexing the sequence makes every release once, in the order and with the
     content the eager tuple had (the shipped records first among equal versions, then the overlay's)."""
 
-    def __init__(self, records: List[Release], make: Callable[[Release], Release],
+    def __init__(self, shipped: List[Tuple["Version", Callable[[], Release]]],
                  overlay_at: Callable[["Version"], Optional[Release]], overlay_all: Callable[[], List[Release]]):
-        # records: the shipped releases as their file writes them, made from the record alone
-        order = sorted(range(len(records)), key=lambda i: versions.parse(records[i].version), reverse=True)  # type: ignore[arg-type, return-value]  # the loader rejects versions that do not parse
-        self._records = [records[i] for i in order]
-        self._make = make
+        # shipped: (version, the maker of its release) for each release record, as the file writes them
+        self._shipped_makers = sorted(shipped, key=lambda pair: pair[0], reverse=True)  # stable: file order kept
         self._overlay_at = overlay_at
         self._overlay_all = overlay_all
         self._made: Dict[int, Release] = {}
@@ -184,13 +182,13 @@ class Releases(Sequence):
 
     def _shipped(self, index: int) -> Release:
         if index not in self._made:
-            self._made[index] = self._make(self._records[index])
+            self._made[index] = self._shipped_makers[index][1]()
         return self._made[index]
 
     def _every(self) -> Tuple[Release, ...]:
         if self._all is None:
             added = self._overlay_all()  # first: it reads the whole overlay once, which the shipped ones then share
-            made = [self._shipped(i) for i in range(len(self._records))] + added
+            made = [self._shipped(i) for i in range(len(self._shipped_makers))] + added
             made.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # as above
             self._all = tuple(made)
         return self._all
@@ -199,8 +197,8 @@ class Releases(Sequence):
         """The first release whose version parses to ``wanted`` (as a walk over the sequence finds it), made alone."""
         if self._all is not None:
             return next((r for r in self._all if versions.parse(r.version) == wanted), None)
-        for index, record in enumerate(self._records):
-            if versions.parse(record.version) == wanted:
+        for index, (version, _make) in enumerate(self._shipped_makers):
+            if version == wanted:
                 return self._shipped(index)
         if wanted not in self._added:
             self._added[wanted] = self._overlay_at(wanted)  # the overlay adds only versions the shipped data lacks
@@ -223,7 +221,8 @@ class Releases(Sequence):
     def __repr__(self) -> str:  # never makes what was not asked for: a repr must not change what it shows
         if self._all is not None:
             return f"Releases({self._all!r})"
-        return f"Releases({len(self._records)} shipped records, {len(self._made)} made; overlay releases made as asked)"
+        return (f"Releases({len(self._shipped_makers)} shipped records, {len(self._made)} made; "
+                "overlay releases made as asked)")
 
 
 class Framework(NamedTuple):
