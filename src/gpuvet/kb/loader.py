@@ -188,6 +188,7 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
         version = versions.parse(str(item.get("version")))
         if version is None:
             _release(item, where_release)  # raises: no version, or one that does not parse
+            continue
         shipped.append((version, partial(_made_release, name, item, where_release, spec)))
     known = {version for version, _make in shipped}
     releases = Releases(shipped, overlay_at=lambda wanted: next(iter(_overlay_releases(
