@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
@@ -182,7 +182,7 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     name = str(head["name"])
     # Each release is checked and joined with its wheels' libraries only when asked for (a check asks for one, the
     # installed frameworks' search none): see Releases. A version that does not parse is refused here, as ever.
-    shipped = []
+    shipped: List[Tuple[Any, Callable[[], Release]]] = []
     for item in document.get("release", ()):
         where_release = f"{stem}:release[{item.get('version', '?')}]"
         version = versions.parse(str(item.get("version")))
