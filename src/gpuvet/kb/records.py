@@ -225,6 +225,13 @@ class Releases(Sequence):
                 "overlay releases made as asked)")
 
 
+class FrameworkHead(NamedTuple):
+    """The ``[framework]`` table's names: what finding the installed frameworks needs (``loader.framework_heads``)."""
+
+    name: str
+    distributions: Tuple[str, ...]
+
+
 class Framework(NamedTuple):
     """A framework the knowledge base covers: its names, distributions and releases."""
 
