@@ -53,7 +53,7 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
     for label, gpu in model_gpus(view, kb):
         covered = compat.release_gpus(gpu, image.min_cc, image.architectures, image.cuda, kb)
         if covered is not None and covered.reason != "gpu_unknown":  # the release's own notes decide
-            facts = dict(image=image.ref, gpu=label, cc=gpu.cc, architecture=gpu.architecture or "?",
+            facts: Dict[str, Any] = dict(image=image.ref, gpu=label, cc=gpu.cc, architecture=gpu.architecture or "?",
                          min_cc=image.min_cc or "?", architectures=", ".join(image.architectures) or "-",
                          requirement=image.gpu_requirement, cuda=major_minor(image.cuda), sources=(image.source,))
             if covered.status == compat.FAILS:
