@@ -9,11 +9,12 @@ Two stages, so the data can be checked without the network:
              include/driver_types.h and include/cuda.h, and lib/libcudart.so.N loaded with ctypes: a table lookup
              that needs no GPU and no driver). CUDA 10 is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI.
            - the messages of the projects in SELECTORS, each read at a release tag from a git mirror
-             (`git --git-dir <mirrors>/<owner>+<name>/repo show <tag>:<path>`), with the line that prints it.
+             (`git --git-dir <mirrors>/<owner>+<name>/repo show <tag>:<path>`) or, for a repository too big to
+             mirror, from the release's wheel, with the line that prints it.
   build    turns the extract into the data files of src/gpuvet/diagnose/data/ (pure: same extract, same bytes);
            `--check` only says whether the committed files are what it writes (exit 1 and the differing files if not).
 
-  python tools/harvest_messages.py extract --wheels DIR --mirrors /work/.mirror   # DIR: the wheels of CUDA_WHEELS
+  python tools/harvest_messages.py extract --wheels DIR --mirrors DIR   # `pip download --no-deps` the wheels named
   python tools/harvest_messages.py build [--check]
 
 After `build`, run tools/compile_data.py (the JSON twins). The generated signatures carry `harvested = true`: where a
@@ -144,6 +145,10 @@ class Selector:
     weight: float = 0.85
     note: str = ""
     cut: bool = True  # match the first sentence only (later ones are advice that varies between releases)
+    # Read from the release's wheel on PyPI instead of a git mirror (a repository too big to mirror): the wheel's
+    # `wheel` ("name==version") file `wheel_path` is the repository's `path` at `tag`, copied as it is by its build.
+    wheel: str = ""
+    wheel_path: str = ""
 
 
 SELECTORS: Tuple[Selector, ...] = (
@@ -171,6 +176,12 @@ SELECTORS: Tuple[Selector, ...] = (
     Selector("gpu_requirements", "bitsandbytes", "bitsandbytes-foundation/bitsandbytes", "0.50.1",
              "bitsandbytes/diagnostics/cuda.py", "Compute capability < 7.5 detected", "feature_arch_unsupported",
              0.8, "the GPU is older than Turing: bitsandbytes' fast int8 matmul is not available"),
+    # Triton: fp8e4nv (float8_e4m3fn) is in a target's supported_fp8_dtypes only from compute capability 8.9
+    # (third_party/nvidia/backend/compiler.py); older GPUs get this at kernel compile time (vLLM, SGLang, inductor).
+    Selector("gpu_requirements", "Triton", "triton-lang/triton", "v3.4.0", "python/triton/language/core.py",
+             "not supported in this architecture. '", "feature_arch_unsupported", 0.85,
+             "an fp8 type (fp8e4nv: compute capability 8.9+) this GPU's Triton target does not support",
+             wheel="triton==3.4.0", wheel_path="triton/language/core.py"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
@@ -232,10 +243,19 @@ def message_at(lines: Sequence[str], index: int) -> str:
     return text.replace("\\n", " ").replace('\\"', '"').replace("\\'", "'").replace("\\t", " ").strip()
 
 
-def extract_selector(selector: Selector, mirrors: Path) -> Dict:
+def _source_text(selector: Selector, mirrors: Path, wheels: Path) -> str:
+    if selector.wheel:
+        name, version = selector.wheel.split("==")
+        wheel = next(wheels.glob("%s-%s-*.whl" % (name.replace("-", "_"), version)))
+        with zipfile.ZipFile(wheel) as archive:
+            return archive.read(selector.wheel_path).decode("utf-8")
     git_dir = mirrors / selector.repo.replace("/", "+") / "repo"
-    text = subprocess.run(["git", "--git-dir", str(git_dir), "show", "%s:%s" % (selector.tag, selector.path)],
+    return subprocess.run(["git", "--git-dir", str(git_dir), "show", "%s:%s" % (selector.tag, selector.path)],
                           check=True, capture_output=True, text=True).stdout
+
+
+def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
+    text = _source_text(selector, mirrors, wheels)
     lines = text.splitlines()
     found = [i for i, line in enumerate(lines) if selector.needle in line]
     if not found:
@@ -267,7 +287,8 @@ def message_pattern(message: str, cut: bool = True) -> str:
             out.append(r".{0,80}?")
     pattern = r"\s*".join(out)
     pattern = re.sub(r"^(?:\.\{0,80\}\?(?:\\s\*)?)+", "", pattern)
-    return re.sub(r"(?:(?:\\s\*)?\.\{0,80\}\?)+$", "", pattern)
+    pattern = re.sub(r"(?:(?:\\s\*)?\.\{0,80\}\?)+$", "", pattern)
+    return (r"\b" if re.match(r"\w", pattern) else "") + pattern  # "type ..." is not the end of "prototype ..."
 
 
 def _slug(text: str, words: int = 5) -> str:
@@ -410,7 +431,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="stage", required=True)
     ext = sub.add_parser("extract", help="read the sources (wheels, git mirrors) into the extract")
-    ext.add_argument("--wheels", type=Path, required=True, help="folder holding the CUDA_WHEELS wheels")
+    ext.add_argument("--wheels", type=Path, required=True,
+                     help="folder holding the CUDA_WHEELS wheels and those the SELECTORS name")
     ext.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git mirrors")
     ext.add_argument("--out", type=Path, default=EXTRACT)
     bld = sub.add_parser("build", help="write (or --check) the data files from the extract")
@@ -420,7 +442,7 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.stage == "extract":
         extract = {"cuda_errors": extract_cuda(args.wheels),
-                   "messages": [extract_selector(s, args.mirrors) for s in SELECTORS]}
+                   "messages": [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS]}
         _write_extract(extract, args.out)
         print("harvest_messages: %d CUDA errors, %d messages -> %s" % (
             len(extract["cuda_errors"]), len(extract["messages"]), args.out))
