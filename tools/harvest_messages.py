@@ -127,7 +127,9 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
 NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
 # The prefixes a framework writes before cudaGetErrorString's text (strings of three words or fewer mean nothing
 # without one: "invalid argument").
-STRING_PREFIX = (r"(?:\bCUDA(?:[ _](?:runtime|driver))?[ _]error|\bCUDA failure|\bCuda Runtime|cudaError\w+|"
+# NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
+# vGPU context that explains it (vocabulary.toml), so onnxruntime's "CUDA failure N:" is read with its number only.
+STRING_PREFIX = (r"(?:\bCUDA(?:[ _](?:runtime|driver))?[ _]error|\bCUDA failure \d+|\bCuda Runtime|cudaError\w+|"
                  r"CUDA_ERROR_\w+)[^\n]{0,12}?\W")
 
 
