@@ -184,6 +184,81 @@ SELECTORS: Tuple[Selector, ...] = (
              "not supported in this architecture. '", "feature_arch_unsupported", 0.85,
              "an fp8 type (fp8e4nv: compute capability 8.9+) this GPU's Triton target does not support",
              wheel="triton==3.4.0", wheel_path="triton/language/core.py"),
+    # vLLM (read from its wheel): the Triton attention backend's KV-cache dtypes and the kernels' arch checks.
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/backends/triton_attn.py",
+             '"requires SM89+. Re-run with', "feature_arch_unsupported", 0.9,
+             "FP8 (fp8e4nv) KV cache needs compute capability 8.9+", wheel="vllm==0.33.0",
+             wheel_path="vllm/v1/attention/backends/triton_attn.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/backends/triton_attn.py",
+             '"bfloat16 KV cache is not supported on', "feature_arch_unsupported", 0.9,
+             "a bfloat16 KV cache needs compute capability 8.0+", wheel="vllm==0.33.0",
+             wheel_path="vllm/v1/attention/backends/triton_attn.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/layers/quantization/torchao.py", "requires GPU compute capability >= 8.9",
+             "feature_arch_unsupported", 0.9, "torchao FP8 activation quantization needs compute capability 8.9+",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/layers/quantization/torchao.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/ops/flashmla.py",
+             "FlashMLA Dense is only supported on Hopper devices", "feature_arch_unsupported", 0.85,
+             "FlashMLA runs on Hopper (sm90) only", wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/ops/flashmla.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/scaled_mm/marlin.py", "FP8 Marlin requires compute capability 7.5",
+             "feature_arch_unsupported", 0.85, "the FP8 Marlin kernel needs compute capability 7.5+",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/scaled_mm/marlin.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/mixed_precision/machete.py", "Machete requires compute capability of 90",
+             "feature_arch_unsupported", 0.85, "the Machete mixed-precision kernel runs on Hopper (sm90) only",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/mixed_precision/machete.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/mixed_precision/cutlass.py",
+             "CUTLASS W4A8 requires compute capability of 90", "feature_arch_unsupported", 0.85,
+             "the CUTLASS W4A8 kernel runs on Hopper (sm90) only", wheel="vllm==0.33.0",
+             wheel_path="vllm/model_executor/kernels/linear/mixed_precision/cutlass.py"),
+    # SGLang (read from its wheel; the repository keeps the package under python/).
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
+             "TRTLLM MHA backend for decode is only supported on Hopper", "feature_arch_unsupported", 0.85,
+             "the TensorRT-LLM MHA decode kernels need Hopper, Blackwell or SM120", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/server_args.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/srt/layers/quantization/fp8.py", "MXFP8 MoE quantization requires SM100",
+             "feature_arch_unsupported", 0.85, "MXFP8 MoE needs Blackwell (sm100)", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/layers/quantization/fp8.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/srt/layers/quantization/fp8.py", "cutlass_fp8 MoE requires SM90, SM100, or SM120",
+             "feature_arch_unsupported", 0.85, "the CUTLASS FP8 MoE kernels need Hopper, Blackwell or SM120",
+             wheel="sglang==0.5.10.post1", wheel_path="sglang/srt/layers/quantization/fp8.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/multimodal_gen/configs/quantization/nunchaku.py",
+             "Nunchaku SVDQuant is currently only supported on Ampere", "feature_arch_unsupported", 0.8,
+             "Nunchaku SVDQuant kernels exist for sm8x and sm12x only", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/multimodal_gen/configs/quantization/nunchaku.py"),
+    # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
+             "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,
+             "the wheel carries no kernels for this GPU's compute capability", wheel="torch==2.15.0",
+             wheel_path="torch/cuda/__init__.py"),
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/amp/autocast_mode.py",
+             "Current CUDA Device does not support bfloat16", "feature_arch_unsupported", 0.9,
+             "bfloat16 autocast needs compute capability 8.0+", wheel="torch==2.15.0",
+             wheel_path="torch/amp/autocast_mode.py"),
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/_inductor/exc.py",
+             "which is too old to be supported by the triton GPU compiler", "feature_arch_unsupported", 0.9,
+             "torch.compile's Triton backend needs compute capability 7.0+", wheel="torch==2.15.0",
+             wheel_path="torch/_inductor/exc.py"),
+    Selector("framework_loaders", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
+             '"Torch not compiled with CUDA enabled"', "cpu_only_build", 0.9,
+             "the installed torch is a CPU-only build (its index URL or a +cpu wheel)", wheel="torch==2.15.0",
+             wheel_path="torch/cuda/__init__.py"),
+    # PaddlePaddle (read from its wheel; the repository keeps the package under python/).
+    Selector("framework_loaders", "PaddlePaddle", "PaddlePaddle/Paddle", "v3.3.1",
+             "python/paddle/nn/quant/quantized_linear.py", "Paddle is not compiled with CUDA", "cpu_only_build", 0.9,
+             "the installed paddlepaddle is the CPU package (paddlepaddle-gpu is the CUDA one)",
+             wheel="paddlepaddle==3.3.1", wheel_path="paddle/nn/quant/quantized_linear.py"),
+    # ONNX Runtime (read from its wheel): a provider asked for that the installed package does not have.
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1",
+             "onnxruntime/python/onnxruntime_inference_collection.py", "is not in available provider names",
+             "cpu_only_build", 0.85,
+             "CUDAExecutionProvider asked of a package without it: the CPU onnxruntime, or it shadows onnxruntime-gpu",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/capi/onnxruntime_inference_collection.py"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
@@ -231,9 +306,19 @@ def string_literals(line: str) -> List[str]:
     return [m.group(1)[1:-1] for m in _LITERAL.finditer(line)]
 
 
+def message_start(lines: Sequence[str], index: int) -> int:
+    """The line where the message holding ``lines[index]`` starts: the first of the lines before it that hold
+    nothing but string literals (one message split over several, as Python's implicit concatenation writes it)."""
+    if not string_literals(lines[index]):
+        return index
+    while index > 0 and _LITERAL.match(lines[index - 1].strip()) and _LITERAL.match(lines[index].strip()):
+        index -= 1
+    return index
+
+
 def message_at(lines: Sequence[str], index: int) -> str:
-    """The message the statement at ``lines[index]`` prints: its string literals, joined with those of the lines
-    that continue it with nothing but literals (Python's implicit concatenation, C's adjacent strings)."""
+    """The message whose first line is ``lines[index]``: its string literals, joined with those of the lines that
+    continue it with nothing but literals (Python's implicit concatenation, C's adjacent strings)."""
     parts = string_literals(lines[index])
     if not parts:  # a line inside a triple-quoted string
         return lines[index].strip()
@@ -263,7 +348,7 @@ def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
     if not found:
         raise SystemExit("harvest_messages: %r not in %s %s:%s" % (selector.needle, selector.repo, selector.tag,
                                                                    selector.path))
-    index = found[0]
+    index = message_start(lines, found[0])
     return {"repo": selector.repo, "tag": selector.tag, "path": selector.path, "line": index + 1,
             "needle": selector.needle, "message": message_at(lines, index)}
 
