@@ -199,6 +199,22 @@ NEEDS_A_NEWER_GPU = [
     ("feature_arch_unsupported", "RuntimeError: FlashAttention only supports Ampere GPUs or newer."),
     ("arch_not_in_build", "FATAL: FlashAttention requires building with sm version sm80-sm90, but was built for < 8.0!"),
     ("feature_arch_unsupported", "RuntimeError: q_v is only supported for Hopper GPUs"),
+    # vllm/v1/attention/backends/triton_attn.py, torch/_inductor/exc.py, sglang srt/layers/quantization/fp8.py
+    ("feature_arch_unsupported", "ValueError: FP8 KV cache is not supported by the Triton attention backend on NVIDIA "
+                                 "A100-SXM4-80GB (compute capability 8.0); native FP8 (fp8e4nv) requires SM89+. Re-run "
+                                 "with --kv-cache-dtype bfloat16."),
+    ("feature_arch_unsupported", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
+RuntimeError: "
+                                 "Found NVIDIA GeForce GTX 960 which is too old to be supported by the triton GPU "
+                                 "compiler, which is used
+as the backend. Triton only supports devices of CUDA "
+                                 "Capability >= 7.0, but your device is of CUDA capability 5.2"),
+    ("feature_arch_unsupported", "RuntimeError: MXFP8 MoE quantization requires SM100."),
+    # the NGC containers' start-up GPU check (container_gpu_support.toml)
+    ("arch_not_in_build", "WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in this "
+                          "version of the container\nERROR: No supported GPU(s) detected to run this container"),
+    ("arch_not_in_build", "WARNING: Detected NVIDIA GB10 GPU, which is not yet supported in this version of the "
+                          "container"),
     # bitsandbytes/diagnostics/cuda.py
     ("feature_arch_unsupported", "WARNING: Compute capability < 7.5 detected! Only slow 8-bit matmul is supported for "
                                  "your GPU!"),
