@@ -203,11 +203,9 @@ NEEDS_A_NEWER_GPU = [
     ("feature_arch_unsupported", "ValueError: FP8 KV cache is not supported by the Triton attention backend on NVIDIA "
                                  "A100-SXM4-80GB (compute capability 8.0); native FP8 (fp8e4nv) requires SM89+. Re-run "
                                  "with --kv-cache-dtype bfloat16."),
-    ("feature_arch_unsupported", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
-RuntimeError: "
+    ("feature_arch_unsupported", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: "
                                  "Found NVIDIA GeForce GTX 960 which is too old to be supported by the triton GPU "
-                                 "compiler, which is used
-as the backend. Triton only supports devices of CUDA "
+                                 "compiler, which is used\nas the backend. Triton only supports devices of CUDA "
                                  "Capability >= 7.0, but your device is of CUDA capability 5.2"),
     ("feature_arch_unsupported", "RuntimeError: MXFP8 MoE quantization requires SM100."),
     # the NGC containers' start-up GPU check (container_gpu_support.toml)
