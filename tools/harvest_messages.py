@@ -253,6 +253,13 @@ SELECTORS: Tuple[Selector, ...] = (
              "python/paddle/nn/quant/quantized_linear.py", "Paddle is not compiled with CUDA", "cpu_only_build", 0.9,
              "the installed paddlepaddle is the CPU package (paddlepaddle-gpu is the CUDA one)",
              wheel="paddlepaddle==3.3.1", wheel_path="paddle/nn/quant/quantized_linear.py"),
+    # MindSpore (read from its wheel; the repository keeps the package under mindspore/python/): run_check's
+    # search for the CUDA runtime the GPU backend links.
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py", '"Cuda {self.version} version({lib_name}',
+             "cuda_library_missing", 0.85,
+             "the CUDA runtime the GPU backend was built for is not on the loader's path (LD_LIBRARY_PATH)",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/run_check/_check_version.py"),
     # ONNX Runtime (read from its wheel): a provider asked for that the installed package does not have.
     Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1",
              "onnxruntime/python/onnxruntime_inference_collection.py", "is not in available provider names",
