@@ -118,7 +118,9 @@ NUMBERS_ONLY = frozenset({"program_error"})
 NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
     # "CUDA error(98), invalid device function." and the same spoken by other frameworks ("CUDA error 98 at f:12",
     # "cuda runtime error (98) :")
-    (r"\bCUDA(?:[ _](?:runtime|driver|rt))?[ _]error\s*[(:=]?\s*\(?",
+    # Each prefix is one unbroken literal: the engine finds candidate lines by a literal every match holds, and a
+    # prefix with an optional part in the middle would leave it only "error", which is on every other line of a log.
+    (r"\bCUDA error\s*[(:=]?\s*\(?|\bCUDA runtime error\s*[(:=]?\s*\(?|\bCUDA driver error\s*[(:=]?\s*\(?",
      "https://github.com/PaddlePaddle/Paddle/blob/develop/paddle/phi/core/enforce.h"),
     (r"\bCUDA failure ",
      "https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/core/providers/cuda/cuda_call.cc"),
@@ -134,8 +136,8 @@ NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
 # without one: "invalid argument").
 # NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
 # vGPU context that explains it (vocabulary.toml), so onnxruntime's "CUDA failure N:" is read with its number only.
-STRING_PREFIX = (r"(?:\bCUDA(?:[ _](?:runtime|driver))?[ _]error|\bCUDA failure \d+|\bCuda Runtime|cudaError\w+|"
-                 r"CUDA_ERROR_\w+)[^\n]{0,12}?\W")
+STRING_PREFIX = (r"(?:\bCUDA error|\bCUDA runtime error|\bCUDA driver error|\bCUDA failure \d+|\bCuda Runtime|"
+                 r"cudaError\w+|CUDA_ERROR_\w+)[^\n]{0,12}?\W")
 
 
 @dataclass(frozen=True)
