@@ -238,6 +238,13 @@ SELECTORS: Tuple[Selector, ...] = (
              "Nunchaku SVDQuant is currently only supported on Ampere", "feature_arch_unsupported", 0.8,
              "Nunchaku SVDQuant kernels exist for sm8x and sm12x only", wheel="sglang==0.5.10.post1",
              wheel_path="sglang/multimodal_gen/configs/quantization/nunchaku.py"),
+    # JAX's CUDA plugin: the CUDA libraries it loads from the nvidia-* wheels or the system at start-up.
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
+             'err_msg = f"Unable to load {name}. Is it installed?"', "cuda_library_missing", 0.85,
+             "a CUDA library the plugin needs (cuDNN, cuBLAS, cuSPARSE, NCCL ...) is not installed or not found"),
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
+             "raise RuntimeError(f'Unable to use CUDA because of the '", "cuda_library_missing", 0.85,
+             "the plugin lists the CUDA components it could not load or found too old, one per line below"),
     # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
     Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
              "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,
