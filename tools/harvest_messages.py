@@ -108,8 +108,8 @@ CAUSES: Dict[str, Tuple[str, float, bool, Tuple[str, ...]]] = {
         "MpsMaxConnectionsReached", "MpsClientTerminated", "CdpNotSupported")),
 }
 
-# Causes whose names and strings the hand-written vocabulary.toml reads already (vocab_cuda_program_error, the same
-# list): here only their numbers, which it does not read. Spelling ~90 names and strings again costs a fifth of a
+# Causes whose names and CUDA 13.0 strings the hand-written vocabulary.toml reads already (vocab_cuda_program_error,
+# the same list): here only their numbers and the strings older majors wrote, which it does not read. Spelling ~90 names and strings again costs a fifth of a
 # second of pattern compiling per process and reads no line more.
 NUMBERS_ONLY = frozenset({"program_error"})
 
@@ -440,7 +440,7 @@ def cause_of(runtime_name: str) -> Optional[str]:
 def build_cuda(rows: List[Dict]) -> str:
     runtime = [r for r in rows if r["api"] == "runtime"]
     driver = [r for r in rows if r["api"] == "driver"]
-    majors = sorted({r["major"] for r in rows})
+    majors = sorted({r["major"] for r in rows}, key=int)
     cause_by_number: Dict[int, str] = {}
     for row in runtime:
         key = cause_of(row["name"])
@@ -458,13 +458,16 @@ def build_cuda(rows: List[Dict]) -> str:
         names = sorted({r["name"] for r in runtime if cause_of(r["name"]) == key})
         numbers = sorted({r["number"] for r in runtime if cause_of(r["name"]) == key})
         dnames = sorted({r["name"] for r in driver if cause_by_number.get(r["number"]) == key})
-        strings = sorted({r["string"] for r in runtime if cause_of(r["name"]) == key})
+        strings = {r["string"] for r in runtime if cause_of(r["name"]) == key}
         if not names:
             continue
         nums = "|".join(str(n) for n in numbers if n not in NOT_BY_NUMBER)
         patterns = [r"(?:%s)(?:%s)(?![\d.])" % ("|".join(shape for shape, _ in NUMBER_SHAPES), nums)]
-        if key not in NUMBERS_ONLY:
+        if key in NUMBERS_ONLY:  # but the texts an older major wrote, which vocabulary.toml (CUDA 13.0's) does not
+            strings = strings - {r["string"] for r in runtime if r["major"] == majors[-1]}
+        else:
             patterns.append(r"\b(?:%s)\b" % "|".join(names + dnames))
+        if strings:
             patterns.append(STRING_PREFIX + "(?:%s)" % "|".join(
                 r"\s*".join(re.escape(w) for w in s.split()) for s in sorted(strings, key=lambda s: (-len(s), s))))
         out.append(_signature([
@@ -482,12 +485,17 @@ def build_cuda(rows: List[Dict]) -> str:
             entry["strings"][row["major"]] = row["string"]
     for (api, name, number), entry in sorted(table.items(), key=lambda item: (item[0][0] != "runtime",
                                                                              item[0][2], item[0][1])):
-        strings = sorted(set(entry["strings"].values()))
         key = cause_of(name) if api == "runtime" else cause_by_number.get(number)
         lines = ["[[cuda_error]]", "api = %s" % json.dumps(api), "name = %s" % json.dumps(name),
                  "number = %d" % number, "majors = [%s]" % ", ".join(json.dumps(m) for m in sorted(entry["majors"]))]
-        if strings:
-            lines.append("string = %s" % json.dumps(strings[-1] if len(strings) == 1 else strings[-1]))
+        if entry["strings"]:  # the newest major's; an older major that wrote it otherwise is kept beside it
+            by_major = entry["strings"]
+            newest = by_major[max(by_major, key=int)]
+            lines.append("string = %s" % json.dumps(newest))
+            older = {m: text for m, text in sorted(by_major.items()) if text != newest}
+            if older:
+                lines.append("older_strings = { %s }" % ", ".join(
+                    "%s = %s" % (json.dumps(m), json.dumps(t)) for m, t in older.items()))
         lines.append("cause = %s" % json.dumps(CAUSES[key][0] if key else ""))
         docs = CUDA_DOCS[sorted(entry["majors"])[-1]]
         lines.append("source = %s" % json.dumps(docs[0] if api == "runtime" else docs[1]))

@@ -100,6 +100,9 @@ def test_every_cuda_runtime_and_driver_error_of_each_covered_major_is_in_the_tab
     assert by_name[("runtime", "cudaErrorCallRequiresNewerDriver")]["majors"] == ["11", "12", "13"]
     assert by_name[("driver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER")]["majors"] == ["13"]  # new in 13.0's cuda.h
     assert by_name[("runtime", "cudaErrorTensorMemoryLeak")]["majors"] == ["12", "13"]
+    norm = by_name[("runtime", "cudaErrorInvalidNormSetting")]  # CUDA 12 reworded it; both are read
+    assert norm["older_strings"] == {"11": "read as normalized float not supported for 32-bit non float type"}
+    assert top("CUDA error: read as normalized float not supported for 32-bit non float type") == norm["cause"]
     for entry in TABLE:
         assert entry["source"].startswith("https://docs.nvidia.com/cuda/archive/"), entry["name"]
         assert entry["cause"] in FINDING_CODES or entry["cause"] == ""
