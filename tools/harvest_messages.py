@@ -370,8 +370,10 @@ def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
         raise SystemExit("harvest_messages: %r not in %s %s:%s" % (selector.needle, selector.repo, selector.tag,
                                                                    selector.path))
     index = message_start(lines, found[0])
+    read_from = ("PyPI %s (%s)" % (selector.wheel, selector.wheel_path) if selector.wheel
+                 else "git %s at %s" % (selector.repo, selector.tag))
     return {"repo": selector.repo, "tag": selector.tag, "path": selector.path, "line": index + 1,
-            "needle": selector.needle, "message": message_at(lines, index)}
+            "needle": selector.needle, "message": message_at(lines, index), "read_from": read_from}
 
 
 # --- build (pure) ----------------------------------------------------------------------------------------------------
@@ -524,7 +526,7 @@ def build_selected(rows: List[Dict], topic: str) -> str:
             ("source", "https://github.com/%s/blob/%s/%s#L%d" % (selector.repo, selector.tag, selector.path,
                                                                   row["line"])),
             ("explain", "diagnose.source." + selector.code), ("origin", selector.origin),
-            ("message", row["message"]), ("note", selector.note),
+            ("message", row["message"]), ("note", selector.note), ("read_from", row["read_from"]),
         ]))
         out.append("\n")
     return "".join(out).rstrip("\n") + "\n"
