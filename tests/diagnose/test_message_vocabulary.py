@@ -289,11 +289,11 @@ def test_a_gpu_build_in_the_same_words_is_not_cpu_only(log):
 def test_every_generated_pattern_has_a_literal_to_find_its_lines_by():
     # The engine runs a pattern only on the lines holding one of its anchor literals; a pattern whose only literal is
     # an everyday word ("error") would run on most lines of a long log (an 8 MB log took ten times as long).
-    from gpuvet.diagnose.anchors import _common
+    from gpuvet.diagnose.anchors import _common, anchors
 
-    for signature in load_signatures().signatures:
-        if signature.file not in GENERATED + ("loader.toml", "cpu_only_spellings.toml", "container_gpu_support.toml"):
-            continue
-        for anchor_list, regex, _ in signature.scan:
-            assert anchor_list, (signature.id, regex.pattern)
-            assert not any(len(a.split()) == 1 and _common(a) for a in anchor_list), (signature.id, anchor_list)
+    for name in GENERATED + ("loader.toml", "cpu_only_spellings.toml", "container_gpu_support.toml"):
+        for record in load_toml(DATA_DIR / name)["signature"]:
+            for pattern in record["patterns"]:
+                found = anchors(re.sub(r"\(\?P<\w+>", "(?:", pattern))
+                assert found, (record["id"], pattern)
+                assert not any(len(a.split()) == 1 and _common(a) for a in found), (record["id"], found)
