@@ -259,3 +259,15 @@ class Framework(NamedTuple):
     @property
     def newest(self) -> Release:
         return self.releases[0]
+
+    @property
+    def binaries_are_framework(self) -> bool:
+        """Its wheels' binaries are the framework's own kernels (``binaries = "framework"`` in its file): a GPU
+        they carry no code for fails the framework layer, not a package's."""
+        return self.extra.get("binaries") == "framework"
+
+    @property
+    def extensions_built_locally(self) -> bool:
+        """Its users compile CUDA extensions against it with the local nvcc (``extensions_built_locally``), so a
+        local toolkit of another CUDA major is worth a warning."""
+        return bool(self.extra.get("extensions_built_locally"))
