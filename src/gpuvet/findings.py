@@ -115,6 +115,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.conflict": ("package_conflict", "packages", FAIL),
     "checks.requires.broken": ("abi_mismatch", "packages", FAIL),
     "checks.requires.replaces": ("package_conflict", "packages", WARN),
+    "checks.requires.unavailable": ("pin_unavailable", "packages", FAIL),  # the pinned version is not on the index
     "checks.toolkit_jit": ("toolkit_mismatch", "cuda", FAIL),
     # compiled archs of installed binaries (gpuvet.checks.binaries)
     "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),

@@ -48,6 +48,7 @@ FINDING_CODES = (
     "feature_no_kernels",  # a bundled library serving one feature has no kernels for this GPU: that feature fails
     "ptx_jit",  # the framework's own kernels reach the GPU only through PTX the driver JIT-compiles at first launch
     "distribution_removed",  # the distribution the target names installs nothing at that release (tensorflow-gpu >= 2.12)
+    "pin_unavailable",  # a release pins an exact version of a package the index it installs from does not serve
     # info-level notes have their own codes, never a failure code at info severity:
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
