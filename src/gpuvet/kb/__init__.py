@@ -336,6 +336,15 @@ class KnowledgeBase:
         ``linux`` lists (backend, minimum driver) in uv's order, ``source`` says where uv's code has it."""
         return dict(_file("installers")["uv_torch_backend"])
 
+    def prebuilt_wheels(self, distribution: str, version: str) -> Optional[Dict[str, Any]]:
+        """The prebuilt wheels one release publishes outside the index and which one its setup.py asks for
+        (kb/data/prebuilt_wheels.toml, written by tools/prebuilt_wheels.py from the release tag's files): flash-attn's
+        torch x CUDA x C++11 ABI x Python matrix. None when the release has no such record."""
+        for record in _file("prebuilt_wheels").get("release", ()):
+            if record.get("distribution") == distribution and record.get("version") == version:
+                return dict(record)
+        return None
+
     def installer_forms(self, name: str) -> Dict[str, Any]:
         """What gpuvet knows of an installer's own forms (kb/data/installers.toml): ``conda_pytorch_channel`` (the
         torch releases and CUDA versions PyTorch published as conda packages) or ``pixi``; each with its ``source``."""
