@@ -68,12 +68,11 @@ def matrix(workflow: str) -> Dict[str, object]:
     cudas = [str(c) for c in spec["cuda-version"]]
     excluded = []
     for row in spec.get("exclude") or ():
-        pair = {"torch": _minor(str(row["torch-version"]))}
+        torch = _minor(str(row["torch-version"]))
         if "python-version" in row:
-            pair["python"] = str(row["python-version"])
+            excluded.append([torch, "python", str(row["python-version"])])
         if "cuda-version" in row:
-            pair["cuda"] = _cuda_tag(str(row["cuda-version"]), major_only)
-        excluded.append(pair)
+            excluded.append([torch, "cuda", _cuda_tag(str(row["cuda-version"]), major_only)])
     torches = [str(t) for t in spec["torch-version"]]
     return {
         "torch": [_minor(t) for t in torches if not Version(t).is_devrelease],
@@ -118,7 +117,7 @@ def render(records: List[Dict[str, object]]) -> str:
         "#   cuda          the wheel name's CUDA tag -> the toolkit that built it",
         "#   cxx11_abi     the wheel name's cxx11abi values (torch's -D_GLIBCXX_USE_CXX11_ABI)",
         "#   python        CPython versions of the built wheels",
-        "#   exclude       matrix rows not built: torch with a python, or torch with a cuda tag",
+        "#   exclude       matrix rows not built: [torch, \"python\", version] or [torch, \"cuda\", tag]",
         "#   wants_cuda    torch's CUDA major -> the CUDA tag setup.py's get_wheel_url asks for",
         "",
     ]
@@ -132,8 +131,7 @@ def render(records: List[Dict[str, object]]) -> str:
             "cuda = { " + ", ".join(f'"{k}" = "{v}"' for k, v in record["cuda"].items()) + " }",
             f'cxx11_abi = {_toml_list(record["cxx11_abi"])}',
             f'python = {_toml_list(record["python"])}',
-            "exclude = [" + ", ".join("{ " + ", ".join(f'{k} = "{v}"' for k, v in row.items()) + " }"
-                                       for row in record["exclude"]) + "]",
+            "exclude = [" + ", ".join(_toml_list(row) for row in record["exclude"]) + "]",
             "wants_cuda = { " + ", ".join(f'"{k}" = "{v}"' for k, v in record["wants_cuda"].items()) + " }",
             f'source = "{REPO}/blob/{record["tag"]}/.github/workflows/publish.yml (build matrix) ; '
             f'{REPO}/blob/{record["tag"]}/setup.py (get_wheel_url)"',

@@ -91,8 +91,8 @@ def _built(record: Mapping[str, Any], torch_mm: str, tag: str, abi: str, python:
         return False
     if abi not in record.get("cxx11_abi", ()) or python not in record.get("python", ()):
         return False
-    for row in record.get("exclude", ()):
-        if row.get("torch") == torch_mm and (row.get("python") == python or row.get("cuda") == tag):
+    for torch, axis, value in record.get("exclude", ()):  # [torch, "python" | "cuda", value]
+        if torch == torch_mm and value == {"python": python, "cuda": tag}.get(axis):
             return False
     return True
 
