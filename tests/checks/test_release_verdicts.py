@@ -26,6 +26,7 @@ RTX5090 = SMI / "rtx-5090-1gpu_drv570.124.06.txt"
 MINDSPORE = "https://github.com/mindspore-ai/docs/blob/r2.6.0/resource/release/release_list_en.md ; PyPI: mindspore"
 # sglang 0.4.6's METADATA: sgl-kernel==0.0.9.post2; extra == "srt"; PyPI's sgl-kernel lists 0.1.0 onward (2026-12-05).
 SGLANG = "PyPI: sglang 0.4.6 METADATA ; PyPI: sgl-kernel listing"
+SGLANG_030 = "PyPI: sglang 0.3.0 METADATA (vllm==0.5.5; extra == 'srt') ; PyPI: vllm 0.5.5 (torch==2.4.0) ; PyPI: torch 2.4.0 wheel"
 # torch 2.6.0 (cu124, PyPI) has no sm_120 SASS and no PTX (harvested/torch.toml): no kernels for compute capability 12.0.
 TORCH_26 = "PyPI: torch 2.6.0 wheel, read with gpuvet archs"
 # flash-attn v2.8.3 publish.yml builds wheels for torch 2.4-2.8 only; no torch is installed, so the newest torch that
@@ -42,6 +43,10 @@ ROWS = [
     (RTX5090, "sglang==0.4.6", "fail", 1,
      {("fail", "pin_unavailable"), ("fail", "arch_not_in_build"), ("warn", "arch_list_unknown")}, SGLANG + " ; " + TORCH_26),
     (H100, "sglang==0.4.5.post3", "fail", 1, {("fail", "pin_unavailable"), ("warn", "arch_list_unknown")}, SGLANG),
+    # sglang 0.3.0's [srt] extra pins vllm==0.5.5, which pins torch==2.4.0 (CUDA 12.1, sm_50..sm_90, no PTX): it runs on
+    # the H100 and fails on the RTX 5090 through both pins
+    (H100, "sglang==0.3.0", "pass", 0, set(), SGLANG_030),
+    (RTX5090, "sglang==0.3.0", "fail", 1, {("fail", "arch_not_in_build")}, SGLANG_030),
     (H100, "flash-attn==2.8.3", "warn", 0, {("warn", "no_prebuilt_wheel")}, FLASH),
     (RTX5090, "flash-attn==2.8.3", "warn", 0, {("warn", "no_prebuilt_wheel")}, FLASH),
 ]
@@ -162,3 +167,11 @@ def test_a_torch_pinned_by_another_target_is_the_one_judged():
     notes = [f for f in report.targets[1].findings if f.code == "prebuilt_wheel"]
     assert [f.expected for f in notes] == ["flash_attn-2.8.3+cu12torch2.4cxx11abiFALSE-cp310-cp310-linux_x86_64.whl"]
     assert report.targets[1].verdict.value == "pass"
+
+
+def test_a_pin_of_a_pin_is_followed(capsys):
+    """The failure comes from torch, two pins away, and says so."""
+    assert main(["check", "sglang==0.3.0", "--from", str(RTX5090), "--no-network", "-f", "json"]) == 1
+    (result,) = json.loads(capsys.readouterr().out)["targets"]
+    (finding,) = [f for f in result["findings"] if f["code"] == "arch_not_in_build"]
+    assert "vllm==0.5.5" in finding["detail"] and "torch==2.4.0" in finding["detail"]

@@ -120,9 +120,10 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
     extra += prebuilt_findings(view, candidate, kb, torch)  # flash-attn: the wheel setup.py downloads, or a source build
     pin_findings, pinned = requires_findings(view, candidate, kb)
     extra += pin_findings
-    if depth == 0:
+    if depth < 2:
         for pin in pinned:
-            # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures.
+            # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures. One
+            # level further too: an old SGLang pins vLLM exactly, and that vLLM pins torch.
             sub = check_target(view, parse_target(pin), kb, depth=1)
             for finding in sub.findings:
                 if finding.severity is Severity.FAIL and finding.code != "unknown_version":
