@@ -124,9 +124,10 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
         for pin in pinned:
             # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures. One
             # level further too: an old SGLang pins vLLM exactly, and that vLLM pins torch.
-            sub = check_target(view, parse_target(pin), kb, depth=1)
+            sub = check_target(view, parse_target(pin), kb, depth=depth + 1)
             for finding in sub.findings:
-                if finding.severity is Severity.FAIL and finding.code != "unknown_version":
+                if finding.severity is Severity.FAIL and finding.code != "unknown_version" and not any(
+                        e.code == finding.code and e.title == finding.title for e in extra):  # one failure, two paths
                     extra.append(
                         finding._replace(detail=msg("checks.via_pin.detail", pin=pin, build=candidate.label, detail=finding.detail))
                     )
