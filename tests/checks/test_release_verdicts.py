@@ -16,6 +16,7 @@ from gpuvet import kb as kb_module
 from gpuvet.checks import run_checks
 from gpuvet.checks.prebuilt import cxx11_abi
 from gpuvet.cli import main
+from gpuvet.probe.facts import found
 
 SMI = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
 H100 = SMI / "h100-80gb-hbm3-1gpu_drv590.48.01_idle.txt"
@@ -175,3 +176,22 @@ def test_a_pin_of_a_pin_is_followed(capsys):
     (result,) = json.loads(capsys.readouterr().out)["targets"]
     failures = [f["detail"] for f in result["findings"] if f["code"] == "arch_not_in_build"]
     assert any("vllm==0.5.5" in detail and "torch==2.4.0" in detail for detail in failures), failures
+
+
+@pytest.mark.parametrize("lang, target, says", [
+    ("en", "sglang==0.4.6", "which PyPI does not serve"),
+    ("zh", "sglang==0.4.6", "上没有这个版本"),
+    ("en", "flash-attn==2.8.3", "pip builds it from source"),
+    ("zh", "flash-attn==2.8.3", "pip 会从源码编译"),
+])
+def test_the_new_findings_are_said_in_both_languages(capsys, lang, target, says):
+    main(["check", target, "--from", str(H100), "--no-network", "--lang", lang])
+    assert says in capsys.readouterr().out
+
+
+def test_the_prebuilt_rule_is_linux_x86_64_only():
+    """flash-attn's prebuilt wheels are linux_x86_64: on an Arm host the wheel matrix says nothing."""
+    snap = _with_torch("2.6.0", "12.4", "3.11.7")
+    snap["host"] = dict(snap["host"], machine=found("aarch64", "platform"))
+    (result,) = run_checks(snap, ["flash-attn==2.8.3"]).targets
+    assert not any(f.code in ("prebuilt_wheel", "no_prebuilt_wheel") for f in result.findings)

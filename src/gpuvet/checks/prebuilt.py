@@ -13,7 +13,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.chain import Candidate, installed_build, major_minor, version_or_none
+from gpuvet.checks.chain import Candidate, installed_build, major_minor, model_host, version_or_none
 from gpuvet.findings import make
 from gpuvet.models import Finding, msg
 from gpuvet.snapshot import SnapshotView
@@ -106,8 +106,9 @@ def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: Any,
                       planned: Optional[TorchBuild] = None) -> List[Finding]:
     """``planned``: the torch build the check's other targets install (planned_torch), used when none is installed."""
     record = kb.prebuilt_wheels(candidate.framework.name, candidate.release.version)
-    if record is None:
-        return []
+    host = model_host(view, kb)
+    if record is None or host.os != "linux" or host.platform != "x86_64":
+        return []  # the prebuilt wheels are linux_x86_64 only; other platforms have their own rules ([[windows]])
     torch = _torch_build(view, kb, planned)
     if torch is None or not torch[1]:
         return []
@@ -148,7 +149,7 @@ def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: Any,
     cuda_min = candidate.release.extra.get("cuda_min") or "?"
     return [make("checks.prebuilt.none", build=candidate.label, torch=torch_label, which=which, version=version,
                  torch_list=torch_list, pythons=", ".join(record.get("python", ())), cuda_min=cuda_min,
-                 tags=", ".join("cu" + str(k) for k in (record.get("cuda") or {})), abis=" and ".join(record.get("cxx11_abi", ())),
+                 tags=", ".join("cu" + str(k) for k in (record.get("cuda") or {})), abis="/".join(record.get("cxx11_abi", ())),
                  expected=f"torch {torch_list}", actual=torch_label,
                  commands=("pip install ninja", f"MAX_JOBS=4 pip install {candidate.framework.name}=={version} --no-build-isolation"),
                  sources=sources + (_README.format(version=version),))]
