@@ -1,8 +1,8 @@
 """One way to raise a finding: a kind keyed by its catalog key, the call site passing only the facts.
 
 Every kind of finding gpuvet can raise is one row of :data:`KINDS`: its catalog key (whose ``.title``, ``.detail``
-and, when present, ``.fix`` entries in ``i18n/<lang>/*.toml`` are the sentences), its contract code (DESIGN.md §5
-plus docs/CONTRACT-ADDITIONS.md), the chain layer it belongs to, and its usual severity. A check writes::
+and, when present, ``.fix`` entries in ``i18n/<lang>/*.toml`` are the sentences), its contract code (docs/CONTRACT.md
+§4), the chain layer it belongs to, and its usual severity. A check writes::
 
     make("checks.driver_too_old", driver=actual, cuda="12.1", minimum="525.60.13",
          expected="driver >= 525.60.13", actual=actual, commands=("sudo apt-get install -y nvidia-driver-570",))
@@ -62,6 +62,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_unsourced": ("unknown_version", "framework", WARN),
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
+    "checks.image_gpu_below": ("gpu_unsupported_by_cuda", "gpu", FAIL),
+    "checks.image_gpu_unlisted": ("gpu_unsupported_by_cuda", "gpu", FAIL),  # WARN where the image's CUDA targets it
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Tuple, Union
 
-# DESIGN.md §5: the one vocabulary for check findings and diagnose causes. Add, never rename.
+# docs/CONTRACT.md §4: the one vocabulary for check findings and diagnose causes. Add, never rename.
 FINDING_CODES = (
     "no_driver",
     "driver_too_old",
