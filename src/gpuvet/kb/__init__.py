@@ -340,10 +340,8 @@ class KnowledgeBase:
         """The prebuilt wheels one release publishes outside the index and which one its setup.py asks for
         (kb/data/prebuilt_wheels.toml, written by tools/prebuilt_wheels.py from the release tag's files): flash-attn's
         torch x CUDA x C++11 ABI x Python matrix. None when the release has no such record."""
-        for record in _file("prebuilt_wheels").get("release", ()):
-            if record.get("distribution") == distribution and record.get("version") == version:
-                return dict(record)
-        return None
+        record = _prebuilt_wheels().get((distribution, version))
+        return dict(record) if record is not None else None
 
     def installer_forms(self, name: str) -> Dict[str, Any]:
         """What gpuvet knows of an installer's own forms (kb/data/installers.toml): ``conda_pytorch_channel`` (the
@@ -488,6 +486,12 @@ def _library_release(name: str, version: str):
 
 
 @lru_cache(maxsize=1)
+@lru_cache(maxsize=None)
+def _prebuilt_wheels() -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """kb/data/prebuilt_wheels.toml by (distribution, version), read once per process."""
+    return {(str(r.get("distribution")), str(r.get("version"))): r for r in _file("prebuilt_wheels").get("release", ())}
+
+
 def load() -> KnowledgeBase:
     """The shipped knowledge base (one per process)."""
     return KnowledgeBase()
