@@ -485,13 +485,13 @@ def _library_release(name: str, version: str):
     return None
 
 
-@lru_cache(maxsize=1)
 @lru_cache(maxsize=None)
 def _prebuilt_wheels() -> Dict[Tuple[str, str], Dict[str, Any]]:
     """kb/data/prebuilt_wheels.toml by (distribution, version), read once per process."""
     return {(str(r.get("distribution")), str(r.get("version"))): r for r in _file("prebuilt_wheels").get("release", ())}
 
 
+@lru_cache(maxsize=1)
 def load() -> KnowledgeBase:
     """The shipped knowledge base (one per process)."""
     return KnowledgeBase()
