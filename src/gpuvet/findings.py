@@ -117,6 +117,11 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.conflict": ("package_conflict", "packages", FAIL),
     "checks.requires.broken": ("abi_mismatch", "packages", FAIL),
     "checks.requires.replaces": ("package_conflict", "packages", WARN),
+    "checks.requires.unavailable": ("pin_unavailable", "packages", FAIL),  # the pinned version is not on the index
+    "checks.prebuilt.wheel": ("prebuilt_wheel", "packages", INFO),  # the prebuilt wheel setup.py downloads (flash-attn)
+    "checks.prebuilt.none": ("no_prebuilt_wheel", "packages", WARN),  # none fits torch: pip compiles from source
+    "checks.prebuilt.other_cuda": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks is another CUDA major's
+    "checks.prebuilt.dev_torch": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks was built against a torch dev snapshot
     "checks.toolkit_jit": ("toolkit_mismatch", "cuda", FAIL),
     # compiled archs of installed binaries (gpuvet.checks.binaries)
     "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),

@@ -362,9 +362,9 @@ def test_vllm_and_flash_attn_together():
 # FlashAttention — Dao-AILab/flash-attention README (FA2: Ampere/Ada/Hopper; Turing: use FA1), setup.py, publish.yml
 # ----------------------------------------------------------------------------------------------------------------
 FLASH_ATTN = [
-    row(machine(gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-cc-boundary-8.0"),
-    row(machine(gpus=[H100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-hopper"),
-    row(machine(gpus=[L4], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-ada-runs-sm80-sass"),
+    row(machine(gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-cc-boundary-8.0"),
+    row(machine(gpus=[H100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-hopper"),
+    row(machine(gpus=[L4], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-ada-runs-sm80-sass"),
     row(machine(gpus=[T4], python="3.10.12"), "flash-attn==2.6.3", "fail", ["feature_arch_unsupported"], id="fa2-turing"),
     row(machine(gpus=[V100], python="3.10.12"), "flash-attn==2.6.3", "fail", ["feature_arch_unsupported"], id="fa2-volta"),
     # FlashAttention 1.0.x supports Turing (sm_75) but not Volta.
@@ -374,12 +374,15 @@ FLASH_ATTN = [
         ["feature_arch_unsupported"], id="fa1-volta",
     ),
     # 2.6.3's default prebuilt wheel is cu12 (CUDA 12.3 -> >= 525.60.13).
-    row(machine("525.60.13", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2.6.3-driver-boundary"),
+    row(machine("525.60.13", gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2.6.3-driver-boundary"),
     row(machine("520.61.05", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "fail", ["driver_too_old"], id="fa2.6.3-driver-520"),
-    row(machine("520.61.05", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3+cu11", "pass", id="fa2.6.3-cu11-on-520"),
+    row(machine("520.61.05", gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu118", "11.8")), "flash-attn==2.6.3+cu11", "pass", id="fa2.6.3-cu11-on-520"),
     # Python: 2.8.3 wheels cp39..cp313.
-    row(machine(python="3.9.18"), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-first"),
-    row(machine(python="3.13.0"), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-last"),
+    row(machine(python="3.9.18", **with_torch("2.6.0", "12.4")), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-first"),
+    row(machine(python="3.13.0", **with_torch("2.6.0", "12.4")), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-last"),
+    # no torch installed: the newest torch that fits (2.9 or later) has no v2.8.3 wheel (publish.yml: torch 2.4-2.8), so
+    # pip would compile it from source (kb/data/prebuilt_wheels.toml)
+    row(machine(python="3.12.4"), "flash-attn==2.8.3", "warn", id="fa2.8.3-no-torch-source-build"),
     row(machine(python="3.8.18"), "flash-attn==2.8.3", "fail", ["python_unsupported"], id="fa2.8.3-python-3.8"),
 ]
 
