@@ -95,7 +95,9 @@ class Output:
         if not text.endswith("\n"):
             text += "\n"
         if self.path is None:
-            self.stdout.write(_redacted(text, self.redaction))
+            from gpuvet.report.console import console_encoding, for_console
+
+            self.stdout.write(for_console(_redacted(text, self.redaction), console_encoding(self.stdout)))
             self.stdout.flush()
             return
         write_file(self.path, text, self.redaction)
