@@ -7,11 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
 
+# Skipped before anything the mcp extra brings is imported: on Python 3.8/3.9 neither mcp nor anyio is installed.
 pytest.importorskip("mcp", reason="the mcp extra needs Python 3.10+")
 
+import anyio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
