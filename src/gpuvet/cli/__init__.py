@@ -292,7 +292,8 @@ HELP = {
             "and registries with the mirror fixes that answered.",
             ["gpuvet net 203.0.113.7", "gpuvet net"]),
     "mcp": ("A Model Context Protocol server on stdio for AI agents: probe, check, diagnose, recommend, plan and archs "
-            "as tools returning the JSON documents of the CLI (read-only; smoke with --allow-smoke).",
+            "as tools with typed parameters, returning the JSON documents of the CLI without the snapshot unless "
+            "asked (read-only; each call bounded by --tool-timeout; smoke with --allow-smoke).",
             ["gpuvet mcp", "gpuvet mcp --allow-smoke"]),
 }
 
