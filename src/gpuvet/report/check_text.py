@@ -10,6 +10,7 @@ from typing import Any, List, Mapping
 
 from gpuvet.i18n import render, text
 from gpuvet.report.machine_summary import machine_lines
+from gpuvet.report.table import pad
 
 _MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "unknown": "magenta", "skip": "dim", "info": "cyan"}
@@ -98,12 +99,12 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
             verdict = link["verdict"]
             if verdict == "skip" and not link.get("actual"):
                 # A link this build does not need ("not needed (CPU build)"): say that, not "needs ...".
-                out.append(f"  [dim]{_MARK['skip']} {text(lang, 'layer.' + link['layer']):<10} {esc(str(link.get('expected') or '-'))}[/]")
+                out.append(f"  [dim]{_MARK['skip']} {pad(text(lang, 'layer.' + link['layer']), 10)} {esc(str(link.get('expected') or '-'))}[/]")
                 continue
             expected = f"  [dim]{text(lang, 'report.needs')} {esc(link['expected'])}[/]" if link.get("expected") else ""
             source = f"  [dim]({text(lang, 'report.from', source=esc(link['source']))})[/]" if link.get("source") else ""
             out.append(
-                f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {text(lang, 'layer.' + link['layer']):<10}[/] "
+                f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {pad(text(lang, 'layer.' + link['layer']), 10)}[/] "
                 f"{esc(str(link.get('actual') or '-'))}{expected}{source}"
             )
         for finding in target.get("findings") or []:

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Mapping
 
 from gpuvet.i18n import text as t
 from gpuvet.report.fleet_document import TOP_FINDINGS
+from gpuvet.report.table import display_width, pad
 from gpuvet.sources.fleet.result import STATUSES
 
 _COLORS = {"ok": "32", "pass": "32", "warn": "33", "unknown": "33", "fail": "31", "info": "36"}
@@ -34,16 +35,16 @@ def _heading(document: Mapping[str, Any], lang: str) -> str:
 def render_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
     lines: List[str] = [_heading(document, lang), ""]
     hosts = document["hosts"]
-    name_width = min(max((len(h["host"]) for h in hosts), default=4), 40)
-    status_width = max(len(t(lang, "fleet.status." + s)) for s in STATUSES)
+    name_width = min(max((display_width(h["host"]) for h in hosts), default=4), 40)
+    status_width = max(display_width(t(lang, "fleet.status." + s)) for s in STATUSES)
     lines.append(t(lang, "fleet.heading.hosts"))
     for host in hosts:
-        status = t(lang, "fleet.status." + host["status"]).ljust(status_width)
+        status = pad(t(lang, "fleet.status." + host["status"]), status_width)
         note = host.get("error") or ""
         if host["status"] == "ok" and host.get("method"):
             extra = host.get("note") or ""
             note = t(lang, "fleet.label.method." + host["method"]) + (f"; {extra}" if extra else "")
-        lines.append(f"  {_paint(status, host['status'], color)}  {host['host'].ljust(name_width)}  {note}".rstrip())
+        lines.append(f"  {_paint(status, host['status'], color)}  {pad(host['host'], name_width)}  {note}".rstrip())
     if document.get("out_dir"):
         lines.append("  " + t(lang, "fleet.label.saved_to", folder=document["out_dir"]))
     lines.append("")
@@ -56,7 +57,7 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
             lines.append("  " + t(lang, "fleet.field." + group["field"]))
             for index, value in enumerate(group["values"]):
                 tag = "" if index == 0 or value["value"] is None else "  ← " + t(lang, "fleet.label.outlier")
-                lines.append(f"    {_value(value['value'], lang):<28} {', '.join(value['hosts'])}{_paint(tag, 'warn', color) if tag else ''}")
+                lines.append(f"    {pad(_value(value['value'], lang), 28)} {', '.join(value['hosts'])}{_paint(tag, 'warn', color) if tag else ''}")
     else:
         lines.append(t(lang, "fleet.heading.no_differences"))
     if document.get("agreed"):
@@ -75,7 +76,7 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
         for target in document["targets"]:
             lines.append(f"  {target['target']}")
             for group in target["verdicts"]:
-                lines.append(f"    {_paint(group['verdict'].ljust(8), group['verdict'], color)} {', '.join(group['hosts'])}")
+                lines.append(f"    {_paint(pad(group['verdict'], 8), group['verdict'], color)} {', '.join(group['hosts'])}")
                 lines += _group_findings_text(group, len(group["hosts"]), lang, color)
     return "\n".join(lines) + "\n"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from gpuvet.i18n import text
+from gpuvet.report.table import display_width, pad
 from gpuvet.report.timeline import sparkline
 
 _COLORS = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "skip": "\033[2m"}
@@ -64,10 +65,11 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
                           nccl=dist.get("nccl_version") or "-"))
     rows = [_row(r) for r in payload.get("results", [])]
     headers = _headers(lang)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers[:-1])]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1])
+    widths = [max(display_width(h), *(display_width(r[i]) for r in rows)) if rows else display_width(h)
+              for i, h in enumerate(headers[:-1])]
+    lines.append("  ".join(pad(h, w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1])
     for row, result in zip(rows, payload.get("results", [])):
-        cells = [c.ljust(w) for c, w in zip(row[:-1], widths)]
+        cells = [pad(c, w) for c, w in zip(row[:-1], widths)]
         if color:
             cells[0] = _COLORS.get(row[0], "") + cells[0] + _RESET
         lines.append("  ".join(cells) + "  " + row[-1])
@@ -102,11 +104,11 @@ def utilization_lines(section: Any, lang: str, width: int = 60) -> List[str]:
         return []
     lines = [utilization_title(section, lang)]
     devices = section["devices"]
-    label_width = max(len(str(d.get("label", ""))) for d in devices)
+    label_width = max(display_width(str(d.get("label", ""))) for d in devices)
     for device in devices:
         mean = device.get("mean")
         marker = "  <-" if device.get("lagging") else ""
-        lines.append("  %s  %s  %s%s" % (str(device.get("label", "")).ljust(label_width),
+        lines.append("  %s  %s  %s%s" % (pad(str(device.get("label", "")), label_width),
                                          sparkline(device.get("samples") or [], width),
                                          text(lang, "smoke.sync.row", mean="%g" % round(mean) if mean is not None else "?"),
                                          marker))
