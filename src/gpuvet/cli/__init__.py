@@ -33,7 +33,7 @@ HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
 
 def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS_REPORT) -> None:
     parser.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
-    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANG/LC_ALL)")
+    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG, as gettext)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
     parser.add_argument(
         "--redact-host", action="store_true", help="remove host names, IPs, UUIDs and serials (for public sharing)"

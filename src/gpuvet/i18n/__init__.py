@@ -16,13 +16,27 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _CATALOGS: Dict[str, Dict[str, str]] = {}
 
 
+# The variables gettext reads for the language of messages, in its order: the first one set decides. LANGUAGE is a
+# list of preferences ("zh_CN:en"), the others one locale name ("zh_CN.UTF-8", "C").
+LANG_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
 def default_lang(environ: Optional[Mapping[str, str]] = None) -> str:
-    """``zh`` when LC_ALL / LC_MESSAGES / LANG (first set wins, like gettext) starts with zh; else ``en``."""
+    """The language when ``--lang`` is not given, chosen as gettext chooses one: the first of LANGUAGE, LC_ALL,
+    LC_MESSAGES and LANG that is set; in a LANGUAGE list the first language gpuvet speaks. ``zh`` for a Chinese one
+    (zh, zh_CN, zh_TW.UTF-8 ...), ``en`` otherwise (C, POSIX, en_US, a language gpuvet has no catalog for)."""
     environ = os.environ if environ is None else environ
-    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    for key in LANG_VARIABLES:
         value = environ.get(key)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+        if not value:
+            continue
+        for name in value.split(":") if key == "LANGUAGE" else [value]:
+            language = name.strip().lower().replace("-", "_").partition("_")[0].partition(".")[0]
+            if language in LANGS:
+                return language
+            if key != "LANGUAGE" or language in ("c", "posix"):
+                return "en"
+        # a LANGUAGE naming no language gpuvet has: the locale variables decide, as in gettext
     return "en"
 
 
