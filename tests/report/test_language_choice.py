@@ -42,3 +42,22 @@ def _check(env_extra, *args):
 def test_language_reaches_the_report_and_lang_wins():
     assert "结论" in _check({"LANG": "en_US.UTF-8", "LANGUAGE": "zh_CN:en"})
     assert "Verdict" in _check({"LANG": "en_US.UTF-8", "LANGUAGE": "zh_CN:en"}, "--lang", "en")
+
+
+@pytest.mark.parametrize("args, chinese, english", [
+    (["recommend", "torch", "--driver", "abc"], "无法解析 --driver 'abc'", "cannot read --driver 'abc'"),
+    (["check", "torch==="], "无法解析检查目标 'torch==='", "cannot read target 'torch==='"),
+    (["plan", "--framework", "torch", "--model-size", "7X", "--task", "lora"], "无法解析模型规模", "model size"),
+    (["smoke", "--nproc", "2"], "只能与 --distributed 一起使用", "only apply with --distributed"),
+    (["recommend", "nosuchframework"], "未知的框架", "unknown framework"),
+])
+def test_input_errors_are_said_in_the_chosen_language(args, chinese, english):
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    env.update(PYTHONPATH=str(SRC), LANG="C.UTF-8")
+    for extra, env_extra, words in ((["--lang", "zh"], {}, chinese), ([], {"LANGUAGE": "zh_CN"}, chinese),
+                                     ([], {}, english)):
+        done = subprocess.run([sys.executable, "-m", "gpuvet", *args, *extra], env={**env, **env_extra},
+                              capture_output=True, timeout=120)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and err.startswith("error: ") and words in err.splitlines()[0], err
+        assert len(err.splitlines()) <= 2 and "Traceback" not in err

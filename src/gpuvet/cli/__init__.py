@@ -426,9 +426,12 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
         handler = _load_handler(HANDLERS[args.command])
         return int(handler(args, output))
     except GpuvetError as exc:
-        print(f"error: {printable(exc.message)}", file=stderr)
-        if exc.hint:
-            print(f"hint: {printable(exc.hint)}", file=stderr)
+        # In the report's language where the error has catalog sentences; the "error:"/"hint:" words stay, as
+        # scripts and log filters look for them.
+        message, hint = exc.in_language(getattr(args, "lang", None) or "en")
+        print(f"error: {printable(message)}", file=stderr)
+        if hint:
+            print(f"hint: {printable(hint)}", file=stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("error: interrupted", file=stderr)
