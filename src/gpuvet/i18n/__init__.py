@@ -110,6 +110,18 @@ def text(lang: str, message_id: str, **params: Any) -> str:
     return template.format_map(_Lenient(params))
 
 
+def source_label(lang: str, source: Any) -> str:
+    """Where a fact came from, as a report says it: the snapshot's source names are identifiers (nvml, nvidia-smi,
+    ``pasted:<kind>``, ``stated``), of which the ones that are words get the report's language."""
+    source = str(source)
+    kind = source[len("pasted:"):] if source.startswith("pasted:") else None
+    if kind is not None:
+        return text(lang, "report.source.pasted", kind=kind)
+    if source == "stated":
+        return text(lang, "report.source.stated")
+    return source
+
+
 def render(message: Any, lang: str) -> str:
     """Render a Message (or pass a plain string through)."""
     if message is None:

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gpuvet.i18n import text
+from gpuvet.i18n import source_label, text
 
 # Verdict-like words the blocks carry; the renderers map them to icons and colours (and nothing else).
 VERDICTS = ("pass", "warn", "fail", "unknown", "skip", "info")
@@ -272,7 +272,7 @@ def check_report(document: Mapping[str, Any], lang: str) -> Report:
                 verdict_label=_word(lang, _verdict(link.get("verdict"))),
                 actual=_s(link.get("actual")),
                 expected=_s(link.get("expected")) if link.get("expected") else "",
-                source=_s(link.get("source")) if link.get("source") else "",
+                source=source_label(lang, _s(link.get("source"))) if link.get("source") else "",
             )
             for link in target.get("chain") or []
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from typing import Any, List, Mapping
 
-from gpuvet.i18n import render, text
+from gpuvet.i18n import render, source_label, text
 from gpuvet.report.machine_summary import machine_lines
 from gpuvet.report.table import pad
 
@@ -102,7 +102,7 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
                 out.append(f"  [dim]{_MARK['skip']} {pad(text(lang, 'layer.' + link['layer']), 10)} {esc(str(link.get('expected') or '-'))}[/]")
                 continue
             expected = f"  [dim]{text(lang, 'report.needs')} {esc(link['expected'])}[/]" if link.get("expected") else ""
-            source = f"  [dim]({text(lang, 'report.from', source=esc(link['source']))})[/]" if link.get("source") else ""
+            source = f"  [dim]({text(lang, 'report.from', source=esc(source_label(lang, link['source'])))})[/]" if link.get("source") else ""
             out.append(
                 f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {pad(text(lang, 'layer.' + link['layer']), 10)}[/] "
                 f"{esc(str(link.get('actual') or '-'))}{expected}{source}"

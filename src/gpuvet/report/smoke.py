@@ -29,13 +29,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _row(result: Dict[str, Any]) -> List[str]:
+def _row(result: Dict[str, Any], lang: str) -> List[str]:
     value = _fmt(result.get("value"))
     if result.get("unit") and result.get("value") is not None:
         value += " " + result["unit"]
     share = result.get("fraction_of_reference")
+    status = result.get("status", "?")
     return [
-        result.get("status", "?"),
+        text(lang, "verdict." + status) if status in _COLORS else status,  # pass/warn/fail/skip in the report's words
         result.get("name", "?") + _where(result),
         value,
         _fmt(result.get("reference")),
@@ -63,7 +64,7 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
     if dist:
         lines.append(text(lang, "smoke.dist.header", backend=dist.get("backend"), ranks=dist.get("ranks") or "?",
                           nccl=dist.get("nccl_version") or "-"))
-    rows = [_row(r) for r in payload.get("results", [])]
+    rows = [_row(r, lang) for r in payload.get("results", [])]
     headers = _headers(lang)
     widths = [max(display_width(h), *(display_width(r[i]) for r in rows)) if rows else display_width(h)
               for i, h in enumerate(headers[:-1])]
@@ -71,7 +72,7 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
     for row, result in zip(rows, payload.get("results", [])):
         cells = [pad(c, w) for c, w in zip(row[:-1], widths)]
         if color:
-            cells[0] = _COLORS.get(row[0], "") + cells[0] + _RESET
+            cells[0] = _COLORS.get(result.get("status", ""), "") + cells[0] + _RESET
         lines.append("  ".join(cells) + "  " + row[-1])
         for size in result.get("sizes", []) or []:
             lines.append("      %12d B  %10.2f us  algbw %9.3f GB/s  busbw %9.3f GB/s" % (
