@@ -61,3 +61,13 @@ def test_input_errors_are_said_in_the_chosen_language(args, chinese, english):
         err = done.stderr.decode()
         assert done.returncode == 2 and err.startswith("error: ") and words in err.splitlines()[0], err
         assert len(err.splitlines()) <= 2 and "Traceback" not in err
+
+
+def test_plural_forms_english_two_chinese_one():
+    from gpuvet.i18n import text
+
+    assert text("en", "diagnose.ui.header", count=1) == "1 likely cause:"
+    assert text("en", "diagnose.ui.header", count=3) == "3 likely causes, most likely first:"
+    assert text("en", "probe.count_gpus", count="1") == "1 GPU" and text("en", "probe.count_gpus", count=0) == "0 GPUs"
+    assert text("zh", "diagnose.ui.header", count=1).startswith("1 ")
+    assert text("zh", "diagnose.ui.header", count=1).replace("1", "3") == text("zh", "diagnose.ui.header", count=3)

@@ -106,8 +106,23 @@ def has_message(message_id: str, lang: str = "en") -> bool:
 
 
 def text(lang: str, message_id: str, **params: Any) -> str:
-    template = _template(lang, message_id) or _template("en", message_id) or message_id
+    """The sentence ``message_id`` in ``lang`` with ``params`` filled in. Plural forms: where ``count`` is 1 and the
+    language has a singular form of the sentence (``<id>.one``), that one. English has two forms (CLDR "one" and
+    "other"); Chinese has one, so its catalog has no ``.one`` entries and says every count alike."""
+    template = None
+    if _is_one(params.get("count")):
+        template = _template(lang, message_id + ".one") if _template(lang, message_id) else None
+    template = template or _template(lang, message_id) or _template("en", message_id) or message_id
     return template.format_map(_Lenient(params))
+
+
+def _is_one(count: Any) -> bool:
+    if count is None or isinstance(count, bool):
+        return False
+    try:
+        return float(str(count).strip()) == 1
+    except ValueError:
+        return False
 
 
 def source_label(lang: str, source: Any) -> str:
