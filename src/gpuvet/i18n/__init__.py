@@ -125,6 +125,11 @@ def _is_one(count: Any) -> bool:
         return False
 
 
+def label(lang: str, message_id: str) -> str:
+    """A field's name followed by the language's colon ("Fix: ", "修复："): one punctuation style per language."""
+    return text(lang, "report.label", label=text(lang, message_id))
+
+
 def source_label(lang: str, source: Any) -> str:
     """Where a fact came from, as a report says it: the snapshot's source names are identifiers (nvml, nvidia-smi,
     ``pasted:<kind>``, ``stated``), of which the ones that are words get the report's language."""

@@ -8,9 +8,9 @@ from __future__ import annotations
 import io
 from typing import Any, List, Mapping
 
-from gpuvet.i18n import render, source_label, text
+from gpuvet.i18n import label, render, source_label, text
 from gpuvet.report.machine_summary import machine_lines
-from gpuvet.report.table import pad
+from gpuvet.report.table import display_width, pad
 
 _MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "unknown": "magenta", "skip": "dim", "info": "cyan"}
@@ -34,24 +34,24 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
         if detail and (len(detail) <= 400 or finding["code"] in _INFO_READ_IN_FULL):
             lines.append(f"      {esc(detail)}")
         if finding["code"] in _INFO_READ_IN_FULL and finding.get("fix"):
-            lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(finding['fix']['summary'])}")
+            lines.append(f"      [bold]{label(lang, 'report.fix')}[/]{esc(finding['fix']['summary'])}")
         return lines
     if finding.get("detail"):
         lines.append(f"      {esc(finding['detail'])}")
     if finding.get("expected") or finding.get("actual"):
         lines.append(
-            f"      {text(lang, 'report.expected')}: {esc(finding.get('expected') or '-')}   "
-            f"{text(lang, 'report.actual')}: {esc(finding.get('actual') or '-')}"
+            f"      {label(lang, 'report.expected')}{esc(finding.get('expected') or '-')}   "
+            f"{label(lang, 'report.actual')}{esc(finding.get('actual') or '-')}"
         )
     fix = finding.get("fix")
     if fix:
-        lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(fix['summary'])}")
+        lines.append(f"      [bold]{label(lang, 'report.fix')}[/]{esc(fix['summary'])}")
         for command in fix.get("commands") or []:
             lines.append(f"        [cyan]$ {esc(command)}[/]")
     sources = finding.get("sources") or []
     if sources:
-        lines.append(f"      [dim]{text(lang, 'report.sources')}: {esc(sources[0])}[/]")
-        lines.extend(f"      [dim]{' ' * len(text(lang, 'report.sources'))}  {esc(source)}[/]" for source in sources[1:])
+        lines.append(f"      [dim]{label(lang, 'report.sources')}{esc(sources[0])}[/]")
+        lines.extend(f"      [dim]{' ' * display_width(label(lang, 'report.sources'))}{esc(source)}[/]" for source in sources[1:])
     return lines
 
 

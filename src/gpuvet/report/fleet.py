@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
+from gpuvet.i18n import label
 from gpuvet.i18n import text as t
 from gpuvet.report.fleet_document import TOP_FINDINGS
 from gpuvet.report.table import display_width, pad
@@ -62,7 +63,7 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
         lines.append(t(lang, "fleet.heading.no_differences"))
     if document.get("agreed"):
         agreed = "; ".join(f"{t(lang, 'fleet.field.' + a['field'])} {_value(a['value'], lang)}" for a in document["agreed"])
-        lines += ["", f"{t(lang, 'fleet.heading.agreed')}: {agreed}"]
+        lines += ["", f"{label(lang, 'fleet.heading.agreed')}{agreed}"]
     if document.get("findings"):
         lines += ["", t(lang, "fleet.heading.findings")]
         for finding in document["findings"]:
@@ -70,7 +71,7 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
             lines.append(f"  {severity} {finding['code']}: {finding['title']} ({', '.join(finding['hosts'])})")
             lines.append(f"       {finding['detail']}")
             if finding.get("fix"):
-                lines.append(f"       {t(lang, 'fleet.label.fix')}: {finding['fix']['summary']}")
+                lines.append(f"       {label(lang, 'fleet.label.fix')}{finding['fix']['summary']}")
     if document.get("targets"):
         lines += ["", t(lang, "fleet.heading.checks")]
         for target in document["targets"]:
@@ -90,7 +91,7 @@ def _group_findings_text(group: Mapping[str, Any], group_size: int, lang: str, c
         where = "" if len(finding["hosts"]) == group_size else f" ({', '.join(finding['hosts'])})"
         lines.append(f"             {severity} {finding['code']}: {finding['title']}{where}")
         if finding.get("fix"):
-            lines.append(f"                  {t(lang, 'fleet.label.fix')}: {finding['fix']}")
+            lines.append(f"                  {label(lang, 'fleet.label.fix')}{finding['fix']}")
     if len(findings) > TOP_FINDINGS:
         lines.append("             " + t(lang, "fleet.label.more_findings", count=len(findings) - TOP_FINDINGS))
     return lines
