@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from gpuvet.errors import ExitCode, InputError
-from gpuvet.i18n import text
+from gpuvet.i18n import label, text
 from gpuvet.kb import load, loader
 from gpuvet.report.envelope import dumps, envelope
 
@@ -71,7 +71,7 @@ def _show(name: str, files, fmt: str, lang: str, versions: Sequence[str] = ()) -
         scalars = ", ".join(f"{k}={_shown(v)}" for k, v in record.items() if k != "source" and not _is_table_list(v))
         lines.append(f"  {item['id']}: {scalars}")
         if record.get("source"):
-            lines.append(f"      {text(lang, 'report.sources')}: {'; '.join(loader.sources_of(record['source']))}")
+            lines.append(f"      {label(lang, 'report.sources')}{'; '.join(loader.sources_of(record['source']))}")
     return "\n".join(lines)
 
 
@@ -114,7 +114,7 @@ def _show_framework(path, lang: str, versions: Sequence[str]) -> str:
         requires = release.extra.get("requires")
         if requires:
             lines.append("    " + text(lang, "kb.requires") + ": " + ", ".join(f"{k}{v}" for k, v in dict(requires).items()))
-        lines.append(f"    {text(lang, 'report.sources')}: {release.source}")
+        lines.append(f"    {label(lang, 'report.sources')}{release.source}")
     return "\n".join(lines)
 
 
