@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -97,6 +98,26 @@ def test_fleet_hosts_start_in_one_column(lang, width, tmp_path):
     lines = in_terminal(["diff", str(snapshot), str(snapshot), "--lang", lang], width, _env(), tmp_path)
     hosts = [line for line in lines if line.rstrip().endswith("node01.json")]
     assert len(hosts) == 2 and len({_starts(line)[1] for line in hosts}) == 1, lines
+
+
+@needs_tmux
+@pytest.mark.parametrize("width", (80, 140))
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_net_rows_start_where_the_headers_do(lang, width, tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)  # accepted by the kernel's backlog: a connect succeeds, no banner comes
+    try:
+        target = "127.0.0.1:%d" % listener.getsockname()[1]
+        lines = in_terminal(["net", target, "--no-defaults", "--count", "1", "--connect-timeout", "1", "--lang",
+                             lang], width, _env(), tmp_path)
+    finally:
+        listener.close()
+    row = next(i for i, line in enumerate(lines) if line.rstrip().endswith(target))
+    header = lines[row - 1]
+    target_column = cell_len(header[:header.rstrip().rindex(" ") + 1])  # where the header's last word starts
+    assert cell_len(lines[row][:lines[row].index(target)]) == target_column, (header, lines[row])
+    assert _starts(lines[row])[:3] == _starts(header)[:3], (header, lines[row])
 
 
 def test_display_width_counts_cells_as_terminals_do():

@@ -77,7 +77,7 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
         for target in document["targets"]:
             lines.append(f"  {target['target']}")
             for group in target["verdicts"]:
-                lines.append(f"    {_paint(pad(group['verdict'], 8), group['verdict'], color)} {', '.join(group['hosts'])}")
+                lines.append(f"    {_paint(pad(t(lang, 'verdict.' + group['verdict']), 8), group['verdict'], color)} {', '.join(group['hosts'])}")
                 lines += _group_findings_text(group, len(group["hosts"]), lang, color)
     return "\n".join(lines) + "\n"
 
