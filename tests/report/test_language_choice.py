@@ -50,6 +50,9 @@ def test_language_reaches_the_report_and_lang_wins():
     (["plan", "--framework", "torch", "--model-size", "7X", "--task", "lora"], "无法解析模型规模", "model size"),
     (["smoke", "--nproc", "2"], "只能与 --distributed 一起使用", "only apply with --distributed"),
     (["recommend", "nosuchframework"], "未知的框架", "unknown framework"),
+    (["check", "--no-network", "-o", "/"], "这是一个目录", "it is a directory"),
+    (["fleet", "--parallel", "0", "node01"], "--parallel 至少为 1", "--parallel must be at least 1"),
+    (["net", "--no-defaults"], "没有要测试的目标", "nothing to test"),
 ])
 def test_input_errors_are_said_in_the_chosen_language(args, chinese, english):
     env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
