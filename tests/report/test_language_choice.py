@@ -46,7 +46,7 @@ def test_language_reaches_the_report_and_lang_wins():
 
 @pytest.mark.parametrize("args, chinese, english", [
     (["recommend", "torch", "--driver", "abc"], "无法解析 --driver 'abc'", "cannot read --driver 'abc'"),
-    (["check", "torch==="], "无法解析检查目标 'torch==='", "cannot read target 'torch==='"),
+    (["check", "!!torch"], "无法解析检查目标 '!!torch'", "cannot read target '!!torch'"),
     (["plan", "--framework", "torch", "--model-size", "7X", "--task", "lora"], "无法解析模型规模", "model size"),
     (["smoke", "--nproc", "2"], "只能与 --distributed 一起使用", "only apply with --distributed"),
     (["recommend", "nosuchframework"], "未知的框架", "unknown framework"),
