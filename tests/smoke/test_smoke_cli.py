@@ -1,6 +1,7 @@
 """`gpuvet smoke` end to end through the CLI with real torch on CPU and a real 2-process gloo torchrun."""
 
 import json
+import re
 import socket
 
 import pytest
@@ -115,3 +116,15 @@ def test_smoke_quick_on_gpu_compares_with_datasheet(capsys):
     assert doc["device"] == "cuda"
     matmul = [r for r in doc["results"] if r["name"] == "matmul_bf16" and r["status"] != "skip"]
     assert matmul and all(r["value"] > 0 for r in matmul)
+
+
+def test_smoke_details_are_said_in_chinese(capsys):
+    # Each run's detail is a catalog message the worker names, said in the report's language, not the worker's English.
+    code, doc = run_json(capsys, ["smoke", "--quick", "--framework", "torch", "--format", "json", "--lang", "zh"])
+    assert code == 0
+    details = {r["name"]: r["detail"] for r in doc["results"]}
+    assert details["matmul_fp16"] == catalog("zh")["smoke.detail.fp16_cpu"]
+    assert details["device_discovery"].endswith("没有 CUDA 设备，在 CPU 上运行")
+    for name, detail in details.items():
+        assert re.search(r"[\u4e00-\u9fff]", detail), (name, detail)
+        assert "median of" not in detail and "; " not in detail, (name, detail)
