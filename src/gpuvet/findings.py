@@ -62,6 +62,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_unsourced": ("unknown_version", "framework", WARN),
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
+    "checks.image_gpu_below": ("gpu_unsupported_by_cuda", "gpu", FAIL),
+    "checks.image_gpu_unlisted": ("gpu_unsupported_by_cuda", "gpu", FAIL),  # WARN where the image's CUDA targets it
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),

@@ -178,7 +178,7 @@ def _fresh_kb():
     """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
     import gpuvet.kb
 
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     gpuvet.kb.load.cache_clear()
 
 
@@ -231,7 +231,7 @@ def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys
     assert build["status"] == "adds" and build["library"] == [{"file": "fakepkg/_C.so", "units": UNITS}]
     assert not build["usable"]  # no framework gpuvet covers
     assert doc["kb"]["version"] == loader.raw(loader.DATA_DIR / "meta.toml")["kb"]["version"]
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     assert loader._harvested_of("fakepkg")[("1.0", "x86_64")][0]["sha256"] == build["sha256"]
     assert main(["kb", "status"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -556,7 +556,9 @@ def _shipped_x86_versions(distribution):
 def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(sandbox, capsys, monkeypatch):
     """Issue 30: ``kb update`` spent its --limit on old gaps, alphabetically (bitsandbytes first), and never reached
     a release newer than the knowledge base. Now: every listing first, then the newer releases, then the gaps, each
-    distribution's newest first; and it says what it added and why."""
+    distribution's newest first; and it says what it added and why. The indexes are pip's own configuration (a
+    primary that has none of the wheels, and an extra index with a user and password that has them): each record
+    names the one index that served its wheel, its password removed, never the list of both."""
     torch_versions = _shipped_x86_versions("torch")
     bnb_versions = _shipped_x86_versions("bitsandbytes")
     torch_gap, bnb_gap = torch_versions[0] + ".99", bnb_versions[0] + ".99"  # between two shipped releases
@@ -565,23 +567,33 @@ def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(
         "torch": [_wheel("torch", v, plain, pins=[]) + ("ok",) for v in (torch_gap, "99.0")],
         "bitsandbytes": [_wheel("bitsandbytes", bnb_gap, plain, pins=[]) + ("ok",)],
     })
+    empty = Index({})
+    config = sandbox / "pip.conf"
+    config.write_text(f"[global]\nindex-url = {empty.url}\n"
+                      f"extra-index-url = {served.url.replace('http://', 'http://alice:s3cret@')}\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
     overlay = sandbox / "overlay"
     try:
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "1"]) == 0
+        assert main(["kb", "update", "--overlay", str(overlay), "--limit", "1"]) == 0
         out = capsys.readouterr().out.splitlines()
         assert out[0] == (f"added 1 release(s) to the overlay: torch 99.0 x86_64 (newer than the knowledge base's "
                           f"{torch_versions[-1]}); 2 more left (raise --limit)")
         assert _files(overlay / "harvested") == ["__compiled__/torch-99.0.json", "torch-99.0.toml"]
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "5",
-                     "-f", "json"]) == 0
+        assert main(["kb", "update", "--overlay", str(overlay), "--limit", "5", "-f", "json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert [(a["distribution"], a["version"], a["why"]) for a in doc["added"]] == [
             ("bitsandbytes", bnb_gap, "gap"), ("torch", torch_gap, "gap")]
         assert doc["not_harvested"] == [] and doc["failed"] == []
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay)]) == 0
+        assert {row["index_url"] for row in doc["harvested"]} == {served.url.replace("http://", "http://***@")}
+        for name in ("torch-99.0.toml", f"torch-{torch_gap}.toml", f"bitsandbytes-{bnb_gap}.toml"):
+            text = (overlay / "harvested" / name).read_text()
+            assert f'index_url = "{served.url.replace("http://", "http://***@")}"' in text
+            assert empty.url not in text and "s3cret" not in text
+        assert main(["kb", "update", "--overlay", str(overlay)]) == 0
         assert capsys.readouterr().out.startswith("nothing new to harvest")
     finally:
         served.close()
+        empty.close()
 
 
 def test_the_record_names_the_one_index_that_served_the_wheel(index, sandbox, capsys, monkeypatch):

@@ -25,7 +25,7 @@ from gpuvet.checks.stack import (
 )
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
-from gpuvet.kb import versions
+from gpuvet.kb import loader, versions
 from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -57,9 +57,10 @@ def _image_result(view: SnapshotView, reference: str, kb: Any) -> TargetResult:
 
 
 def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
-    """``name==version`` for every framework the KB knows that the snapshot has installed."""
+    """``name==version`` for every framework the KB knows that the snapshot has installed: found by each framework
+    file's names alone (loader.framework_heads), never by loading every framework."""
     targets = []
-    for framework in kb.frameworks():
+    for framework in loader.framework_heads().values():
         installed = installed_build(view, framework)
         if installed and installed.get("version"):
             # A version that is not PEP 440 (a damaged paste: "deepspeed==wheel") cannot be pinned; without this

@@ -77,7 +77,7 @@ class KnowledgeBase:
 
             location = overlay.default_location()
             files = overlay.build_file_names(location) if location is not None else []
-            cache["_overlay"] = {"path": str(overlay.default_dir()), "files": len(files)} if files else None
+            cache["_overlay"] = {"path": overlay.spelled(location), "files": len(files)} if files and location else None
         return cache["_overlay"]
 
     # ------------------------------------------------------------------------------------------ driver/CUDA
