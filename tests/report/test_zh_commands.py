@@ -68,9 +68,11 @@ def test_every_report_command_speaks_chinese(command, fmt, tmp_path):
     assert _runs(COMMANDS[command], fmt, tmp_path) == []
 
 
-@pytest.mark.parametrize("args", [["kb", "list"], ["kb", "show", "torch"], ["archs", str(FIXTURES / "nvidia-smi")]],
+@pytest.mark.parametrize("args", [["kb", "list"], ["kb", "show", "torch"], ["kb", "status", "--overlay", "OVERLAY"],
+                                  ["archs", str(FIXTURES / "nvidia-smi")]],
                          ids=lambda a: " ".join(a[:2]) if "/" not in a[1] else a[0])
 def test_the_other_commands_speak_chinese(args, tmp_path):
+    args = [str(tmp_path / "overlay") if a == "OVERLAY" else a for a in args]
     assert _runs(args, "text", tmp_path) == []
 
 
