@@ -62,6 +62,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_unsourced": ("unknown_version", "framework", WARN),
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
+    "checks.image_gpu_below": ("gpu_unsupported_by_cuda", "gpu", FAIL),
+    "checks.image_gpu_unlisted": ("gpu_unsupported_by_cuda", "gpu", FAIL),  # WARN where the image's CUDA targets it
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),
@@ -117,6 +119,11 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.conflict": ("package_conflict", "packages", FAIL),
     "checks.requires.broken": ("abi_mismatch", "packages", FAIL),
     "checks.requires.replaces": ("package_conflict", "packages", WARN),
+    "checks.requires.unavailable": ("pin_unavailable", "packages", FAIL),  # the pinned version is not on the index
+    "checks.prebuilt.wheel": ("prebuilt_wheel", "packages", INFO),  # the prebuilt wheel setup.py downloads (flash-attn)
+    "checks.prebuilt.none": ("no_prebuilt_wheel", "packages", WARN),  # none fits torch: pip compiles from source
+    "checks.prebuilt.other_cuda": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks is another CUDA major's
+    "checks.prebuilt.dev_torch": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks was built against a torch dev snapshot
     "checks.toolkit_jit": ("toolkit_mismatch", "cuda", FAIL),
     # compiled archs of installed binaries (gpuvet.checks.binaries)
     "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),

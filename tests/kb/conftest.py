@@ -83,5 +83,5 @@ def _fresh_kb():
     """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
     import gpuvet.kb
 
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     gpuvet.kb.load.cache_clear()

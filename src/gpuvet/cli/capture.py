@@ -29,7 +29,7 @@ def build_capture(args: argparse.Namespace) -> dict:
         smoke = parse_json(read_text(args.smoke, "smoke report", hint="gpuvet smoke --format json -o smoke.json"),
                            args.smoke, "smoke report")
         if not isinstance(smoke, dict) or not isinstance(smoke.get("results"), list):
-            raise InputError(f"{args.smoke}: not a smoke JSON report (no results)", hint="gpuvet smoke --format json -o smoke.json")
+            raise InputError.said("errors.not_smoke_report_results", path=args.smoke)
         document["smoke"] = {"device": smoke.get("device"), "results": smoke["results"]}
     return document
 

@@ -53,7 +53,7 @@ def _write_stream(path: str, text: str) -> None:
             break
         except OSError as exc:
             if exc.errno != 6:
-                raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
             if time.monotonic() > deadline:  # ENXIO: a FIFO nobody has opened for reading
                 raise GpuvetError(f"cannot write {path}: a named pipe nobody read within {FIFO_READER_WAIT_S:g} s",
                                   hint="start its reader first, or choose a file") from None
@@ -66,7 +66,7 @@ def _write_stream(path: str, text: str) -> None:
             written = os.write(fd, view)
             view = view[written:]
     except OSError as exc:
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
     finally:
         os.close(fd)
 
@@ -79,9 +79,9 @@ def write_file(path: str, text: str, state: Any = None) -> None:
     except FileNotFoundError:
         info = None
     except OSError as exc:
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+        raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise GpuvetError(f"cannot write {path}: it is a directory", hint="give a file name, e.g. -o report.html")
+        raise GpuvetError.said("errors.write_directory", path=path)
     if info is not None and not stat.S_ISREG(info.st_mode):
         _write_stream(path, text)  # a device or a pipe: its reader is waiting for the bytes, not for a new file
         return
@@ -97,7 +97,7 @@ def _replace(target: str, path: str, text: str, info: Optional[os.stat_result]) 
     try:
         fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)
     except OSError as exc:
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+        raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -109,7 +109,7 @@ def _replace(target: str, path: str, text: str, info: Optional[os.stat_result]) 
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+            raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
         raise
 
 
@@ -170,7 +170,9 @@ class Output:
         if not text.endswith("\n"):
             text += "\n"
         if self.path is None:
-            self.stdout.write(_redacted(text, self.redaction))
+            from gpuvet.report.console import console_encoding, for_console
+
+            self.stdout.write(for_console(_redacted(text, self.redaction), console_encoding(self.stdout)))
             self.stdout.flush()
             return
         write_file(self.path, text, self.redaction)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict
 
-from gpuvet.errors import ExitCode
+from gpuvet.errors import ExitCode, InputError
 
 
 def load_capture(path: str) -> Dict[str, Any]:
@@ -14,10 +14,18 @@ def load_capture(path: str) -> Dict[str, Any]:
     (gpuvet.sources.capture.validate_capture) before anything uses it."""
     from gpuvet.snapshot import validate_snapshot
     from gpuvet.sources.capture import validate_capture
-    from gpuvet.userfiles import parse_json, read_text
+    from gpuvet.userfiles import ReadRefused, parse_json, read_text
 
     hint = "write one with `gpuvet capture -o env.json`"
-    document = validate_capture(parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture"), path)
+    try:
+        document = parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture")
+    except ReadRefused as exc:
+        if exc.reason != "invalid":
+            raise
+        raise InputError.said("errors.not_capture", path=path, why=exc.message.split("(", 1)[-1].rstrip(")")) from None
+    if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
+        raise InputError.said("errors.not_capture_kind", path=path)
+    document = validate_capture(document, path)
     document["snapshot"] = validate_snapshot(document.get("snapshot") or {}, path)
     return document
 

@@ -25,6 +25,7 @@ from gpuvet.tomlfile import load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 CODES_FILE = "codes.toml"
+HARVESTED_FILE = "sources.toml"  # the first harvest, whose records predate the `harvested` key
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 FLAGS = re.IGNORECASE
 
@@ -46,6 +47,9 @@ class Signature:
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
     origin: str = ""
+    # Taken from the programs that print the messages (sources.toml, or a record with `harvested = true`, as the files
+    # tools/harvest_messages.py writes): where a hand-written signature reads the same line, it wins.
+    harvested: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         supersedes=tuple(supersedes),
         explain=str(record.get("explain") or "diagnose.sig." + record["id"]),
         origin=str(record.get("origin", "")),
+        harvested=bool(record.get("harvested")) or file == HARVESTED_FILE,
     )
 
 
