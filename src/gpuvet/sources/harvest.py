@@ -717,10 +717,13 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
     path = release_path(folder, first["distribution"], first["version"])
     existing: List[Dict[str, Any]] = []
     if path.is_file():
-        try:
-            existing = list(loads_toml(path.read_text(encoding="utf-8")).get("build", ()))
-        except (OSError, ValueError):
-            existing = []  # a broken file is replaced whole
+        from gpuvet.userfiles import read_bytes
+
+        try:  # as the overlay is read (gpuvet.kb.overlay): a regular file inside it, bounded
+            data = read_bytes(str(path), "overlay record", root=str(path.parent), pipes=False)
+            existing = [b for b in loads_toml(data.decode("utf-8")).get("build", ()) if isinstance(b, dict)]
+        except (InputError, OSError, ValueError, RecursionError):
+            existing = []  # a broken file (or a link out of the overlay) is replaced whole
     merged = list(existing)
     for record in records:
         same = [i for i, b in enumerate(merged) if b.get("platform") == record.get("platform")]
