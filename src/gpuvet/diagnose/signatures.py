@@ -8,6 +8,9 @@ Context rules, also data: a signature with ``context = [regex, ...]`` counts onl
 occurs anywhere in the log (the same "libcuda.so.1: cannot open" means "GPU not passed into the container" when the
 log is a Kubernetes/docker one), and ``supersedes = [signature id, ...]`` drops the named signatures' matches when it
 fires, so the contextual reading replaces the context-free one instead of competing with it.
+
+Files are organised by topic (driver, arch, containers, collectives, ...); no file name means anything to the engine.
+A record harvested from the program that prints the message carries that ``message`` (see data/sources.toml).
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ class Signature:
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
     origin: str = ""
+    # Harvested from the program that prints the message (the record carries that ``message``) rather than written
+    # by hand from threads: where a hand-written signature reads the same line, the hand-written one decides.
+    harvested: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         supersedes=tuple(supersedes),
         explain=str(record.get("explain") or "diagnose.sig." + record["id"]),
         origin=str(record.get("origin", "")),
+        harvested="message" in record,
     )
 
 
@@ -153,6 +160,9 @@ def load_signatures(folder: Optional[str] = None) -> SignatureBase:
             _require(signature.id not in seen, file.name, f"signature id {signature.id!r} defined twice")
             seen.add(signature.id)
             signatures.append(signature)
+    # In id order, not file order: which file holds a record must change nothing (ties between equal weights
+    # included), so records can move between topic files freely.
+    signatures.sort(key=lambda s: s.id)
     for signature in signatures:
         for other in signature.supersedes:
             _require(other in seen, signature.file, f"{signature.id} supersedes unknown signature {other!r}")
