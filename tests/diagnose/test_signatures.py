@@ -42,7 +42,7 @@ def test_every_code_has_chain_rank_and_fix_source():
 
 
 def test_every_pattern_has_a_literal_anchor_so_big_logs_stay_fast():
-    unanchored = [(s.id, regex.pattern) for s in BASE.signatures for found, regex, _ in s.scan if not found]
+    unanchored = [(s.id, p.pattern) for s in BASE.signatures for p in s.scan if not p.anchors]
     assert unanchored == []
 
 

@@ -16,13 +16,12 @@ import dataclasses
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import accumulate
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
-from gpuvet.diagnose.anchors import leading_literal, spans_lines
+from gpuvet.diagnose.anchors import normalise
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
-from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
+from gpuvet.diagnose.signatures import Signature, SignatureBase, compiled, load_signatures
 from gpuvet.i18n import has_message
 from gpuvet.models import Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -72,7 +71,6 @@ class _Hit:
     lines: frozenset = frozenset()  # every line index it matched (positions keeps only the evidence)
 
 
-_DIGITS = str.maketrans("123456789", "000000000")
 WINDOW_LINES = 3  # a message may wrap twice (a terminal, an issue form, a log shipper) and still match
 
 # Colour codes (a terminal log pasted as it is) are removed from the whole text before anything else: inside a line
@@ -98,44 +96,10 @@ _PREFIX = re.compile(
 )
 
 
-@lru_cache(maxsize=None)
-def _line_mode(pattern: str) -> Tuple[bool, bool, Optional[str]]:
-    """(can the pattern match across a line break, does it need the logger's prefix gone, the literal a match starts
-    with): a pattern that can do neither is tried on the raw line alone, the cheap path most patterns take."""
-    lead = leading_literal(pattern)
-    return spans_lines(pattern), pattern.startswith("^"), normalise(lead) if lead else None
-
-
 def strip_prefix(line: str) -> str:
     """The line without the logger's prefix (see _PREFIX); the line itself when it has none."""
     match = _PREFIX.match(line)
     return line[match.end():] if match and match.end() else line
-
-
-def normalise(text: str) -> str:
-    """The form anchors are searched in: lower case, every digit 0 (so 'step 1041 loss 0.31' lines collapse)."""
-    return text.lower().translate(_DIGITS)
-
-
-_PREPARED: Dict[int, Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]] = {}
-
-
-def _prepared(regex: Any, anchor_list: Any, checks: Any) -> Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]:
-    """Per pattern, once per process: its line mode and the literal sets a match must contain (normalised; the sets
-    with digits also as written, since normalise() turns "801" into "000"). Computing them per log was most of the
-    time of diagnosing a short log."""
-    key = id(regex)
-    found = _PREPARED.get(key)
-    if found is None or found[0] is not regex:
-        multi, bare, lead = _line_mode(regex.pattern)
-        required = [(tuple(normalise(a) for a in options), False) for options in checks]
-        required += [(tuple(a.lower() for a in options), True) for options in checks
-                     if any(ch.isdigit() for a in options for ch in a)]
-        if anchor_list is not None:
-            required.append((tuple(normalise(a) for a in anchor_list), False))
-        found = _PREPARED[key] = (regex, (multi, bare, lead), None, tuple(required))
-    multi, bare, lead = found[1]
-    return multi, bare, lead, found[3]
 
 
 def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
@@ -249,10 +213,10 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
     hits = []
     for signature in signatures:
         matched: Dict[int, int] = {}
-        for anchor_list, regex, checks in signature.scan:
+        for pattern in signature.scan:
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
-            multi, bare, lead, needed = _prepared(regex, anchor_list, checks)
+            multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
             if any(map(absent, needed)):
                 continue
             text_of = window if multi else (clean if bare else single)
@@ -286,6 +250,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                     break
             candidates: Iterable[int] = range(len(lines)) if starts is None else sorted(starts)
             covered = -1  # the last line of the previous match: one match per message
+            regex = pattern.regex  # compiled only now: its literals occur in this log
             for start in candidates:
                 if start <= covered or start in matched:
                     continue
@@ -309,7 +274,7 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
 
     The context regexes run on the whole text, but only for signatures that already matched a line, so a big log
     without such a line pays nothing."""
-    kept = [h for h in hits if not h.signature.context or any(r.search(text) for r in h.signature.context)]
+    kept = [h for h in hits if not h.signature.context or any(compiled(r).search(text) for r in h.signature.context)]
     superseded = {other for h in kept for other in h.signature.supersedes}
     # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
     dropped: Dict[str, set] = {}
@@ -340,8 +305,8 @@ def _line_text(lines: List[str], index: int, column: int = 0) -> str:
 def _extract(signature: Signature, lines: List[str]) -> Dict[str, str]:
     params: Dict[str, str] = {}
     for content in lines:  # in log order: the last occurrence wins
-        for regex in signature.extract:
-            match = regex.search(content)
+        for pattern in signature.extract:
+            match = compiled(pattern).search(content)
             if match:
                 params.update({k: v.strip() for k, v in match.groupdict().items() if v})
     return params
