@@ -16,8 +16,9 @@ import dataclasses
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.diagnose.anchors import normalise
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
@@ -96,14 +97,40 @@ _PREFIX = re.compile(
 )
 
 
+_WORD = re.compile(r"[a-z]{3,}")
+_RUN = re.compile(r"[a-z]+")
+BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
+
+
+@lru_cache(maxsize=None)
+def _inner_words(literal: str) -> Tuple[str, ...]:
+    """The whole words (runs of 3+ letters that neither edge of the literal cuts) any text holding it holds too."""
+    return tuple(m.group() for m in _RUN.finditer(literal)
+                 if m.start() > 0 and m.end() < len(literal) and m.end() - m.start() >= 3)
+
+
 def strip_prefix(line: str) -> str:
     """The line without the logger's prefix (see _PREFIX); the line itself when it has none."""
     match = _PREFIX.match(line)
     return line[match.end():] if match and match.end() else line
 
 
-def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
-    """Which lines (0-based indices) each signature matches.
+@dataclass
+class _ScanState:
+    """What the scan of a log has found so far, carried from one chunk of lines to the next: matches by global line
+    index (0-based, over every chunk), and the evidence text and editor's line number of each matched line."""
+
+    matched: Dict[str, Dict[int, int]] = field(default_factory=dict)  # signature id -> {line index: match column}
+    covered: Dict[Tuple[str, int], int] = field(default_factory=dict)  # (signature, pattern) -> last line of a match
+    # (line index, match column) -> (line number, evidence text: the part of a very long line around the match)
+    seen: Dict[Tuple[int, int], Tuple[int, str]] = field(default_factory=dict)
+
+
+def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState, offset: int = 0,
+          numbers: Optional[List[int]] = None) -> None:
+    """Which lines each signature matches, into ``state``: ``lines`` are the log's lines from index ``offset`` on
+    (a chunk, led by the last lines of the previous one so a wrapped message across the cut still matches);
+    ``numbers`` their line numbers as an editor counts them (default: index + 1).
 
     Long logs are mostly the same few lines with different numbers, so lines are grouped by their normalised form
     and anchors are searched once in the distinct forms (str.find, C speed). A pattern's regex then runs only on the
@@ -196,6 +223,17 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         return lines[index]
 
     present: Dict[Tuple[Tuple[str, ...], bool], bool] = {}
+    words: List[Set[str]] = []  # the chunk's words, made the first time a literal is sought in a big chunk
+
+    def may_hold(option: str) -> bool:
+        """False when a whole word of the literal is no word of the chunk: a set lookup instead of a substring search
+        through megabytes, for the ~3,000 literals of which a big chunk holds a few."""
+        inner = _inner_words(option)
+        if not inner or len(blob) < BIG_CHUNK:
+            return True
+        if not words:
+            words.append(set(_WORD.findall(blob)))
+        return all(word in words[0] for word in inner)
 
     def absent(need: Tuple[Tuple[str, ...], bool]) -> bool:
         """Whether no line holds any of the literals: a pattern with such a need cannot match anywhere. Most of
@@ -207,13 +245,12 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 raw.append("\n".join(lines).lower())
                 raw.append(list(accumulate((len(line) + 1 for line in lines), initial=0)))
             haystack = raw[0] if as_written else blob
-            found = present[need] = any(option in haystack for option in options)
+            found = present[need] = any(may_hold(option) and option in haystack for option in options)
         return not found
 
-    hits = []
     for signature in signatures:
-        matched: Dict[int, int] = {}
-        for pattern in signature.scan:
+        matched = state.matched.get(signature.id) or {}
+        for number, pattern in enumerate(signature.scan):
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
             multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
@@ -249,18 +286,33 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 if not starts:
                     break
             candidates: Iterable[int] = range(len(lines)) if starts is None else sorted(starts)
-            covered = -1  # the last line of the previous match: one match per message
+            # the last line of the previous match: one match per message (across chunks too)
+            covered = state.covered.get((signature.id, number), -1) - offset
             regex = pattern.regex  # compiled only now: its literals occur in this log
             for start in candidates:
-                if start <= covered or start in matched:
+                if start <= covered or start + offset in matched:
                     continue
                 text = text_of(start)
                 match = regex.search(text)
                 if match and (not multi or match.start() <= len(clean(start))):
-                    matched[start] = match.start()
+                    matched[start + offset] = match.start()
+                    if (start + offset, match.start()) not in state.seen:
+                        state.seen[(start + offset, match.start())] = (
+                            numbers[start] if numbers else start + offset + 1, _line_text(lines, start, match.start()))
                     covered = start + text.count("\n", 0, match.end())
+                    state.covered[(signature.id, number)] = covered + offset
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                         break
+        if matched:
+            state.matched[signature.id] = matched
+
+
+def _hits(state: _ScanState, signatures: Tuple[Signature, ...]) -> List[_Hit]:
+    """The scan's findings per signature (in the signatures' order): the first match and the last ones kept as
+    evidence, every matched line kept for telling readings of the same line apart."""
+    hits = []
+    for signature in signatures:
+        matched = state.matched.get(signature.id)
         if matched:
             ordered = sorted(matched)
             keep = ordered[:1] + ordered[1:][-(EVIDENCE_PER_SIGNATURE - 1):]
@@ -357,15 +409,94 @@ def diagnose_text(
     """Ranked diagnoses for a log. ``snapshot``: the machine's facts (merged with what the log itself carries is
     the caller's job, see :func:`gpuvet.diagnose.diagnose`). A live snapshot of *this* machine may not be the one
     that produced the log, so its judgments count half and it never adds causes of its own."""
-    base = base or load_signatures()
+    return diagnose_pieces(_pieces(text), snapshot, snapshot_is_live, base, context=plain_text(text))
+
+
+def plain_text(text: str) -> str:
+    """The text as the context rules read it: Windows line ends made plain, a terminal's colour codes removed."""
     text = text.replace("\r\n", "\n")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
-    # numbered as an editor or `grep -n` numbers the file: by newlines.
-    lines = text.replace("\r", "\n").split("\n")
-    line_numbers = _newline_numbers(text) if "\r" in text else None
-    hits = _apply_context(_scan(lines, base.signatures), text)
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+CHUNK_CHARS = 1 << 22  # a log is scanned this many characters at a time: memory follows the chunk, not the log
+
+
+def _pieces(text: str) -> Iterator[str]:
+    for start in range(0, len(text), CHUNK_CHARS):
+        yield text[start:start + CHUNK_CHARS]
+
+
+def _chunks(pieces: Iterable[str]) -> Iterator[Tuple[str, bool]]:
+    """Whole lines out of pieces cut anywhere: (chunk, whether a newline ends it). Each chunk is the text up to a
+    newline (the newline itself dropped), so the chunks' lines are the log's lines; the last chunk is whatever follows
+    the last newline. Only a line longer than 4 chunks is cut without a newline."""
+    rest: List[str] = []
+    held = 0
+    for piece in pieces:
+        cut = piece.rfind("\n")
+        if cut < 0 and held + len(piece) < 4 * CHUNK_CHARS:  # a line longer than that is cut: memory stays bounded
+            rest.append(piece)
+            held += len(piece)
+            continue
+        if cut < 0:
+            yield "".join(rest) + piece, False
+            rest, held = [], 0
+            continue
+        yield "".join(rest) + piece[:cut], True
+        rest, held = [piece[cut + 1:]], len(piece) - cut - 1
+    yield "".join(rest), True
+
+
+def scan_pieces(pieces: Iterable[str], signatures: Tuple[Signature, ...]) -> _ScanState:
+    """The scan of a log given as pieces of text (a file read a few MiB at a time): chunk by chunk, each chunk led by
+    the previous one's last lines so a message wrapped across a cut still matches."""
+    state = _ScanState()
+    first = 0  # global index of the chunk's first line
+    newline = 1  # the editor's number of the chunk's first line (newline-separated)
+    carry: List[str] = []
+    carry_numbers: List[int] = []
+    for chunk, whole in _chunks(pieces):
+        if chunk.endswith("\r"):  # the \r of a \r\n the cut fell between
+            chunk = chunk[:-1]
+        chunk = chunk.replace("\r\n", "\n")
+        if "\x1b" in chunk:
+            chunk = _ANSI.sub("", chunk)
+        # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
+        # numbered as an editor or `grep -n` numbers the file: by newlines.
+        lines = chunk.replace("\r", "\n").split("\n")
+        numbers = ([newline + n - 1 for n in _newline_numbers(chunk)] if "\r" in chunk
+                   else list(range(newline, newline + len(lines))))
+        _scan(carry + lines, signatures, state, first - len(carry), carry_numbers + numbers)
+        first += len(lines)
+        newline += chunk.count("\n") + whole
+        carry, carry_numbers = lines[-(WINDOW_LINES - 1):], numbers[-(WINDOW_LINES - 1):]
+    return state
+
+
+def diagnose_pieces(
+    pieces: Iterable[str],
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+    context: str = "",
+) -> List[Diagnosis]:
+    """:func:`diagnose_text` for a log read piece by piece (never whole in memory). ``context``: the text context
+    rules are judged on (the whole log when it is in memory; the head and tail of a huge one, where the command
+    line, the environment report and the final error sit)."""
+    base = base or load_signatures()
+    return diagnose_scan(scan_pieces(pieces, base.signatures), context, snapshot, snapshot_is_live, base)
+
+
+def diagnose_scan(
+    state: _ScanState,
+    context: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+) -> List[Diagnosis]:
+    """The ranked diagnoses from a finished scan (:func:`scan_pieces`), judged against ``snapshot``."""
+    base = base or load_signatures()
+    hits = _apply_context(_hits(state, base.signatures), context)
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
     specific = any(not hit.signature.generic for hit in hits)
@@ -383,8 +514,7 @@ def diagnose_text(
         params: Dict[str, str] = {}
         evidence: List[Evidence] = []
         for hit in sorted(code_hits, key=lambda h: -h.signature.weight):
-            hit_lines = [(line_numbers[p] if line_numbers else p + 1, _line_text(lines, p, hit.columns.get(p, 0)))
-                         for p in hit.positions]
+            hit_lines = [state.seen[(p, hit.columns[p])] for p in hit.positions]
             params.update({k: v for k, v in _extract(hit.signature, [t for _, t in hit_lines]).items()
                            if k not in params})
             evidence.extend(Evidence(n, t, hit.signature.id) for n, t in hit_lines)

@@ -9,12 +9,23 @@ through.
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from gpuvet.errors import InputError
 from gpuvet.probe.files import ReadError, read_bytes
 
 DEFAULT_LIMIT = 64 * 1024 * 1024
+
+
+def _read(path: str, limit: int, what: str, hint: str) -> bytes:
+    try:
+        return read_bytes(path, limit)
+    except ReadError as exc:
+        message = str(exc)
+        if "No such file" in message:
+            message = f"{path} does not exist"
+        raise InputError(f"cannot read {what} {message}" if not message.startswith(path + " does") else message,
+                         hint=hint) from None
 
 
 def read_user_bytes(path: str, limit: int = DEFAULT_LIMIT, what: str = "file", hint: str = "",
@@ -25,18 +36,52 @@ def read_user_bytes(path: str, limit: int = DEFAULT_LIMIT, what: str = "file", h
         buffer = getattr(stream, "buffer", None)
         data = buffer.read(limit + 1) if buffer is not None else stream.read(limit + 1).encode("utf-8")
     else:
-        try:
-            data = read_bytes(path, limit + 1)
-        except ReadError as exc:
-            message = str(exc)
-            if "No such file" in message:
-                message = f"{path} does not exist"
-            raise InputError(f"cannot read {what} {message}" if not message.startswith(path + " does") else message,
-                             hint=hint) from None
+        data = _read(path, limit + 1, what, hint)
     if len(data) > limit:
         raise InputError(f"{what} {path if path != '-' else 'on stdin'} is larger than {limit // (1024 * 1024)} MiB, "
                          "far more than any real tool output or log excerpt", hint=hint or "pass the relevant part")
     return data
+
+
+def user_byte_pieces(path: str, limit: int, piece: int, what: str = "file", hint: str = "",
+                     stdin: Optional[Any] = None) -> Iterator[bytes]:
+    """The bytes of ``path`` (``-`` = stdin) in pieces of at most ``piece`` bytes, for a reader that never holds the
+    whole file: the same checks and InputErrors as read_user_bytes (missing, special, larger than ``limit``)."""
+    import os
+
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin
+        buffer = getattr(stream, "buffer", None)
+        read = buffer.read if buffer is not None else (lambda n: stream.read(n).encode("utf-8"))
+        handle = None
+    else:
+        import stat
+
+        _read(path, 0, what, hint)  # read_bytes' open and fstat checks, with their messages
+        try:  # opened as read_bytes opens (a FIFO put there since must not block) and checked again on the descriptor
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}", hint=hint) from None
+        handle = os.fdopen(fd, "rb")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            handle.close()
+            raise InputError(f"cannot read {what} {path}: not a regular file (a pipe or device), not read", hint=hint)
+        read = handle.read
+    total = 0
+    try:
+        while True:
+            data = read(piece)
+            if not data:
+                return
+            total += len(data)
+            if total > limit:
+                raise InputError(f"{what} {path if path != '-' else 'on stdin'} is larger than "
+                                 f"{limit // (1024 * 1024)} MiB, far more than any real tool output or log excerpt",
+                                 hint=hint or "pass the relevant part")
+            yield data
+    finally:
+        if handle is not None:
+            handle.close()
 
 
 def read_user_text(path: str, limit: int = DEFAULT_LIMIT, what: str = "file", hint: str = "") -> str:
