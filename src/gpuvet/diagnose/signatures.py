@@ -115,9 +115,50 @@ def _check_regex(pattern: str, where: str) -> None:
         raise KnowledgeBaseError(f"diagnose signatures: {where}: bad regex {pattern!r}: {exc}")
 
 
+_FLASH = re.compile(r"(flash\S{0,8}?)attn(?!\(ention\))|FlashAttention", re.IGNORECASE)
+
+
+def tolerant(pattern: str) -> str:
+    """The pattern as users paste its message: a space between words also matches a line break or several spaces
+    (a wrapped terminal, an issue form), a final ``!`` may be missing, and flash-attn and FlashAttention are one
+    name. Done on the pattern's text outside character classes and escapes."""
+    # A pattern anchored to its line (^ or $) stays on its line: its spaces are left as written.
+    anchored = pattern.startswith("^") or re.search(r"(?<!\\)\$", pattern) is not None
+    out: List[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index:index + 2])
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1:index + 2] == "]":  # "[]...]": a literal ] first in the class
+                out.append("[]")
+                index += 2
+                continue
+        elif char == " " and not anchored:
+            end = index
+            while end < len(pattern) and pattern[end] == " ":
+                end += 1
+            quantified = end < len(pattern) and pattern[end] in "?*+{"
+            out.append(("\\s+" if end - index > 1 else "") + "\\s" if quantified else "\\s+")
+            index = end
+            continue
+        out.append(char)
+        index += 1
+    text = "".join(out)
+    if text.endswith("!") and not text.endswith("\\!"):
+        text += "?"
+    return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
+
+
 def prepare_pattern(pattern: str) -> Dict[str, Any]:
     """What the scan needs to know of a pattern without compiling it (JSON-ready; see ScanPattern)."""
-    plain = _NAMED_GROUP.sub("(?:", pattern)
+    plain = tolerant(_NAMED_GROUP.sub("(?:", pattern))
     found = anchors(plain)
     # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
     # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
