@@ -173,8 +173,8 @@ def _file_size(name: str) -> int:
 
 
 def run(args: argparse.Namespace, output: Any) -> int:
-    from gpuvet.diagnose import context_for
-    from gpuvet.diagnose.engine import diagnose_scan, plain_text, scan_pieces
+    from gpuvet.diagnose import machine_for, stated_facts
+    from gpuvet.diagnose.engine import framework_of, plain_text, read_scan, scan_pieces
     from gpuvet.diagnose.signatures import load_signatures
     from gpuvet.report import diagnose as render
     from gpuvet.report.console import use_color
@@ -187,27 +187,35 @@ def run(args: argparse.Namespace, output: Any) -> int:
     base = load_signatures()
     scanned = scan_pieces(reader.pieces(), base.signatures)
     text = plain_text(reader.context())
-    snapshot, is_live = context_for(text, *_snapshot(args))
+    snapshot, is_live, judged = machine_for(text, *_snapshot(args), here=bool(getattr(args, "here", False)))
     from gpuvet.probe.redact import Redaction, redact
 
     state = getattr(output, "redaction", None) or Redaction()
     state.host = state.host or bool(getattr(args, "redact_host", False))
     if snapshot is not None and state.host:
         redact(snapshot, state=state)  # learn the machine's host name and serials for the text below
-    diagnoses = _redacted(diagnose_scan(scanned, text, snapshot, is_live, base), state)
+    reading = read_scan(scanned, text, snapshot, is_live, base, whole=reader.chars <= WHOLE_CONTEXT)
+    diagnoses = _redacted(list(reading.diagnoses), state)
+    facts = stated_facts(snapshot)
     fmt = getattr(args, "format", "text")
     if fmt == "json":
-        output.write(redact(dumps(redact(render.to_json(diagnoses, lang), state=state)), state=state, free=False))
+        document = render.to_json(diagnoses, lang, reading=reading, judged=judged, facts=facts)
+        output.write(redact(dumps(redact(document, state=state)), state=state, free=False))
     elif fmt in ("markdown", "html"):
         # One Markdown/HTML implementation for every command (gpuvet.report); secrets are already redacted above.
         from gpuvet.cli.formats import render_document
 
-        document = render.to_json(diagnoses, lang)
+        document = render.to_json(diagnoses, lang, reading=reading, judged=judged, facts=facts)
         if snapshot is not None:
             document["snapshot"] = snapshot
         output.write(render_document("diagnose", document, args, output))
     else:
         output.write(redact(render.to_text(diagnoses, lang, color=use_color(output.is_terminal),
-                                           has_snapshot=snapshot is not None, live=is_live), state=state, free=False))
+                                           has_snapshot=snapshot is not None, live=is_live, reading=reading,
+                                           judged=judged, facts=facts, framework=framework_of(text)),
+                            state=state, free=False))
     stack_causes = [d for d in diagnoses if d.code != "not_a_stack_problem"]
-    return int(ExitCode.FAILURE if stack_causes else ExitCode.OK)
+    if stack_causes:
+        return int(ExitCode.FAILURE)
+    # An error with no known cause is undecided, not "no failure"
+    return int(ExitCode.UNDECIDED if reading.no_known_cause else ExitCode.OK)

@@ -31,7 +31,8 @@ MAX_MATCHES_PER_SIGNATURE = 1000  # bounds the work on a log that repeats one li
 EVIDENCE_PER_SIGNATURE = 3  # kept: the first match and the last ones (the real error is usually last)
 EVIDENCE_PER_DIAGNOSIS = 6
 MAX_LINE_CHARS = 300
-MAX_DIAGNOSES = 5
+MAX_DIAGNOSES = 3
+NEAREST = 3  # classes named for a log with an error and no known cause
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
 USER_CODE = "not_a_stack_problem"
@@ -99,6 +100,7 @@ _PREFIX = re.compile(
 
 _WORD = re.compile(r"[a-z]{3,}")
 _RUN = re.compile(r"[a-z]+")
+NEAR_SHARE = 0.5  # a pattern counts as nearly matched when the log holds at least this share of its literal sets
 BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
 
 
@@ -124,6 +126,8 @@ class _ScanState:
     covered: Dict[Tuple[str, int], int] = field(default_factory=dict)  # (signature, pattern) -> last line of a match
     # (line index, match column) -> (line number, evidence text: the part of a very long line around the match)
     seen: Dict[Tuple[int, int], Tuple[int, str]] = field(default_factory=dict)
+    # signature id -> the largest share of a pattern's literal sets the log holds without the pattern matching
+    near: Dict[str, float] = field(default_factory=dict)
 
 
 def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState, offset: int = 0,
@@ -255,6 +259,10 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
                 break
             multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
             if any(map(absent, needed)):
+                if len(blob) < BIG_CHUNK and len(needed) > 1:  # a near miss, for a log with no known cause
+                    share = sum(not absent(need) for need in needed) / len(needed)
+                    if share >= NEAR_SHARE and share > state.near.get(signature.id, 0.0):
+                        state.near[signature.id] = share
                 continue
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
@@ -289,6 +297,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
             # the last line of the previous match: one match per message (across chunks too)
             covered = state.covered.get((signature.id, number), -1) - offset
             regex = pattern.regex  # compiled only now: its literals occur in this log
+            state.near[signature.id] = 1.0  # every literal is there; a match below makes it more than near
             for start in candidates:
                 if start <= covered or start + offset in matched:
                     continue
@@ -341,7 +350,8 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     for hit in kept:
         if not hit.signature.harvested:
             owned |= hit.lines
-    return [h for h in kept if not h.signature.harvested or not h.lines <= owned]
+    # A harmless message stays whoever else reads its line: it is what silences that other reading.
+    return [h for h in kept if not h.signature.harvested or h.signature.harmless or not h.lines <= owned]
 
 
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
@@ -410,6 +420,17 @@ def diagnose_text(
     the caller's job, see :func:`gpuvet.diagnose.diagnose`). A live snapshot of *this* machine may not be the one
     that produced the log, so its judgments count half and it never adds causes of its own."""
     return diagnose_pieces(_pieces(text), snapshot, snapshot_is_live, base, context=plain_text(text))
+
+
+def read_text(
+    text: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+) -> "Reading":
+    """The whole :class:`Reading` of a log held in memory (causes, harmless messages, no-known-cause facts)."""
+    base = base or load_signatures()
+    return read_scan(scan_pieces(_pieces(text), base.signatures), plain_text(text), snapshot, snapshot_is_live, base)
 
 
 def plain_text(text: str) -> str:
@@ -487,6 +508,106 @@ def diagnose_pieces(
     return diagnose_scan(scan_pieces(pieces, base.signatures), context, snapshot, snapshot_is_live, base)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """All a log says: the ranked causes; the known-harmless messages it holds (said to be harmless, never causes);
+    and, for a log with an error and no known cause, the lines that look like the error and the nearest classes
+    (codes whose wording the log partly holds), so the answer is never silence."""
+
+    diagnoses: Tuple[Diagnosis, ...]
+    harmless: Tuple[Evidence, ...] = ()
+    error_lines: Tuple[Evidence, ...] = ()
+    nearest: Tuple[str, ...] = ()
+
+    @property
+    def no_known_cause(self) -> bool:
+        return not self.diagnoses and bool(self.error_lines)
+
+
+# What an error line looks like in any framework's log, for "an error and no known cause" (never for a cause).
+_ERROR_LINE = re.compile(r"(?:\b\w*(?:error|exception)\b|\b(?:traceback|failed|failure|fatal|abort(?:ed)?|segmentation fault|"
+                         r"core dumped|killed|cannot|could not|unable to)\b|错误|失败|异常|报错)", re.IGNORECASE)
+ERROR_LINES = 3
+
+
+def _error_lines(context: str, whole: bool) -> Tuple[Evidence, ...]:
+    """The last lines that look like an error (the real one is usually last); numbered when ``context`` is the
+    whole log, else 0 (a huge log's head and tail)."""
+    found: List[Evidence] = []
+    for number, line in enumerate(context.split("\n"), 1):
+        if _ERROR_LINE.search(line):
+            found.append(Evidence(number if whole else 0, _line_text([line], 0), ""))
+    return tuple(found[-ERROR_LINES:])
+
+
+def _nearest(state: _ScanState, base: SignatureBase, exclude: Set[str]) -> Tuple[str, ...]:
+    scores: Dict[str, float] = {}
+    for signature in base.signatures:
+        share = state.near.get(signature.id)
+        if share and not signature.harmless and signature.code not in exclude:
+            scores[signature.code] = max(scores.get(signature.code, 0.0), share * signature.weight)
+    ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))
+    return tuple(ranked[:NEAREST])
+
+
+# How often a log names each framework; one other than torch that it names more often than torch is the user's.
+_FRAMEWORK_WORDS = (
+    ("paddle", re.compile(r"\bpaddle(?:paddle|nlp|ocr|detection|x)?\b|\bPaddlePaddle\b", re.IGNORECASE)),
+    ("jax", re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError", re.IGNORECASE)),
+    ("tensorflow", re.compile(r"\btensorflow\b|\bkeras\b", re.IGNORECASE)),
+)
+_TORCH_WORDS = re.compile(r"\btorch\b|\bpytorch\b", re.IGNORECASE)
+
+
+def framework_of(context: str) -> str:
+    """The framework a log comes from ("torch" unless another is named more often): whose commands its fixes give."""
+    torch = len(_TORCH_WORDS.findall(context))
+    counts = [(len(pattern.findall(context)), name) for name, pattern in _FRAMEWORK_WORDS]
+    count, name = max(counts)
+    return name if count > torch else "torch"
+
+
+def _in_framework(commands: Tuple[str, ...], framework: str, base: SignatureBase) -> Tuple[str, ...]:
+    """Commands for the user's framework: torch's own dropped, that framework's added (codes.toml _frameworks)."""
+    own = base.frameworks.get(framework)
+    if own is None or not any("torch" in command for command in commands):
+        return commands
+    kept = tuple(command for command in commands if "torch" not in command)
+    return tuple(dict.fromkeys(kept + (own["devices"], own["environment"])))
+
+
+def read_scan(
+    state: _ScanState,
+    context: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+    whole: bool = True,
+) -> Reading:
+    """The :class:`Reading` of a finished scan: :func:`diagnose_scan`'s causes, the harmless messages, and for an
+    error with no known cause its lines and the nearest classes."""
+    base = base or load_signatures()
+    hits = _apply_context(_hits(state, base.signatures), context)
+    harmless = [h for h in hits if h.signature.harmless]
+    diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
+                               base)
+    framework = framework_of(context)
+    if framework in base.frameworks:
+        diagnoses = [dataclasses.replace(d, fix=d.fix._replace(commands=_in_framework(d.fix.commands, framework, base)),
+                                         settle=_in_framework(d.settle, framework, base),
+                                         sources=d.sources + (base.frameworks[framework]["source"],))
+                     for d in diagnoses]
+    notes = sorted({(p, h.signature.id): Evidence(state.seen[(p, h.columns[p])][0], state.seen[(p, h.columns[p])][1],
+                                                  h.signature.id) for h in harmless for p in h.positions}.values(),
+                   key=lambda e: e.line)
+    if diagnoses:
+        return Reading(tuple(diagnoses), tuple(notes))
+    quiet = {e.text for e in notes}
+    errors = tuple(e for e in _error_lines(context, whole) if e.text not in quiet)
+    nearest = _nearest(state, base, set()) if errors else ()
+    return Reading((), tuple(notes), errors, nearest)
+
+
 def diagnose_scan(
     state: _ScanState,
     context: str,
@@ -495,8 +616,17 @@ def diagnose_scan(
     base: Optional[SignatureBase] = None,
 ) -> List[Diagnosis]:
     """The ranked diagnoses from a finished scan (:func:`scan_pieces`), judged against ``snapshot``."""
-    base = base or load_signatures()
-    hits = _apply_context(_hits(state, base.signatures), context)
+    return list(read_scan(state, context, snapshot, snapshot_is_live, base).diagnoses)
+
+
+def _diagnose_hits(hits: List[_Hit], every: List[_Hit], state: _ScanState, snapshot: Optional[Mapping[str, Any]],
+                   snapshot_is_live: bool, base: SignatureBase) -> List[Diagnosis]:
+    # A message known to be harmless holds no cause: what else reads only its lines goes with it.
+    quiet: Set[int] = set()
+    for hit in every:
+        if hit.signature.harmless:
+            quiet |= hit.lines
+    hits = [h for h in hits if not (quiet and h.lines <= quiet)]
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
     specific = any(not hit.signature.generic for hit in hits)
@@ -588,8 +718,9 @@ def _user_code_after_clear_stack_causes(diagnoses: List[Diagnosis], base: Signat
     if not clear:
         return diagnoses
     cap = round(min(clear) - 0.01, 2)
-    return [dataclasses.replace(d, confidence=min(d.confidence, cap)) if d.code == USER_CODE else d
-            for d in diagnoses]
+    # ...nor can its title say "the GPU stack looks fine" beside it: a contradictory pair. It is "also" a bug.
+    return [dataclasses.replace(d, confidence=min(d.confidence, cap), title=msg("diagnose.code.%s.title_also" % USER_CODE))
+            if d.code == USER_CODE else d for d in diagnoses]
 
 
 def _origin(name: str) -> Any:

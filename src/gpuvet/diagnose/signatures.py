@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Pattern, Tuple
@@ -86,6 +86,9 @@ class Signature:
     # Harvested from the program that prints the message (the record carries that ``message``) rather than written
     # by hand from threads: where a hand-written signature reads the same line, the hand-written one decides.
     harvested: bool = False
+    # A known-harmless message (TensorFlow's TF-TRT warning, torch's "kernel errors might be asynchronously
+    # reported" suffix): said to be harmless, never a cause, and what else reads only its lines goes with it.
+    harmless: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class CodeInfo:
 class SignatureBase:
     signatures: Tuple[Signature, ...]
     codes: Dict[str, CodeInfo]
+    # framework -> its own commands ("environment", "devices", "source"), for fixes in the user's framework
+    frameworks: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
 
 def _require(condition: object, where: str, problem: str) -> None:
@@ -210,6 +215,7 @@ def _prepare_signature(record: Dict, file: str, index: int) -> Dict[str, Any]:
         "explain": str(record.get("explain") or "diagnose.sig." + record["id"]),
         "origin": str(record.get("origin", "")),
         "harvested": "message" in record,
+        "harmless": bool(record.get("harmless", False)),
     }
 
 
@@ -224,12 +230,24 @@ def _signature(prepared: Dict[str, Any]) -> Signature:
 def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
     codes: Dict[str, Dict[str, Any]] = {}
     for code, record in load_toml(folder / CODES_FILE).items():
+        if code.startswith("_"):
+            continue  # not a code: the frameworks' own commands (_frameworks_of)
         where = f"{CODES_FILE} [{code}]"
         _require(code in FINDING_CODES, where, "not a DESIGN.md §5 code")
         _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
         codes[code] = {"code": code, "rank": int(record["rank"]), "commands": list(record.get("commands", ())),
                        "settle": list(record.get("settle", ())), "source": record["source"]}
     return codes
+
+
+def _frameworks_of(folder: Path) -> Dict[str, Dict[str, str]]:
+    frameworks = load_toml(folder / CODES_FILE).get("_frameworks", {})
+    for name, record in frameworks.items():
+        where = f"{CODES_FILE} [_frameworks.{name}]"
+        _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
+        _require(isinstance(record.get("environment"), str) and isinstance(record.get("devices"), str), where,
+                 "environment and devices must be commands")
+    return {name: dict(record) for name, record in frameworks.items()}
 
 
 def _codes(prepared: Dict[str, Dict[str, Any]]) -> Dict[str, CodeInfo]:
@@ -274,7 +292,8 @@ def index_document(folder: Path) -> Dict[str, Any]:
     for signature in signatures:
         for other in signature["supersedes"]:
             _require(other in seen, signature["file"], f"{signature['id']} supersedes unknown signature {other!r}")
-    return {"sha256": data_digest(folder), "signatures": signatures, "codes": _prepare_codes(folder)}
+    return {"sha256": data_digest(folder), "signatures": signatures, "codes": _prepare_codes(folder),
+            "frameworks": _frameworks_of(folder)}
 
 
 def index_text(folder: Path) -> str:
@@ -305,4 +324,5 @@ def load_signatures(folder: Optional[str] = None) -> SignatureBase:
     prepared index when it was made from exactly these files, else prepared (and validated) here."""
     path = Path(folder) if folder else DATA_DIR
     document = _current_index(path) or index_document(path)
-    return SignatureBase(tuple(_signature(s) for s in document["signatures"]), _codes(document["codes"]))
+    return SignatureBase(tuple(_signature(s) for s in document["signatures"]), _codes(document["codes"]),
+                         dict(document.get("frameworks", {})))
