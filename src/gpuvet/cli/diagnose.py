@@ -11,7 +11,7 @@ from gpuvet.errors import ExitCode, InputError
 MAX_LOG_BYTES = 256 * 1024 * 1024  # far past any log worth pasting; diagnose reads head and tail of big ones
 
 
-PIECE_BYTES = 1 << 22  # a log is read (and scanned) 4 MiB at a time: memory follows the piece, not the log
+PIECE_BYTES = 1 << 21  # a log is read (and scanned) 2 MiB at a time: memory follows the piece, not the log
 BINARY_PROBE = 65536
 # Context rules and the log's own environment are judged on the whole text up to this many characters, and on its
 # head and tail (half each) beyond: where the command line, the environment report and the final error sit.

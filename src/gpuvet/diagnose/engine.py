@@ -101,6 +101,7 @@ _PREFIX = re.compile(
 _WORD = re.compile(r"[a-z]{3,}")
 _RUN = re.compile(r"[a-z]+")
 NEAR_SHARE = 0.5  # a pattern counts as nearly matched when the log holds at least this share of its literal sets
+NEAR_CHARS = 1 << 20  # ...sought in the head and tail of a log at most this long each
 BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
 
 
@@ -259,10 +260,6 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
                 break
             multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
             if any(map(absent, needed)):
-                if len(blob) < BIG_CHUNK and len(needed) > 1:  # a near miss, for a log with no known cause
-                    share = sum(not absent(need) for need in needed) / len(needed)
-                    if share >= NEAR_SHARE and share > state.near.get(signature.id, 0.0):
-                        state.near[signature.id] = share
                 continue
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
@@ -439,7 +436,7 @@ def plain_text(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-CHUNK_CHARS = 1 << 22  # a log is scanned this many characters at a time: memory follows the chunk, not the log
+CHUNK_CHARS = 1 << 21  # a log is scanned this many characters at a time: memory follows the chunk, not the log
 
 
 def _pieces(text: str) -> Iterator[str]:
@@ -487,7 +484,8 @@ def scan_pieces(pieces: Iterable[str], signatures: Tuple[Signature, ...]) -> _Sc
         lines = chunk.replace("\r", "\n").split("\n")
         numbers = ([newline + n - 1 for n in _newline_numbers(chunk)] if "\r" in chunk
                    else list(range(newline, newline + len(lines))))
-        _scan(carry + lines, signatures, state, first - len(carry), carry_numbers + numbers)
+        if chunk.strip():  # a blank chunk (what follows a final newline) adds nothing a pattern could read
+            _scan(carry + lines, signatures, state, first - len(carry), carry_numbers + numbers)
         first += len(lines)
         newline += chunk.count("\n") + whole
         carry, carry_numbers = lines[-(WINDOW_LINES - 1):], numbers[-(WINDOW_LINES - 1):]
@@ -540,11 +538,22 @@ def _error_lines(context: str, whole: bool) -> Tuple[Evidence, ...]:
     return tuple(found[-ERROR_LINES:])
 
 
-def _nearest(state: _ScanState, base: SignatureBase, exclude: Set[str]) -> Tuple[str, ...]:
+def _nearest(state: _ScanState, base: SignatureBase, context: str) -> Tuple[str, ...]:
+    """The classes whose patterns' literal sets the log holds most of without a match, for a log with no known
+    cause: worked out only then (the scan itself stops at a pattern's first missing literal)."""
+    part = context[:NEAR_CHARS] + "\n" + context[-NEAR_CHARS:] if len(context) > 2 * NEAR_CHARS else context
+    folded, lowered = normalise(part), part.lower()
     scores: Dict[str, float] = {}
     for signature in base.signatures:
-        share = state.near.get(signature.id)
-        if share and not signature.harmless and signature.code not in exclude:
+        if signature.harmless:
+            continue
+        share = state.near.get(signature.id, 0.0)
+        for pattern in signature.scan:
+            if len(pattern.required) > 1:
+                held = sum(any(o in (lowered if as_written else folded) for o in options)
+                           for options, as_written in pattern.required)
+                share = max(share, held / len(pattern.required))
+        if share >= NEAR_SHARE:
             scores[signature.code] = max(scores.get(signature.code, 0.0), share * signature.weight)
     ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))
     return tuple(ranked[:NEAREST])
@@ -604,7 +613,7 @@ def read_scan(
         return Reading(tuple(diagnoses), tuple(notes))
     quiet = {e.text for e in notes}
     errors = tuple(e for e in _error_lines(context, whole) if e.text not in quiet)
-    nearest = _nearest(state, base, set()) if errors else ()
+    nearest = _nearest(state, base, context) if errors else ()
     return Reading((), tuple(notes), errors, nearest)
 
 
