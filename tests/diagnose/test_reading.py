@@ -60,6 +60,18 @@ def test_at_most_three_causes():
     assert 1 < len(diagnose_text(log)) <= 3
 
 
+def test_near_misses_are_named_after_the_causes_never_as_causes(tmp_path):
+    log = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)\nthe cudnn library version seems off\n"
+    reading = read_text(log)
+    assert [d.code for d in reading.diagnoses] == ["not_a_stack_problem"]
+    assert reading.nearest and not set(reading.nearest) & {"not_a_stack_problem"}
+    path = tmp_path / "bug.log"
+    path.write_text(log)
+    done = _run(str(path), "--format", "json")
+    assert done.returncode == 0  # a near miss is no stack cause
+    assert [n["code"] for n in json.loads(done.stdout)["nearest"]] == list(reading.nearest)
+
+
 # --- never silent ---------------------------------------------------------------------------------------------------
 
 UNKNOWN = ("Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/torch/x.py\", line 3\n"

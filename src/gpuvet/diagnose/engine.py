@@ -101,7 +101,7 @@ _PREFIX = re.compile(
 _WORD = re.compile(r"[a-z]{3,}")
 _RUN = re.compile(r"[a-z]+")
 NEAR_SHARE = 0.5  # a pattern counts as nearly matched when the log holds at least this share of its literal sets
-NEAR_CHARS = 1 << 20  # ...sought in the head and tail of a log at most this long each
+NEAR_CHARS = 1 << 16  # ...sought in the head and tail of a log at most this long each
 BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
 
 
@@ -509,8 +509,9 @@ def diagnose_pieces(
 @dataclass(frozen=True)
 class Reading:
     """All a log says: the ranked causes; the known-harmless messages it holds (said to be harmless, never causes);
-    and, for a log with an error and no known cause, the lines that look like the error and the nearest classes
-    (codes whose wording the log partly holds), so the answer is never silence."""
+    the nearest classes (codes whose wording the log partly holds without a match) when fewer than three causes
+    were found; and, for a log with an error and no known cause, the lines that look like the error, so the answer
+    is never silence."""
 
     diagnoses: Tuple[Diagnosis, ...]
     harmless: Tuple[Evidence, ...] = ()
@@ -610,7 +611,14 @@ def read_scan(
                                                   h.signature.id) for h in harmless for p in h.positions}.values(),
                    key=lambda e: e.line)
     if diagnoses:
-        return Reading(tuple(diagnoses), tuple(notes))
+        # Fewer than three causes: the classes the log nearly matched are named after them, as near misses (never
+        # causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
+        near: Tuple[str, ...] = ()
+        if len(diagnoses) < MAX_DIAGNOSES:
+            present = {d.code for d in diagnoses}
+            near = tuple(code for code in _nearest(state, base, context)
+                         if code not in present and code != USER_CODE)[:MAX_DIAGNOSES - len(diagnoses)]
+        return Reading(tuple(diagnoses), tuple(notes), nearest=near)
     quiet = {e.text for e in notes}
     errors = tuple(e for e in _error_lines(context, whole) if e.text not in quiet)
     nearest = _nearest(state, base, context) if errors else ()

@@ -42,6 +42,9 @@ def to_json(diagnoses: Sequence[Any], lang: str = "en", reading: Any = None, jud
         extra["judged"] = {"machine": judged.id.rsplit(".", 1)[-1], "text": render(judged, lang)}
     if reading is not None and reading.harmless:
         extra["harmless"] = [{"line": e.line, "text": e.text, "signature": e.signature} for e in reading.harmless]
+    if reading is not None and reading.nearest and not reading.no_known_cause:
+        extra["nearest"] = [{"code": code, "title": text(lang, "diagnose.code.%s.title" % code)}
+                            for code in reading.nearest]
     if reading is not None and reading.no_known_cause:
         extra["no_known_cause"] = {
             "error_lines": [{"line": e.line, "text": e.text} for e in reading.error_lines],
@@ -104,5 +107,9 @@ def to_text(diagnoses: Sequence[Any], lang: str = "en", color: bool = False, has
         out.append("   " + text(lang, "diagnose.ui.fix") + " " + render(d.fix.summary, lang))
         out.extend("     $ " + command for command in d.fix.commands)
         out.append("   " + text(lang, "diagnose.ui.sources") + " " + " ".join(d.sources))
+        out.append("")
+    if reading is not None and reading.nearest:
+        out.append(text(lang, "diagnose.ui.near_misses"))
+        out.extend("  - %s [%s]" % (text(lang, "diagnose.code.%s.title" % code), code) for code in reading.nearest)
         out.append("")
     return "\n".join(out)
