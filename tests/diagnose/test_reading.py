@@ -177,3 +177,30 @@ def test_paddle_users_get_paddle_commands_and_jax_users_jax_commands():
     commands = [c for d in diagnose_text(jax) for c in d.fix.commands + d.settle]
     assert not any("torch" in c for c in commands) and any("jax" in c for c in commands)
     assert any("torch" in c for d in diagnose_text(NO_KERNEL) for c in d.fix.commands)  # torch's own stay torch's
+
+
+# --- over the real threads of the development and held-out corpora -------------------------------------------------
+
+def _threads():
+    from gpuvet.tomlfile import load_toml
+
+    corpus = REPO / "tests" / "diagnose" / "corpus"
+    return [case["log"] for name in ("cases.toml", "heldout.toml") for case in load_toml(corpus / name)["case"]]
+
+
+def test_no_output_holds_a_contradictory_pair_or_an_unfilled_placeholder():
+    import re
+
+    from gpuvet.diagnose.signatures import load_signatures
+    from gpuvet.report.diagnose import to_text
+
+    codes = load_signatures().codes
+    for log in _threads():
+        reading = read_text(log)
+        fine = [d for d in reading.diagnoses if d.title.id == "diagnose.code.not_a_stack_problem.title"]
+        clear = [d for d in reading.diagnoses if d.code != "not_a_stack_problem" and codes[d.code].rank < 60
+                 and d.confidence >= 0.5]
+        assert not (fine and clear), log[:200]
+        for lang in ("en", "zh"):
+            rendered = to_text(list(reading.diagnoses), lang, reading=reading, facts=stated_facts(embedded_snapshot(log)))
+            assert not re.search(r"\{[a-z_]+\}", rendered), rendered

@@ -1,13 +1,16 @@
 """The diagnose engine (pure): log text + optional snapshot + signatures -> ranked diagnoses.
 
-One pass per signature over the whole text (each signature's patterns compiled into one alternation), so a 50 MB
-log costs a few C-level regex scans, not a Python loop per line. Line numbers are computed once for all matches.
+The log is scanned a chunk of lines at a time (scan_pieces), so memory follows the chunk, not the log. In each chunk
+the literals a pattern needs (prepared when the data is built, signatures.py) are looked up in the distinct lines
+first; a pattern's regex is compiled and run only on the few lines that hold them. A message wrapped across a cut
+still matches: each chunk is led by the previous one's last lines.
 
 Scoring: a code's strength is the noisy-or of the weights of the distinct signatures that matched it. Generic texts
 ("CUDA error: unknown error", "unhandled cuda error") count half once anything specific matched, so the real line
 buried in a long traceback wins. Causes earlier in the chain (driver → CUDA → cuDNN/NCCL → framework build → the
 rest) get a small bonus, so when several match, the one that explains the others comes first. The snapshot then
-confirms (raises) or rules out (lowers) each cause.
+confirms (raises) or rules out (lowers) each cause. Known-harmless messages are set aside (Reading.harmless), and a log
+with fewer than three causes, or an error and none, gets the nearest classes (read_scan).
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def to_text(diagnoses: Sequence[Any], lang: str = "en", color: bool = False, has
     if not diagnoses:
         if reading is not None and reading.no_known_cause:
             return "\n".join(_no_known_cause(reading, lang, facts, framework) + head) + "\n"
-        return "\n".join([text(lang, "diagnose.ui.none")] + head) + "\n"
+        return "\n".join([text(lang, "diagnose.ui.none", collect=_collect(framework))] + head) + "\n"
     out: List[str] = [text(lang, "diagnose.ui.header", count=len(diagnoses))]
     if live and has_snapshot:
         out.append(text(lang, "diagnose.ui.live_note"))
