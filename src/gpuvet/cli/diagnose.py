@@ -83,13 +83,6 @@ class LogReader:
         return self._head + "\n" + "".join(self._tail)[-(WHOLE_CONTEXT // 2):]
 
 
-def read_log(name: Optional[str], stdin: Any = None) -> str:
-    """The log's whole text (a file, or stdin for '-'), for callers that hold it in memory; the command itself reads
-    piece by piece (LogReader)."""
-    reader = LogReader(name, stdin)
-    return "".join(reader.pieces())
-
-
 def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]:
     """(snapshot, is_live). Explicit inputs must work (their errors reach the user); the live probe may fail."""
     from gpuvet.sources.inputs import gather_snapshot

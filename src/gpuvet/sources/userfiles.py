@@ -38,9 +38,13 @@ def read_user_bytes(path: str, limit: int = DEFAULT_LIMIT, what: str = "file", h
     else:
         data = _read(path, limit + 1, what, hint)
     if len(data) > limit:
-        raise InputError(f"{what} {path if path != '-' else 'on stdin'} is larger than {limit // (1024 * 1024)} MiB, "
-                         "far more than any real tool output or log excerpt", hint=hint or "pass the relevant part")
+        raise _too_big(what, path, limit, hint)
     return data
+
+
+def _too_big(what: str, path: str, limit: int, hint: str) -> InputError:
+    return InputError(f"{what} {path if path != '-' else 'on stdin'} is larger than {limit // (1024 * 1024)} MiB, "
+                      "far more than any real tool output or log excerpt", hint=hint or "pass the relevant part")
 
 
 def user_byte_pieces(path: str, limit: int, piece: int, what: str = "file", hint: str = "",
@@ -63,9 +67,13 @@ def user_byte_pieces(path: str, limit: int, piece: int, what: str = "file", hint
         except OSError as exc:
             raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}", hint=hint) from None
         handle = os.fdopen(fd, "rb")
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             handle.close()
             raise InputError(f"cannot read {what} {path}: not a regular file (a pipe or device), not read", hint=hint)
+        if info.st_size > limit:  # said before reading any of it
+            handle.close()
+            raise _too_big(what, path, limit, hint)
         read = handle.read
     total = 0
     try:
@@ -75,9 +83,7 @@ def user_byte_pieces(path: str, limit: int, piece: int, what: str = "file", hint
                 return
             total += len(data)
             if total > limit:
-                raise InputError(f"{what} {path if path != '-' else 'on stdin'} is larger than "
-                                 f"{limit // (1024 * 1024)} MiB, far more than any real tool output or log excerpt",
-                                 hint=hint or "pass the relevant part")
+                raise _too_big(what, path, limit, hint)
             yield data
     finally:
         if handle is not None:
