@@ -262,7 +262,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
             multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
-            if any(map(absent, needed)):
+            if any(map(absent, reversed(needed))):  # the anchor (last) is the likeliest to be absent
                 continue
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
@@ -534,12 +534,19 @@ ERROR_LINES = 3
 
 def _error_lines(context: str, whole: bool) -> Tuple[Evidence, ...]:
     """The last lines that look like an error (the real one is usually last); numbered when ``context`` is the
-    whole log, else 0 (a huge log's head and tail)."""
-    found: List[Evidence] = []
-    for number, line in enumerate(context.split("\n"), 1):
-        if _ERROR_LINE.search(line):
-            found.append(Evidence(number if whole else 0, _line_text([line], 0), ""))
-    return tuple(found[-ERROR_LINES:])
+    whole log, else 0 (a huge log's head and tail). One scan of the text, not a search per line."""
+    starts: List[int] = []
+    for match in _ERROR_LINE.finditer(context):
+        start = context.rfind("\n", 0, match.start()) + 1
+        if not starts or starts[-1] != start:
+            starts.append(start)
+            del starts[:-ERROR_LINES]
+    found = []
+    for start in starts:
+        end = context.find("\n", start)
+        line = context[start:end if end >= 0 else len(context)]
+        found.append(Evidence(context.count("\n", 0, start) + 1 if whole else 0, _line_text([line], 0), ""))
+    return tuple(found)
 
 
 def _nearest(state: _ScanState, base: SignatureBase, context: str) -> Tuple[str, ...]:
