@@ -42,6 +42,11 @@ _COMMON = frozenset(
 )
 
 
+def is_common(text: str) -> bool:
+    """Whether the literal is made of words on nearly every line of a training log (a poor anchor)."""
+    return _common(text)
+
+
 def _common(text: str) -> bool:
     words = text.strip().split()
     return bool(words) and all(word.strip(":.,()[]'\"") in _COMMON for word in words)

@@ -104,7 +104,7 @@ _PREFIX = re.compile(
 _WORD = re.compile(r"[a-z]{3,}")
 _RUN = re.compile(r"[a-z]+")
 NEAR_SHARE = 0.5  # a pattern counts as nearly matched when the log holds at least this share of its literal sets
-NEAR_CHARS = 1 << 16  # ...sought in the head and tail of a log at most this long each
+NEAR_CHARS = 1 << 13  # ...sought in the head and tail of a log at most this long each (the error sits there)
 BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
 
 

@@ -1,6 +1,6 @@
 """Loading and validating the error signatures (``data/*.toml``) and the per-code facts (``data/codes.toml``).
 
-Signatures are data: each record names a finding code (DESIGN.md §5), regexes in the wordings users actually see,
+Signatures are data: each record names a finding code (docs/CONTRACT.md §4), regexes in the wordings users actually see,
 a weight (how specific the text is), optional extraction regexes with named groups, and its ``source``. The loader
 compiles everything once and refuses a broken file with a KnowledgeBaseError naming the record.
 
@@ -10,7 +10,7 @@ log is a Kubernetes/docker one), and ``supersedes = [signature id, ...]`` drops 
 fires, so the contextual reading replaces the context-free one instead of competing with it.
 
 Files are organised by topic (driver, arch, containers, collectives, ...); no file name means anything to the engine.
-A record harvested from the program that prints the message carries that ``message`` (see data/sources.toml).
+A record harvested from the program that prints the message says ``harvested = true`` or carries that ``message``.
 
 Preparing a pattern (parsing it for the literals a match must contain, whether it can span lines) costs far more
 than scanning a short log, so it is done when the data is built: tools/compile_data.py writes the prepared index
@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Pattern, Tuple
 
-from gpuvet.diagnose.anchors import anchors, leading_literal, necessary_sets, normalise, spans_lines
+from gpuvet.diagnose.anchors import anchors, is_common, leading_literal, necessary_sets, normalise, spans_lines
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.models import FINDING_CODES
 from gpuvet.tomlfile import COMPILED_DIR, load_toml
@@ -83,8 +83,9 @@ class Signature:
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
     origin: str = ""
-    # Harvested from the program that prints the message (the record carries that ``message``) rather than written
-    # by hand from threads: where a hand-written signature reads the same line, the hand-written one decides.
+    # Taken from the program that prints the message (the record says `harvested = true`, as the files
+    # tools/harvest_messages.py writes, or carries the ``message`` it was harvested from) rather than written by
+    # hand from threads: where a hand-written signature reads the same line, the hand-written one decides.
     harvested: bool = False
     # A known-harmless message (TensorFlow's TF-TRT warning, torch's "kernel errors might be asynchronously
     # reported" suffix): said to be harmless, never a cause, and what else reads only its lines goes with it.
@@ -161,10 +162,22 @@ def tolerant(pattern: str) -> str:
     return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
 
 
+def _without_wrap_tolerance(pattern: str) -> str:
+    """The tolerance that keeps a pattern's phrases: the final "!" and the FlashAttention spellings, not the spaces."""
+    text = pattern + "?" if pattern.endswith("!") and not pattern.endswith("\\!") else pattern
+    return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
+
+
 def prepare_pattern(pattern: str) -> Dict[str, Any]:
     """What the scan needs to know of a pattern without compiling it (JSON-ready; see ScanPattern)."""
-    plain = tolerant(_NAMED_GROUP.sub("(?:", pattern))
+    written = _NAMED_GROUP.sub("(?:", pattern)
+    plain = tolerant(written)
     found = anchors(plain)
+    # Wrap tolerance splits a phrase into words; where that leaves an everyday word ("error") as the only anchor,
+    # the scan would try the regex on most lines of a training log: the pattern keeps its phrases (and its spaces).
+    if plain != written and (not found or any(is_common(a) for a in found)) and anchors(written):
+        plain = _without_wrap_tolerance(written)
+        found = anchors(plain)
     # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
     # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
     checks = [c for c in necessary_sets(plain) if not found or c != found]
@@ -183,7 +196,7 @@ def _prepare_signature(record: Dict, file: str, index: int) -> Dict[str, Any]:
     """A record validated and prepared (JSON-ready): every regex compiles, every field has its type."""
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
     _require(isinstance(record.get("id"), str) and record["id"], where, "no id")
-    _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a DESIGN.md §5 code")
+    _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a docs/CONTRACT.md §4 code")
     weight: Any = record.get("weight")  # raw TOML, checked by _require below (as are source and patterns)
     _require(isinstance(weight, (int, float)) and 0 < weight <= 1, where, "weight must be in (0, 1]")
     source: Any = record.get("source")
@@ -214,7 +227,7 @@ def _prepare_signature(record: Dict, file: str, index: int) -> Dict[str, Any]:
         "supersedes": supersedes,
         "explain": str(record.get("explain") or "diagnose.sig." + record["id"]),
         "origin": str(record.get("origin", "")),
-        "harvested": "message" in record,
+        "harvested": bool(record.get("harvested")) or "message" in record,
         "harmless": bool(record.get("harmless", False)),
     }
 
@@ -233,7 +246,7 @@ def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
         if code.startswith("_"):
             continue  # not a code: the frameworks' own commands (_frameworks_of)
         where = f"{CODES_FILE} [{code}]"
-        _require(code in FINDING_CODES, where, "not a DESIGN.md §5 code")
+        _require(code in FINDING_CODES, where, "not a docs/CONTRACT.md §4 code")
         _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
         codes[code] = {"code": code, "rank": int(record["rank"]), "commands": list(record.get("commands", ())),
                        "settle": list(record.get("settle", ())), "source": record["source"]}
@@ -255,7 +268,7 @@ def _codes(prepared: Dict[str, Dict[str, Any]]) -> Dict[str, CodeInfo]:
              for code, r in prepared.items()}
     # A code added to the vocabulary later and not yet described here ranks after the chain, with no commands.
     for code in FINDING_CODES:
-        codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/DESIGN.md"))
+        codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/docs/CONTRACT.md"))
     return codes
 
 
@@ -265,7 +278,7 @@ def _data_files(folder: Path) -> List[Path]:
 
 def data_digest(folder: Path) -> str:
     """The sha256 of every data file's name and bytes: what a prepared index was made from."""
-    from gpuvet.tomlfile import _sha256
+    from gpuvet.tomlfile import sha256_hex as _sha256
 
     parts = []
     for file in _data_files(folder):

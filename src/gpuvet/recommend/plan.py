@@ -40,10 +40,10 @@ def parse_model_size(text: str) -> float:
     """``7B`` → 7e9, ``350M`` → 3.5e8, ``1.5b`` → 1.5e9."""
     match = _SIZE.match(text or "")
     if not match:
-        raise UsageError(f"cannot read model size {text!r}", hint="write it like 7B, 13B, 70B, 1.5B or 350M")
+        raise UsageError.said("errors.model_size", size=repr(text))
     value = float(match.group(1)) * _MULTIPLIER[match.group(2).lower()]
     if value <= 0:
-        raise UsageError(f"model size must be positive, got {text!r}")
+        raise UsageError.said("errors.model_size_positive", size=repr(text))
     return value
 
 
@@ -257,9 +257,9 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
     # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.
     for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size)):
         if value is not None and value < 1:
-            raise UsageError(f"{option} must be at least 1")
+            raise UsageError.said("errors.at_least_one", option=option)
     if task == "qlora" and precision not in ("int4", "bf16", "fp16"):
-        raise UsageError("--task qlora quantises the base to 4-bit; use --precision bf16 (compute dtype) or int4")
+        raise UsageError.said("errors.qlora_precision")
     seq = args.seq_len or DEFAULT_SEQ[task]
     batch = args.batch_size or DEFAULT_BATCH[task]
     gpus = args.gpus or 1

@@ -1,4 +1,4 @@
-"""Renderers for diagnoses (pure functions of the diagnoses and options): JSON per DESIGN.md §4, text, Markdown."""
+"""Renderers for diagnoses (pure functions of the diagnoses and options): JSON per docs/CONTRACT.md §3, text, Markdown."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _collect(framework: str) -> str:
 
 def to_json(diagnoses: Sequence[Any], lang: str = "en", reading: Any = None, judged: Any = None,
             facts: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
-    """DESIGN.md §4's diagnoses, plus (CONTRACT-ADDITIONS) the machine judged, the known-harmless lines and, for an
+    """docs/CONTRACT.md §3's diagnoses, plus (§7) the machine judged, the known-harmless lines and, for an
     error with no known cause, ``no_known_cause``: the error lines, the facts the log states, the nearest classes."""
     extra: Dict[str, Any] = {}
     if judged is not None:
