@@ -165,6 +165,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")
     p.add_argument("logfile", nargs="?", default=None, metavar="LOGFILE|-")
+    p.add_argument("--here", action="store_true",
+                   help="the log comes from this machine: judge it against this machine's probe (without it, only "
+                        "when the log names this machine's host name, GPU or driver)")
     _add_input_options(p)
     _add_report_options(p)
 

@@ -19,11 +19,17 @@ else:  # pragma: no cover
 
 MIN_ANCHOR = 4
 SHORT_ANCHOR = 3
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def normalise(text: str) -> str:
+    """The form anchors are searched in: lower case, every digit 0 (so 'step 1041 loss 0.31' lines collapse)."""
+    return text.lower().translate(_DIGITS)
 
 
 def _weight(text: str) -> int:
     # bytes, not characters: two Chinese characters are as selective as four Latin letters. Digits do not count:
-    # logs are searched with every digit turned into 0 (engine.normalise), so "801" would match every "000".
+    # logs are searched with every digit turned into 0 (normalise), so "801" would match every "000".
     return len("".join(ch for ch in text if not ch.isdigit()).encode("utf-8"))
 
 
@@ -34,6 +40,11 @@ _COMMON = frozenset(
     """torch pytorch cuda error warning info nccl only slow python file line step loss failed device devices gpu gpus
     version runtime runtimeerror than expected exception traceback most recent call last rank epoch module""".split()
 )
+
+
+def is_common(text: str) -> bool:
+    """Whether the literal is made of words on nearly every line of a training log (a poor anchor)."""
+    return _common(text)
 
 
 def _common(text: str) -> bool:

@@ -112,13 +112,13 @@ def _driver_from_log(view: SnapshotView, params: Mapping[str, Any]) -> List[Chec
         key = "diagnose.check.image_driver_above_host" if verdict == CONFIRMS else "diagnose.check.image_driver_within_host"
         return [Check(verdict, msg(key, driver=driver, need=need_driver, source=_where(view, "driver.version")))]
     found = api_version(params.get("found_driver"))
-    if found and have is not None:
+    if found and have is not None and driver:  # a driver named: the sentences say which one
         if have > _version(found):
             # The machine's driver is newer than what the process saw: it did not load this driver's libcuda.
-            return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver or "?",
+            return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver,
                                          cuda_max=cuda_max, found=found, raw=params.get("found_driver"),
                                          source=_where(view, "driver.cuda_max")))]
-        return [Check(CONFIRMS, msg("diagnose.check.log_driver_is_machine", driver=driver or "?", cuda_max=cuda_max,
+        return [Check(CONFIRMS, msg("diagnose.check.log_driver_is_machine", driver=driver, cuda_max=cuda_max,
                                     found=found, source=_where(view, "driver.cuda_max")))]
     return []
 
@@ -155,7 +155,9 @@ def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check
     from_log = _driver_from_log(view, params)
     if from_log:
         return from_log
-    judged = _check_says(view, "driver_too_old")
+    # check can rule a driver out only when the snapshot names one: a paste that states the build alone leaves the
+    # driver unknown, and unknown is not "fine"
+    judged = _check_says(view, "driver_too_old") if (view.driver_version or view.driver_cuda_max) else None
     if judged is not None:
         return judged
     framework, cuda = framework_cuda(view)

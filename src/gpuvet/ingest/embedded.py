@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
+from gpuvet.ingest import log_facts
 from gpuvet.ingest.common import clean_text, set_fact, shell
 from gpuvet.snapshot import merge_all, new_snapshot
 
@@ -54,6 +55,13 @@ def parse_embedded(text: str) -> Dict[str, Any]:
     except Exception:
         return new_snapshot("pasted", [])
     parts: List[Mapping[str, Any]] = []
+    # The facts lines state in passing come first: a tool's whole block, merged after them, wins where both speak.
+    try:
+        loose = log_facts.parse("\n".join(lines), "embedded")
+    except Exception:  # as for a damaged block: skipped, never fatal
+        loose = None
+    if loose is not None:
+        parts.append(loose)
     for kind in sorted((k for k in REGISTRY if k.find is not None), key=lambda k: k.embed_order):
         try:
             blocks = kind.find(lines)  # type: ignore[misc]
