@@ -59,7 +59,8 @@ def test_every_message_the_engine_can_emit_exists(lang):
 
 
 def test_same_ids_in_both_languages():
-    en = {k for k in catalog("en") if k.startswith("diagnose.")}
+    # "<id>.one" is English's singular form; Chinese has one plural form and so no such entries (gpuvet.i18n)
+    en = {k for k in catalog("en") if k.startswith("diagnose.") and not k.endswith(".one")}
     zh = {k for k in catalog("zh") if k.startswith("diagnose.")}
     assert en == zh
 
