@@ -413,6 +413,10 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
     # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
     debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
     argv = [a for a in argv if a != "--debug"]
+    if debug:
+        from gpuvet import debuglog
+
+        debuglog.enable(stderr)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed its one-line usage error

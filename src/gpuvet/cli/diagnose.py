@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.errors import ExitCode, InputError
 
 PIECE_BYTES = 1 << 21  # characters: a log is scanned 2 Mi characters at a time (its size limit: userfiles.LIMITS)
@@ -86,6 +87,7 @@ def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]
     try:
         return gather_snapshot(args, binaries=True), True
     except Exception:  # no probe on this install, or it broke: the log alone still answers
+        survived(__name__, 'the live probe of this machine')
         return None, True
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.diagnose.engine import Diagnosis, Evidence, diagnose_text
 
 __all__ = ["Diagnosis", "Evidence", "context_for", "diagnose", "embedded_snapshot", "machine_for", "stated_facts"]
@@ -36,6 +37,7 @@ def embedded_snapshot(text: str) -> Optional[Dict[str, Any]]:
     try:
         found = parse_embedded(text)
     except Exception:  # a parser bug must not take the diagnosis down with it; the log alone still answers
+        survived(__name__, 'the environment reports embedded in the log')
         return None
     from gpuvet.snapshot import SECTIONS, TOP_LEVEL_FACTS
 

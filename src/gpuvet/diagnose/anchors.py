@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import List, Optional
 
+from gpuvet.debuglog import survived
+
 if sys.version_info >= (3, 11):  # the parser moved; its data format is the same
     import re._constants as _c
     import re._parser as _p
@@ -106,6 +108,7 @@ def anchors(pattern: str) -> Optional[List[str]]:
     try:
         parsed = _p.parse(pattern)
     except Exception:  # the compile step reports bad patterns; here we just give up the shortcut
+        survived(__name__, "a pattern's literal words")
         return None
     return _sequence(list(parsed))
 
@@ -116,6 +119,7 @@ def necessary_sets(pattern: str) -> List[List[str]]:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, "a pattern's literal words")
         return []
     # Raw length here, digits included: these are tested against the candidate line itself (lower-cased, digits
     # kept), so "801" is a fine check even though it is no anchor.
@@ -159,6 +163,7 @@ def spans_lines(pattern: str) -> bool:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, 'whether a pattern can span lines')
         return True
     state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
     return _newline_capable(list(parsed), bool(getattr(state, "flags", 0) & _c.SRE_FLAG_DOTALL))
@@ -170,6 +175,7 @@ def leading_literal(pattern: str) -> Optional[str]:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, "a pattern's leading literal")
         return None
     run: List[str] = []
     for op, av in parsed:

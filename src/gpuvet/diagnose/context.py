@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.kb import compat
 from gpuvet.models import Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -35,6 +36,7 @@ def _family_floor(cuda: str) -> Optional[str]:
 
         floor = load().min_driver_for_cuda(cuda)
     except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        survived(__name__, 'the CUDA driver floor from the knowledge base')
         return None
     return floor.minimum if floor is not None and floor.minor_compat else None
 
@@ -133,6 +135,7 @@ def _checked(view: SnapshotView) -> List[Any]:
 
             cache.append(run_checks(view.document).targets)
         except Exception:  # a check problem must not take the diagnosis down; the log alone still answers
+            survived(__name__, "the checks of the log's own facts")
             cache.append(())
     return list(cache[0])
 
@@ -245,6 +248,7 @@ def _kb_cc(name: str) -> Optional[Tuple[int, int]]:
 
         model = load().gpu(name)
     except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        survived(__name__, "a GPU model's compute capability")
         return None
     return cc_tuple(model.compute_capability) if model else None
 

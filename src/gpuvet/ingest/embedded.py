@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
+from gpuvet.debuglog import survived
 from gpuvet.ingest import log_facts
 from gpuvet.ingest.common import clean_text, set_fact, shell
 from gpuvet.snapshot import merge_all, new_snapshot
@@ -43,6 +44,7 @@ def _attempt(parser: Callable[[str, str], Dict[str, Any]], text: str, limit: int
     try:
         return parser(text, "embedded")
     except Exception:  # a damaged block is skipped, never fatal: the rest of the log still counts
+        survived(__name__, 'one embedded block')
         return None
 
 
@@ -53,12 +55,14 @@ def parse_embedded(text: str) -> Dict[str, Any]:
     try:
         lines = _lines(text or "")
     except Exception:
+        survived(__name__, 'the facts stated in passing')
         return new_snapshot("pasted", [])
     parts: List[Mapping[str, Any]] = []
     # The facts lines state in passing come first: a tool's whole block, merged after them, wins where both speak.
     try:
         loose = log_facts.parse("\n".join(lines), "embedded")
     except Exception:  # as for a damaged block: skipped, never fatal
+        survived(__name__, 'the facts stated in passing')
         loose = None
     if loose is not None:
         parts.append(loose)
@@ -66,6 +70,7 @@ def parse_embedded(text: str) -> Dict[str, Any]:
         try:
             blocks = kind.find(lines)  # type: ignore[misc]
         except Exception:
+            survived(__name__, "one kind's blocks")
             continue
         for block in blocks:
             snapshot = _attempt(kind.parse, block, kind.max_chars)

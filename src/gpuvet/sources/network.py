@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
+from gpuvet.debuglog import survived
 from gpuvet.models import Message, msg
 from gpuvet.probe.facts import found
 from gpuvet.probe.redact import redact_url
@@ -25,6 +26,7 @@ def pip_default_index() -> Optional[str]:
     try:
         from pip._internal.models.index import PyPI  # pip's constant; importing it loads no resolver
     except Exception:  # no pip in this environment, or a pip that moved it: nothing to probe
+        survived(__name__, "pip's PyPI location")
         return None
     url = getattr(PyPI, "simple_url", None)
     return url if isinstance(url, str) else None
