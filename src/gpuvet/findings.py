@@ -128,7 +128,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     # compiled archs of installed binaries (gpuvet.checks.binaries)
     "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),
     "binary.kb_disagrees": ("kb_binary_disagreement", "framework", INFO),
-    # the network fact (gpuvet.checks.network)
+    # the network fact (gpuvet.checks.package_indexes)
     "mirror.unreachable": ("index_unreachable", "packages", WARN),
     # free space for a named target's install (gpuvet.checks.disks)
     "checks.disk_no_room": ("disk_full", "host", FAIL),

@@ -38,7 +38,7 @@ TOP_LEVEL_FACTS = (
     "env",
     "xid_events",
     "disks",  # free space where pip's cache, site-packages, conda and the HF cache live (gpuvet.probe.disks)
-    "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.network)
+    "network",  # pip index reachability, collected by a live `gpuvet check` (gpuvet.sources.package_indexes)
     "gpu_p2p",  # peer-to-peer support per GPU pair (a pasted `nvidia-smi topo -p2p r`)
     "damage",  # what a broken install left in site-packages (gpuvet.probe.damage)
     "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)

@@ -17,7 +17,7 @@ import sys
 
 from gpuvet.probe.python_env import conda_channel_config, conda_config_files, read_condarc
 from gpuvet.sources.net_targets import server_endpoints
-from gpuvet.sources.network import conda_defaults
+from gpuvet.sources.package_indexes import conda_defaults
 
 NO_CONDA = {"PATH": os.devnull}  # no conda on PATH, no CONDA_EXE: conda cannot be asked
 

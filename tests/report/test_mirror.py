@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from gpuvet.checks.network import network_findings
+from gpuvet.checks.package_indexes import network_findings
 from gpuvet.i18n import render
 from gpuvet.snapshot import SnapshotView
-from gpuvet.sources.network import index_urls, pip_default_index, with_network
+from gpuvet.sources.package_indexes import index_urls, pip_default_index, with_network
 
 
 def mirror_findings(snapshot, timeout, default_index=None):

@@ -351,7 +351,7 @@ def test_blank_line_floods_are_read_in_one_pass(kind):
 # -- net ------------------------------------------------------------------------------------------------------------
 
 def test_a_hanging_conda_leaves_no_process_behind(tmp_path):
-    from gpuvet.sources.network import conda_defaults
+    from gpuvet.sources.package_indexes import conda_defaults
 
     marker = f"gpuvet-test-{os.getpid()}-hanging-conda"
     conda = tmp_path / "conda"

@@ -14,7 +14,7 @@ from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
-from gpuvet.checks.network import network_findings
+from gpuvet.checks.package_indexes import network_findings
 from gpuvet.checks.prebuilt import TorchBuild, planned_torch, prebuilt_findings
 from gpuvet.checks.resolve import Resolution, alternatives, distribution_named, resolve
 from gpuvet.checks.stack import (

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace, output) -> int:
     if getattr(args, "platform", None):
         snapshot = with_platform(snapshot, args.platform)
     if is_live_probe(args) and not getattr(args, "no_network", False) and not prolog:
-        from gpuvet.sources.network import with_network
+        from gpuvet.sources.package_indexes import with_network
 
         snapshot = with_network(snapshot)
     targets = [image_to_target(t) if t.startswith("image:") else t for t in args.targets]

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace, output) -> int:
     from gpuvet.checks.net import evaluate
     from gpuvet.sources.net_targets import host_target, server_endpoints, url_target
     from gpuvet.sources.netprobe import Options, probe_all
-    from gpuvet.sources.network import CONDA_ASK_TIMEOUT
+    from gpuvet.sources.package_indexes import CONDA_ASK_TIMEOUT
 
     if args.timeout <= 0 or args.connect_timeout <= 0 or (args.count is not None and args.count < 1):
         raise InputError.said("errors.net_positive")

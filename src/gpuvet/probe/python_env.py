@@ -160,7 +160,7 @@ def conda_fact(environ=None):
 
 
 # conda's configuration, read the way conda documents it (nothing is executed: what conda itself answers when none
-# of these is set is asked of conda at run time by gpuvet.sources.network.conda_defaults, never written here).
+# of these is set is asked of conda at run time by gpuvet.sources.package_indexes.conda_defaults, never written here).
 # https://docs.conda.io/projects/conda/en/latest/user-guide/configuration/use-condarc.html ("Searching for .condarc",
 # "Conflict merging strategy", "Precedence"); the keys: .../configuration/settings.html and
 # https://docs.conda.io/projects/conda/en/latest/configuration.html (env var string delimiter ',').

@@ -6,7 +6,7 @@ Configured endpoints come from each tool's own configuration, read here (nothing
   by the probe's ``pip_fact``), else pip's own default index asked of the installed pip;
 - conda: ``channels``/``default_channels``/``channel_alias``/``custom_channels`` of the ``.condarc`` files and
   ``CONDA_*`` variables conda reads (read by the probe's ``conda_channel_config``), else conda's own defaults asked
-  of the installed conda (``gpuvet.sources.network.conda_defaults``); with no conda to ask they are unknown, and
+  of the installed conda (``gpuvet.sources.package_indexes.conda_defaults``); with no conda to ask they are unknown, and
   a note says which channels were not tested;
 - Hugging Face: ``HF_ENDPOINT``, else the knowledge base's default;
 - container registries: ``registry-mirrors`` of ``/etc/docker/daemon.json``, plus Docker Hub.
@@ -62,7 +62,7 @@ def url_target(url: str, kind: str = "pip-index") -> Target:
 
 def _pip_targets(environ: Mapping[str, str], mirrors: Any) -> List[Target]:
     from gpuvet.probe import packages, python_env
-    from gpuvet.sources.network import pip_default_index
+    from gpuvet.sources.package_indexes import pip_default_index
 
     fact = python_env.pip_fact(packages.site_dirs(), environ)
     value = fact.get("value") if isinstance(fact, dict) and fact.get("status") == "found" else {}
@@ -88,7 +88,7 @@ def _conda_targets(environ: Mapping[str, str], mirrors: Any, asked: Optional[Map
     """The channels conda installs from here, as conda resolves them (docs: settings.html, ``channels``,
     ``default_channels``, ``channel_alias``, ``custom_channels``): ``defaults`` is the ``default_channels`` list, a
     name is ``custom_channels[name]/name`` or ``channel_alias/name``, a URL is itself. Values no configuration sets
-    are conda's built-in defaults, asked of conda (``asked``, else :func:`gpuvet.sources.network.conda_defaults`);
+    are conda's built-in defaults, asked of conda (``asked``, else :func:`gpuvet.sources.package_indexes.conda_defaults`);
     with no conda to ask they are unknown, and the channels that need them are named in a note, not guessed."""
     from gpuvet.probe import python_env
 
@@ -99,7 +99,7 @@ def _conda_targets(environ: Mapping[str, str], mirrors: Any, asked: Optional[Map
         if key in config:
             return config[key]
         if "asked" not in answer:
-            from gpuvet.sources.network import CONDA_ASK_TIMEOUT, conda_defaults
+            from gpuvet.sources.package_indexes import CONDA_ASK_TIMEOUT, conda_defaults
 
             answer["asked"] = dict(asked) if asked is not None else conda_defaults(
                 environ, CONDA_ASK_TIMEOUT if timeout is None else timeout)
@@ -166,7 +166,7 @@ def server_endpoints(environ: Optional[Mapping[str, str]] = None, mirrors: Any =
                      conda_timeout: Optional[float] = None) -> Tuple[List[Target], List[Message]]:
     """:func:`server_targets` and the notes on what could not be tested (conda channels whose location only an
     absent conda could say). ``conda``: conda's own defaults when already known (tests), else asked of conda, for at
-    most ``conda_timeout`` seconds (``gpuvet.sources.network.CONDA_ASK_TIMEOUT`` when None)."""
+    most ``conda_timeout`` seconds (``gpuvet.sources.package_indexes.CONDA_ASK_TIMEOUT`` when None)."""
     environ = os.environ if environ is None else environ
     if mirrors is None:
         from gpuvet import kb

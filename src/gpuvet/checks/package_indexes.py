@@ -1,6 +1,6 @@
 """``index_unreachable``: the pip indexes of the snapshot's ``network`` fact that did not answer (pure).
 
-The fact is collected at the edge by ``gpuvet.sources.network`` (a live ``gpuvet check``); this check only reads it.
+The fact is collected at the edge by ``gpuvet.sources.package_indexes`` (a live ``gpuvet check``); this check only reads it.
 """
 
 from __future__ import annotations

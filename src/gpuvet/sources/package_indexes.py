@@ -3,7 +3,7 @@ trap on a fresh rented server (PyPI from mainland China, an internal mirror from
 
 An input collector: ``index_urls`` (pure) says which URLs a snapshot installs from, ``probe_index`` (network) tries
 one, and ``collect_network`` records the answers as the snapshot's ``network`` fact. The finding is a pure check of
-that fact (``gpuvet.checks.network``). Only for a live probe: a pasted snapshot describes another machine, whose
+that fact (``gpuvet.checks.package_indexes``). Only for a live probe: a pasted snapshot describes another machine, whose
 network this machine cannot speak for.
 """
 
