@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kb import test_harvest as harvest_tests
 from tests.kb.test_harvest import Index, _wheel
-
-sandbox = harvest_tests.sandbox  # the harvest tests' fixture: HOME and TMPDIR in the test's folder, pip without this machine's config
 
 REPO = Path(__file__).resolve().parents[2]
 HEADER = """# Compiled archs of fakefw read from real wheels (gpuvet.kb.loader applies them over the
