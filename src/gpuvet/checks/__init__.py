@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
+from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
 from gpuvet.checks.companions import companion_findings
 from gpuvet.checks.damage import damage_findings
@@ -26,8 +27,11 @@ from gpuvet.checks.stack import (
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
 from gpuvet.kb import versions
-from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
+from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Message, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
+
+# Findings whose fix is an install: with every install it offered dropped as failing, what is left says nothing.
+_INSTALL_FIXES = {"abi_mismatch", "package_conflict", "cpu_only_build", "arch_not_in_build", "companion_mismatch"}
 
 # Findings whose fix gains "or install this build instead" when another build fits the machine as it stands.
 _ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_build", "python_unsupported", "no_driver"}
@@ -71,9 +75,10 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
 
 
 def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
-                 binaries: Optional[Sequence[Any]] = None) -> TargetResult:
+                 binaries: Optional[Sequence[Any]] = None, verify: bool = True) -> TargetResult:
     """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
-    its kernels on them, each file on its own, as it does an installed build's."""
+    its kernels on them, each file on its own, as it does an installed build's. ``verify``: each install a fix
+    offers is applied to the snapshot and checked again before it is kept (off while checking such a plan)."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
@@ -94,6 +99,8 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
     if resolution.note is not None:
         findings = findings + (resolution.note,)
     findings = one_truth(findings)
+    if depth == 0 and verify:
+        findings = verified(view, target, findings, kb)
     resolved = f"{candidate.framework.name}=={candidate.release.version}"
     if candidate.variant.name:
         resolved += f" ({candidate.variant.name})"
@@ -130,6 +137,67 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
         planned = {candidate.framework.name: candidate.release.version}
         extra += [f for f in conflict_findings(view, planned) if candidate.framework.name in (f.actual or "")]
     return tuple(alternatives_note(candidate, list(findings) + extra))
+
+
+def _recheck(snapshot: Mapping[str, Any], target: str, kb: Any) -> str:
+    """The verdict of ``target`` on ``snapshot``, as ``check`` gives it (its own fixes not verified again)."""
+    return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False).verdict.value
+
+
+def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: Any) -> tuple:
+    """Each finding with only the install options that pass ``check`` once applied to this snapshot
+    (gpuvet.checks.fixplan): an option whose environment still fails is dropped, and a fix left with no install
+    it offered is no fix. Notes and warnings keep theirs only where they pass too."""
+    result = []
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.commands:
+            result.append(finding)
+            continue
+        kept: List[str] = []
+        dropped = False
+        for option in fixplan.options(fix.commands):
+            ok = fixplan.holds(view.document, option, kb, lambda s, t: _recheck(s, t, kb), also=(target.text,))
+            if ok is False:
+                dropped = True
+                continue
+            kept += [c for c in option if c not in kept]
+        if not dropped:
+            result.append(finding)
+            continue
+        summary = _summary_of_kept(fix, kept)
+        if summary is not None and (any(fixplan.plan_of((c,), kb) is not None for c in kept)
+                                    or (kept and finding.code not in _INSTALL_FIXES)):
+            result.append(finding._replace(fix=Fix(summary, tuple(kept))))
+        else:
+            result.append(finding._replace(fix=None))
+    return tuple(result)
+
+
+def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
+    """The fix's summary naming only the builds whose install was kept. "install a build that fits: A / B" lists the
+    builds whose commands close the fix's list, and "X Or Y" puts Y's after X's (``_with_alternatives``), so the
+    summary is read from its end. None: it named only dropped builds."""
+    commands = list(fix.commands)
+
+    def keep(summary: Any) -> Optional[Any]:
+        if not isinstance(summary, Message):
+            return summary
+        if summary.id == "checks.fix_or.fix":
+            second = keep(summary.params.get("second"))
+            first = keep(summary.params.get("first"))
+            if first is None or second is None:
+                return first if second is None else second
+            return msg("checks.fix_or.fix", first=first, second=second)
+        if summary.id != "checks.alternative.fix":
+            return summary
+        labels = str(summary.params.get("builds", "")).split(" / ")
+        installs = commands[len(commands) - len(labels):]
+        del commands[len(commands) - len(labels):]
+        left = [label for label, command in zip(labels, installs) if command in kept]
+        return msg("checks.alternative.fix", builds=" / ".join(left)) if left else None
+
+    return keep(fix.summary)
 
 
 def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding]) -> tuple:
