@@ -190,7 +190,10 @@ def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
                 return first if second is None else second
             return msg("checks.fix_or.fix", first=first, second=second)
         if summary.id != "checks.alternative.fix":
-            return summary
+            # What is left of the list before the alternatives is this sentence's own: with all of them dropped,
+            # the sentence introduces nothing.
+            own, commands[:] = list(commands), []
+            return None if own and not any(c in kept for c in own) else summary
         labels = str(summary.params.get("builds", "")).split(" / ")
         installs = commands[len(commands) - len(labels):]
         del commands[len(commands) - len(labels):]

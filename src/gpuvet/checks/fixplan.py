@@ -4,8 +4,7 @@ An install command of a fix is read as data: the builds it installs (name, exact
 its own install line names) and the ones it uninstalls. ``applied`` writes that plan into a copy of the snapshot as
 pip would leave the environment -- each build's exact ``==`` pins installed with it (vLLM's torch), a ``>=`` pin
 that the environment does not meet raised to the newest release the knowledge base holds (what pip's resolver
-picks from PyPI) -- and the same check runs again on that copy. A command whose environment still fails (or that
-the model cannot judge) is not printed: a fix that reinstalls the failing build, a torch that vLLM's own pin
+picks from PyPI) -- and the same check runs again on that copy. A command whose environment still fails is not printed: a fix that reinstalls the failing build, a torch that vLLM's own pin
 rejects, an xformers that lets pip pull a torch this driver cannot run.
 
 Commands gpuvet cannot read as a plan (a driver upgrade, ``gpuvet kb harvest``, ``nvidia-smi``) are kept as they
@@ -30,6 +29,7 @@ class Build(NamedTuple):
     name: str
     version: str
     variant: Optional[str]
+    labelled: bool = False  # from an index of its own or named ``+label``: the version carries the label (2.8.0+cu128)
 
 
 class Plan(NamedTuple):
@@ -91,7 +91,7 @@ def plan_of(commands: Sequence[str], kb: Any) -> Optional[Plan]:
                 name, version, local = parts
                 framework = kb.framework(name)
                 installs.append(Build(framework.name if framework else name, version,
-                                      _variant_of(framework, version, local, part)))
+                                      _variant_of(framework, version, local, part), bool(local or pip.index)))
     return Plan(tuple(installs), tuple(uninstalls)) if installs else None
 
 
@@ -153,8 +153,7 @@ def applied(snapshot: Mapping[str, Any], plan: Plan, kb: Any) -> Dict[str, Any]:
     for build in builds:
         framework = kb.framework(build.name)
         release = framework.release(build.version) if framework is not None else None
-        label = f"+{build.variant}" if release is not None and build.variant and build.variant != release.default_variant \
-            and build.variant.replace(".", "").isalnum() else ""
+        label = f"+{build.variant}" if _labelled(build, release) else ""
         distribution = framework.distributions[0] if framework is not None else build.name
         kept.append({"name": canonical_name(distribution), "version": build.version + label})
         variant = release.variants.get(build.variant or "") if release is not None else None
@@ -183,11 +182,20 @@ def _with_bundled(packages: List[Any], variant: Any) -> List[Any]:
     return packages
 
 
+def _labelled(build: Build, release: Any) -> bool:
+    """Does the installed version carry the variant as its local label? A build from its publisher's own index
+    does (``torch==2.8.0+cu128``, which pip on Windows or Arm never swaps for PyPI's CPU wheel), and so does any
+    build but the release's default; PyPI's default build does not."""
+    if release is None or not build.variant or release.variant(build.variant) is None:
+        return False
+    return build.labelled or build.variant != release.default_variant
+
+
 def target_text(build: Build, kb: Any) -> str:
-    """The check target that judges ``build``: its exact version, and the variant where it is not the default."""
+    """The check target that judges ``build``: its exact version, and its variant where the version carries it."""
     framework = kb.framework(build.name)
     release = framework.release(build.version) if framework is not None else None
-    if release is None or not build.variant or build.variant == release.default_variant:
+    if not _labelled(build, release):
         return f"{build.name}=={build.version}"
     return f"{build.name}=={build.version}+{build.variant}"
 
@@ -197,8 +205,9 @@ Check = Callable[[Mapping[str, Any], str], str]  # (snapshot, target) -> verdict
 
 def holds(snapshot: Mapping[str, Any], commands: Sequence[str], kb: Any, check: Check,
           also: Sequence[str] = ()) -> Optional[bool]:
-    """Does the environment pass ``check`` once ``commands`` ran? Each build the plan installs is checked, and each
-    target of ``also`` whose framework the plan leaves in place. None: the commands are no plan gpuvet can read."""
+    """Does the environment hold once ``commands`` ran (no target fails ``check``)? Each build the plan installs is
+    checked, and each target of ``also`` whose framework the plan leaves in place. None: the commands are no plan
+    gpuvet can read."""
     plan = plan_of(commands, kb)
     if plan is None:
         return None
@@ -208,7 +217,9 @@ def holds(snapshot: Mapping[str, Any], commands: Sequence[str], kb: Any, check: 
     targets += [t for t in also if _target_name(t, kb) not in replaced]
     if not targets:
         return None
-    return all(check(after, target) in ("pass", "warn") for target in targets)
+    # A build the model cannot judge here (PyTorch's aarch64 wheel, whose arch list it has not read) is not refuted:
+    # only a failure drops the option.
+    return all(check(after, target) != "fail" for target in targets)
 
 
 def _target_name(target: str, kb: Any) -> str:
