@@ -10,7 +10,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
 from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
-from gpuvet.checks.companions import companion_findings
+from gpuvet.checks.companions import companion_findings, install_with_companions
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
@@ -216,7 +216,7 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
             alternative = msg("checks.alternative.fix", builds=labels)
             combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
             finding = finding._replace(
-                fix=Fix(combined, commands + tuple(option.install for option in options))
+                fix=Fix(combined, commands + tuple(install_with_companions(view, option) for option in options))
             )
         better.append(finding)
     return tuple(better)
