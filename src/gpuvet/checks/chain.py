@@ -558,14 +558,17 @@ def _library_layer(
     have_text = f"{package['name']} {package.get('version')}" if package else None
     if not wanted:
         # The build does not pin one (TensorFlow, JAX plugins load what is installed): show what the machine has.
-        return LayerResult(Link(layer, Verdict.PASS, have_text or msg("link.not_installed"), None))
+        # A library that is not there is never marked as passing (a row "✔ cuDNN not installed" contradicts itself).
+        return LayerResult(Link(layer, Verdict.PASS if have_text else Verdict.SKIP, have_text or msg("link.not_installed"), None))
     installed = _installed_version(view, candidate)
     if installed is None:
         # The build is not installed yet: pip brings the pinned library along.
         actual = have_text or msg("link.not_installed")
         return LayerResult(Link(layer, Verdict.PASS, msg("link.comes_with_build", version=wanted, have=actual), wanted))
     if package is None:
-        return LayerResult(Link(layer, Verdict.PASS, msg("link.not_installed"), wanted))
+        # Installed, yet no wheel of the library is among the packages: the build may carry its own copy (older
+        # wheels did) or load a system one; nothing here says it passes, nor that it fails.
+        return LayerResult(Link(layer, Verdict.SKIP, msg("link.not_installed"), wanted))
     source = view.source("packages")  # pip-metadata when probed; pasted:pip-freeze or spec when read from text
     have, want = version_or_none(package.get("version")), version_or_none(wanted)
     if have is None or want is None:

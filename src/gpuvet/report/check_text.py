@@ -9,6 +9,7 @@ import io
 from typing import Any, List, Mapping
 
 from gpuvet.i18n import render, text
+from gpuvet.report.answer import answer_line
 from gpuvet.report.machine_summary import machine_lines
 
 _MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
@@ -66,6 +67,8 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
     header = text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))
     if kb.get("overlay"):
         header += text(lang, "report.kb_overlay", path=kb["overlay"].get("path"), files=kb["overlay"].get("files"))
+    # The answer first: a reader who stops after one line knows the verdict, why, and what to run.
+    out.append(f"[bold]{esc(answer_line(document, lang))}[/]")
     out.append(f"[bold]gpuvet check[/]  ·  {esc(header)}")
     for line in machine_lines(document.get("snapshot") or {}, lang):
         out.append(f"  {esc(line)}")
