@@ -208,7 +208,8 @@ def replay_base(capture: Any, target: Any, kb: Any) -> Dict[str, Any]:
                     "source": image.source}
     floor = kb.min_driver_for_cuda(cuda, model_host(view, kb).os)
     driver = versions.parse(view.driver_version or "")
-    if floor is not None and floor.minimum and driver is not None and driver < versions.parse(floor.minimum):
+    minimum = versions.parse(floor.minimum) if floor is not None and floor.minimum else None
+    if floor is not None and driver is not None and minimum is not None and driver < minimum:
         # No runtime of that CUDA runs on this driver at all: adding one by hand would fail the same way.
         return {"image": slim, "reason": "driver_below_cuda", "cuda": cuda, "python": python,
                 "driver": view.driver_version, "minimum": floor.minimum}

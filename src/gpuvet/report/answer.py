@@ -22,7 +22,8 @@ def _reason(findings: List[Mapping[str, Any]], verdict: str) -> Optional[Mapping
     if verdict == "unknown":
         matching = [f for f in findings if f.get("code") in ("unknown_version", "arch_list_unknown")] or matching
     with_fix = [f for f in matching if (f.get("fix") or {}).get("commands")] or [f for f in matching if f.get("fix")]
-    return (with_fix or matching or [None])[0]
+    chosen = with_fix or matching
+    return chosen[0] if chosen else None
 
 
 def answer(document: Mapping[str, Any]) -> Dict[str, Any]:

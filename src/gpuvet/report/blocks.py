@@ -283,7 +283,7 @@ def _answer_blocks(document: Mapping[str, Any], lang: str) -> List[Any]:
 
 def _acted_on(findings: Sequence[Mapping[str, Any]], lang: str) -> List[Any]:
     """Failures and warnings as cards; notes folded under one line (context, not something to act on)."""
-    cards = [finding_card(f, lang) for f in findings if f.get("severity") != "info"]
+    cards: List[Any] = [finding_card(f, lang) for f in findings if f.get("severity") != "info"]
     notes = [finding_card(f, lang) for f in findings if f.get("severity") == "info"]
     if notes:
         cards.append(Details(text(lang, "reports.notes_count", count=len(notes)), tuple(notes)))
