@@ -560,6 +560,23 @@ def _fleet_value(value: Any, lang: str) -> str:
     return text(lang, "reports.fleet.unknown") if value is None else _s(value)
 
 
+def _fleet_reasons(group: Mapping[str, Any], lang: str) -> str:
+    """Why these hosts have this verdict for a target: each failure or warning of theirs, with its fix, and the
+    hosts it holds for where only some of the group have it (a per-target reason is never dropped)."""
+    hosts = list(group.get("hosts") or [])
+    said = []
+    for finding in group.get("findings") or []:
+        if finding.get("severity") == "info":
+            continue
+        line = _s(finding.get("title"))
+        if finding.get("fix"):
+            line += " — %s %s" % (text(lang, "reports.fix"), _s(finding["fix"]))
+        if set(finding.get("hosts") or []) != set(hosts):
+            line += " (%s)" % ", ".join(str(h) for h in finding.get("hosts") or [])
+        said.append(line)
+    return "; ".join(said)
+
+
 def fleet_report(document: Mapping[str, Any], lang: str, command: str = "fleet") -> Report:
     hosts = document.get("hosts") or []
     summary = document.get("summary") or {}
@@ -605,10 +622,11 @@ def fleet_report(document: Mapping[str, Any], lang: str, command: str = "fleet")
     blocks += _findings(text(lang, "reports.fleet.findings"), document.get("findings") or [], lang)
     targets = document.get("targets") or []
     if targets:
-        headers = (text(lang, "reports.fleet.col.target"), text(lang, "reports.col.verdict"), text(lang, "reports.fleet.col.hosts"))
+        headers = (text(lang, "reports.fleet.col.target"), text(lang, "reports.col.verdict"), text(lang, "reports.fleet.col.hosts"),
+                   text(lang, "reports.fleet.col.reason"))
         trows = tuple(
             (Cell(_s(t.get("target"))), Cell(_word(lang, _verdict(g.get("verdict"))), verdict=_verdict(g.get("verdict"))),
-             Cell(", ".join(str(h) for h in g.get("hosts") or [])))
+             Cell(", ".join(str(h) for h in g.get("hosts") or [])), Cell(_fleet_reasons(g, lang)))
             for t in targets for g in t.get("verdicts") or []
         )
         blocks += [Heading(text(lang, "reports.fleet.checks")), Table(headers, trows)]
