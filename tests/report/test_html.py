@@ -192,12 +192,14 @@ def test_every_command_has_both_renderers(lang):
 
 def test_fleet_html_keeps_each_targets_reason_and_fix_per_host_group():
     """Two nodes fail torch for different reasons: the page names each reason, its fix and its host."""
+    from pathlib import Path
+
     from gpuvet.checks import run_checks
-    from gpuvet.ingest import detect_kind, parse as parse_input
+    from gpuvet.ingest import detect_kind
+    from gpuvet.ingest import parse as parse_input
     from gpuvet.kb import load
     from gpuvet.report.findings import check_to_dict
     from gpuvet.report.fleet_document import targets_entry
-    from pathlib import Path
 
     smi = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
     per_host = {}
