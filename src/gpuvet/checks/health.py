@@ -127,6 +127,48 @@ def power_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
                      limit="%.0f" % limit, default="%.0f" % default, percent="%d" % round(share * 100))]
 
 
+def _mib(value: float) -> str:
+    return "%.1f GiB" % (value / 1024) if value >= 1024 else "%d MiB" % value
+
+
+def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    """Someone else on this GPU, the first question of a renter on a shared or oversold box: the compute processes
+    that hold its memory, each named, or memory in use that no listed process explains, and how busy it was when
+    read. What was pasted or probed is another moment than the job's, so this warns and never fails."""
+    label = _gpu_label(gpu)
+    processes = [p for p in gpu.get("processes") or [] if isinstance(p, dict) and "C" in str(p.get("type") or "C")]
+    held = sum(_float(p.get("memory_mib")) or 0 for p in processes)
+    used, total = _float(gpu.get("memory_used_mib")), _float(gpu.get("memory_total_mib"))
+    busy = _float(gpu.get("utilization_percent"))
+    busy_now = busy is not None and busy >= float(rules["busy_utilization_warn_percent"])
+    source = rules["others_source"]
+    if processes and (held >= float(rules["others_memory_warn_mib"]) or busy_now):
+        ranked = sorted(processes, key=lambda p: -(_float(p.get("memory_mib")) or 0))
+        names = ", ".join("%s (pid %s, %s)" % (p.get("name") or "?", p.get("pid") if p.get("pid") is not None else "?",
+                                                _mib(_float(p.get("memory_mib")) or 0)) for p in ranked[:5])
+        more = len(ranked) - 5
+        return [_finding("virtualization_limit", Severity.WARN, "others_on_gpu", label, source,
+                         msg("smoke.health.value.gpu_to_yourself"), "%s / %s" % (_mib(held), _mib(total or 0)),
+                         ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+                         detail_variant="busy" if busy_now else "",
+                         count=len(processes), held=_mib(held), total=_mib(total) if total else "?",
+                         processes=names + (" +%d" % more if more > 0 else ""),
+                         utilization="%d" % busy if busy is not None else "?")]
+    if gpu.get("processes") is None:
+        return []  # the input did not list processes (a query CSV): nothing says whose the memory or time is
+    unlisted = (used or 0) - held
+    memory_unlisted = used is not None and unlisted >= float(rules["unlisted_memory_warn_mib"])
+    if memory_unlisted or (busy_now and not processes):
+        return [_finding("virtualization_limit", Severity.WARN, "unlisted_use" if memory_unlisted else "unlisted_busy",
+                         label, source,
+                         msg("smoke.health.value.gpu_to_yourself"),
+                         "%s / %s" % (_mib(used or 0), _mib(total or 0)),
+                         ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+                         used=_mib(used or 0), total=_mib(total) if total else "?",
+                         utilization="%d" % busy if busy is not None else "?")]
+    return []
+
+
 def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
     label, out = _gpu_label(gpu), []
     if gpu.get("persistence_mode") is False:
@@ -277,6 +319,7 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
         findings += pcie_findings(gpu, rules, _kb_pcie_gen(kb, gpu.get("name")))
         findings += power_findings(gpu, rules)
         findings += mode_findings(gpu, rules)
+        findings += others_findings(gpu, rules)
     events = view.value("xid_events")
     if isinstance(events, list):
         findings += xid_findings(events, rules)
