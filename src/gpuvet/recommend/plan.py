@@ -32,15 +32,17 @@ USABLE_FRACTION = 0.9
 LORA_TRAINABLE_FRACTION = 0.01
 DEFAULT_SEQ = {"train": 2048, "lora": 2048, "qlora": 2048, "infer": 4096}
 DEFAULT_BATCH = {"train": 1, "lora": 1, "qlora": 1, "infer": 1}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmbt])\s*$", re.IGNORECASE)
 _MULTIPLIER = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 
 def parse_model_size(text: str) -> float:
-    """``7B`` → 7e9, ``350M`` → 3.5e8, ``1.5b`` → 1.5e9."""
+    """``7B`` → 7e9, ``350M`` → 3.5e8, ``1.5b`` → 1.5e9. The unit is required: a bare ``7`` is seven parameters to
+    the arithmetic and almost surely 7B to the user, so it is refused rather than guessed."""
     match = _SIZE.match(text or "")
     if not match:
-        raise UsageError(f"cannot read model size {text!r}", hint="write it like 7B, 13B, 70B, 1.5B or 350M")
+        raise UsageError(f"cannot read model size {text!r}: it needs its unit",
+                         hint="write it like 7B, 13B, 70B, 1.5B or 350M")
     value = float(match.group(1)) * _MULTIPLIER[match.group(2).lower()]
     if value <= 0:
         raise UsageError(f"model size must be positive, got {text!r}")
@@ -251,7 +253,23 @@ QUESTIONS = (
 )
 
 
+def _known_framework(text: str, kb: Any) -> None:
+    """A plan for a framework the knowledge base does not know plans nothing: refused, with the nearest name."""
+    import difflib
+
+    from gpuvet.checks.targets import parse_target
+
+    target = parse_target(text)
+    if kb.framework(target.name) is not None:
+        return
+    names = sorted({f.name for f in kb.frameworks()} | {d for f in kb.frameworks() for d in f.distributions})
+    close = difflib.get_close_matches(target.name, names, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}?" if close else "known: " + ", ".join(f.name for f in kb.frameworks())
+    raise UsageError(f"--framework {text!r}: not a framework the knowledge base knows", hint=hint)
+
+
 def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
+    _known_framework(args.framework, kb)
     parameters = parse_model_size(args.model_size)
     task, precision = args.task, args.precision
     # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.

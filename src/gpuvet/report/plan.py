@@ -8,7 +8,11 @@ from gpuvet.checks.platform import images_message, size_text
 from gpuvet.i18n import render, text
 
 
-def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
+SHOWN = 20  # GPU models listed in text unless --all; the count of the rest is always said
+
+
+def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100,
+                     show_all: bool = False) -> str:
     plan = document["plan"]
     inputs = plan["inputs"]
     memory = plan["memory_gib"]
@@ -21,11 +25,15 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
     ]
     lines += [f"  - {a}" for a in plan["assumptions"]]
     lines += ["", text(lang, "plan.gpus")]
-    for row in plan["gpus"][:20]:
+    rows = plan["gpus"] if show_all else plan["gpus"][:SHOWN]
+    for row in rows:
         mark = "✔" if row["fits"] else "✘"
         count = f"{row['count']} ×" if row["count"] else "—"
         reason = f"  ({row['reason']})" if row.get("reason") else ""
         lines.append(f"  {mark} {count} {row['model']} ({row['memory_gib']:g} GiB){reason}")
+    if len(rows) < len(plan["gpus"]):
+        fitting = sum(1 for row in plan["gpus"] if row["fits"])
+        lines.append("  " + text(lang, "plan.more", shown=len(rows), total=len(plan["gpus"]), fitting=fitting))
     software = plan["software"]
     lines += ["", text(lang, "plan.software")]
     if software.get("known"):
