@@ -7,7 +7,6 @@ from typing import Any, Dict, List
 from gpuvet.checks.platform import images_message, size_text
 from gpuvet.i18n import render, text
 
-
 SHOWN = 20  # GPU models listed in text unless --all; the count of the rest is always said
 
 
