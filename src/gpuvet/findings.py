@@ -63,6 +63,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
+    "checks.library_shadowed": ("cudnn_mismatch", "cudnn", WARN),  # layer and code per library (cuDNN, NCCL)
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),

@@ -19,8 +19,15 @@ from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Seq
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from gpuvet.checks.installer import parse_pip
 from gpuvet.probe.names import canonical_name
+
+
+def parse_pip(command: str) -> Any:
+    """gpuvet.checks.installer's reader of a pip command, imported when a fix is read (a check without one never
+    loads it: its dataclass costs start-up, tests/architecture/test_records.py)."""
+    from gpuvet.checks.installer import parse_pip as read
+
+    return read(command)
 
 
 class Build(NamedTuple):
