@@ -22,12 +22,44 @@ from packaging.version import InvalidVersion, Version
 from gpuvet.probe.names import canonical_name
 
 
-def parse_pip(command: str) -> Any:
-    """gpuvet.checks.installer's reader of a pip command, imported when a fix is read (a check without one never
-    loads it: its dataclass costs start-up, tests/architecture/test_records.py)."""
-    from gpuvet.checks.installer import parse_pip as read
+# pip's options that take a value: their value is no requirement.
+_VALUED = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-c", "--constraint",
+           "-r", "--requirement"}
 
-    return read(command)
+
+class PipWords(NamedTuple):
+    action: str  # install | uninstall
+    specs: Tuple[str, ...]
+    named_index: bool  # an --index-url / --extra-index-url / --find-links of its own
+
+
+def parse_pip(command: str) -> Optional[PipWords]:
+    """One ``pip install|uninstall`` command as words (``python -m pip``, ``uv pip`` alike); None for anything else.
+    gpuvet.checks.installer reads commands fully for translating them; this reads only what a plan needs, without
+    its dataclasses (a live check that verifies a fix imports neither, tests/robustness/test_startup_imports.py)."""
+    import shlex
+
+    try:
+        words = shlex.split(command.split(" #")[0])
+    except ValueError:
+        return None
+    if "pip" not in words and "pip3" not in words:
+        return None
+    rest = words[max(i for i, w in enumerate(words) if w in ("pip", "pip3")) + 1:]
+    if not rest or rest[0] not in ("install", "uninstall"):
+        return None
+    specs, named_index, skip = [], False, False
+    for word in rest[1:]:
+        if skip:
+            skip = False
+            continue
+        option = word.split("=", 1)[0]
+        if option in _VALUED:
+            named_index = named_index or option in ("-i", "--index-url", "--extra-index-url", "-f", "--find-links")
+            skip = "=" not in word
+        elif not word.startswith("-"):
+            specs.append(word)
+    return PipWords(rest[0], tuple(specs), named_index)
 
 
 class Build(NamedTuple):
@@ -69,12 +101,11 @@ def _variant_of(framework: Any, version: str, local: Optional[str], command: str
             return variant.name
     if local and release.variant(local) is not None:
         return release.variant(local).name
-    from gpuvet.ingest.project import _variant as index_variant  # the backend an index URL names, one reader
-
-    pip = parse_pip(command)
-    backend = index_variant(pip.index) if pip is not None and pip.index else None
-    if backend and release.variant(backend) is not None:
-        return release.variant(backend).name
+    # The variant whose own index the command names (its companions added: torch==X torchvision==Y --index-url ...)
+    for variant in release.variants.values():
+        index = str(getattr(variant, "index_url", "") or "")
+        if index.startswith("http") and (f" {index}" in command or f"={index}" in command):
+            return variant.name
     return release.default_variant
 
 
@@ -98,7 +129,7 @@ def plan_of(commands: Sequence[str], kb: Any) -> Optional[Plan]:
                 name, version, local = parts
                 framework = kb.framework(name)
                 installs.append(Build(framework.name if framework else name, version,
-                                      _variant_of(framework, version, local, part), bool(local or pip.index)))
+                                      _variant_of(framework, version, local, part), bool(local or pip.named_index)))
     return Plan(tuple(installs), tuple(uninstalls)) if installs else None
 
 
