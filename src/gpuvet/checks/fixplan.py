@@ -21,7 +21,6 @@ from packaging.version import InvalidVersion, Version
 
 from gpuvet.probe.names import canonical_name
 
-
 # pip's options that take a value: their value is no requirement.
 _VALUED = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-c", "--constraint",
            "-r", "--requirement"}
