@@ -238,3 +238,17 @@ def test_check_says_the_busy_gpu_first():
     assert code == 0  # a warning: the build still runs
     first = out.getvalue().splitlines()[0]
     assert first.startswith("Verdict: WARN") and "other process(es) hold" in first
+
+
+def test_the_live_probes_xml_reads_utilization_and_a_v100_shared_with_four_processes_warns():
+    from gpuvet.ingest import detect_kind, parse
+
+    path = FIXTURES / "nvidia-smi-q-x"
+    hits = []
+    for xml in sorted(path.glob("*.xml")):
+        text = xml.read_text(encoding="utf-8")
+        snapshot = parse(detect_kind(text), text, xml.name)
+        for finding in health_findings(SnapshotView(snapshot)):
+            if finding.title.id == "smoke.health.others_on_gpu.title":
+                hits.append(render(finding.title, "en"))
+    assert any("Tesla V100-PCIE-32GB): 4 other process(es) hold 12.0 GiB" in h for h in hits), hits
