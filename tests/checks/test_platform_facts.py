@@ -373,3 +373,17 @@ def test_the_new_sentences_read_chinese(snapshot, target):
             text = render(message, "zh") if message is not None else ""
             runs = [m.group(0) for line in text.splitlines() for m in _ENGLISH_RUN.finditer(_CODE_SPANS.sub(" ", line))]
             assert runs == [], (finding.code, text)
+
+
+def test_on_native_windows_every_cuda_build_recommend_offers_names_its_cuda_index():
+    """PyPI's Windows wheels of torch are CPU builds: a plain `pip install torch==X` there installs the CPU wheel, so
+    each CUDA build recommend says fits comes with PyTorch's own index (the [[windows]] record's source)."""
+    from gpuvet.recommend import recommend
+    from gpuvet.snapshot import SnapshotView
+
+    kb = load()
+    picks = recommend(SnapshotView(_pasted(WINDOWS)), kb.framework("torch"), kb)
+    assert picks
+    for pick in picks:
+        (command,) = pick.to_dict()["install"]
+        assert pick.candidate.variant.cuda and "--index-url https://download.pytorch.org/whl/cu" in command, command

@@ -216,7 +216,7 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
             alternative = msg("checks.alternative.fix", builds=labels)
             combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
             finding = finding._replace(
-                fix=Fix(combined, commands + tuple(install_with_companions(view, option) for option in options))
+                fix=Fix(combined, commands + tuple(install_with_companions(view, option, kb) for option in options))
             )
         better.append(finding)
     return tuple(better)

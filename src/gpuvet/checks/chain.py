@@ -308,6 +308,15 @@ def _own_index_command(candidate: Candidate, variant: Any) -> str:
     return f"pip install {framework.distributions[0]}=={release.version} --index-url {index}"
 
 
+def install_here(view: SnapshotView, candidate: Candidate, kb: Any) -> str:
+    """The command that installs this very build on this machine. On native Windows a plain ``pip install torch==X``
+    takes PyPI's CPU wheel (``on_platform``), so a CUDA build is named from its publisher's own index there."""
+    if (candidate.variant.cuda and model_host(view, kb).os == "windows"
+            and not on_platform(view, candidate, kb).variant.cuda):
+        return _own_index_command(candidate, candidate.variant)
+    return candidate.install
+
+
 def platform_cuda_builds(candidate: Candidate, host: compat.Host, gpus: Sequence[compat.Gpu]) -> Tuple[Tuple[str, str], ...]:
     """(install command, source) of each CUDA build of the candidate's release that its publisher makes for this Arm
     host (the framework file's ``[[platform_build]]``: PyTorch's own index for Linux aarch64) and that the platform
