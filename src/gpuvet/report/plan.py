@@ -15,7 +15,16 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
     plan = document["plan"]
     inputs = plan["inputs"]
     memory = plan["memory_gib"]
+    fitting = [row for row in plan["gpus"] if row["fits"]]
+    # The answer first: the smallest rental that holds the workload (the rows are sorted so), or that none does.
+    if fitting:
+        best = fitting[0]
+        answer = text(lang, "plan.answer", count=best["count"] or 1, model=best["model"], memory=f"{best['memory_gib']:g}",
+                      per_gpu=memory["per_gpu"], fitting=len(fitting), total=len(plan["gpus"]))
+    else:
+        answer = text(lang, "plan.answer_none", per_gpu=memory["per_gpu"], total=len(plan["gpus"]))
     lines = [
+        answer,
         text(lang, "plan.heading", params=f"{inputs['parameters'] / 1e9:g}B", task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
         "",
         text(lang, "plan.memory", **memory),
