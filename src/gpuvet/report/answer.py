@@ -66,3 +66,39 @@ def answer_line(document: Mapping[str, Any], lang: str) -> str:
         fix = f"{text(lang, 'report.fix')}: {str(said['fix']).rstrip(':：')}"
         parts.append(fix + (f" $ {said['command']}" if said["command"] else ""))
     return " · ".join(parts)
+
+
+def fleet_answer_line(document: Mapping[str, Any], lang: str) -> str:
+    """The answer of a fleet or diff document in one line: the worst thing first (hosts not reached, a failing
+    finding or target verdict with its hosts and fix), else how the hosts differ, else that they agree."""
+    hosts = list(document.get("hosts") or [])
+    down = [str(h.get("host")) for h in hosts if h.get("status") != "ok"]
+    failing = [f for f in document.get("findings") or [] if f.get("severity") == "fail"]
+    groups = [(t.get("target"), g) for t in document.get("targets") or [] for g in t.get("verdicts") or []]
+    bad = [(target, g) for target, g in groups if g.get("verdict") == "fail"] or \
+        [(target, g) for target, g in groups if g.get("verdict") == "unknown"]
+    verdict = "fail" if down or failing or any(g.get("verdict") == "fail" for _, g in groups) else (
+        "unknown" if bad else ("warn" if document.get("groups") or any(g.get("verdict") == "warn" for _, g in groups)
+                               else "pass"))
+    parts = [text(lang, "report.verdict_line", verdict=text(lang, "verdict." + verdict).upper())]
+    if down:
+        parts.append(text(lang, "report.answer_hosts_down", count=len(down), total=len(hosts), hosts=", ".join(down)))
+    elif failing:
+        finding = failing[0]
+        parts.append("%s (%s)" % (finding.get("title"), ", ".join(str(h) for h in finding.get("hosts") or [])))
+        if finding.get("fix"):
+            summary = finding["fix"].get("summary") if isinstance(finding["fix"], Mapping) else finding["fix"]
+            parts.append(f"{text(lang, 'report.fix')}: {summary}")
+    elif bad:
+        target, group = bad[0]
+        reasons = [f for f in group.get("findings") or [] if f.get("severity") in ("fail", "warn")]
+        where = ", ".join(str(h) for h in group.get("hosts") or [])
+        parts.append(f"{target} ({where})" + (f": {reasons[0].get('title')}" if reasons else ""))
+        if reasons and reasons[0].get("fix"):
+            parts.append(f"{text(lang, 'report.fix')}: {reasons[0]['fix']}")
+    elif document.get("groups"):
+        fields = ", ".join(text(lang, "fleet.field." + str(g.get("field"))) for g in document["groups"])
+        parts.append(text(lang, "report.answer_differ", fields=fields))
+    else:
+        parts.append(text(lang, "report.answer_agree", total=len(hosts)))
+    return " · ".join(parts)

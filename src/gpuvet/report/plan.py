@@ -40,8 +40,7 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
         reason = f"  ({row['reason']})" if row.get("reason") else ""
         lines.append(f"  {mark} {count} {row['model']} ({row['memory_gib']:g} GiB){reason}")
     if len(rows) < len(plan["gpus"]):
-        fitting = sum(1 for row in plan["gpus"] if row["fits"])
-        lines.append("  " + text(lang, "plan.more", shown=len(rows), total=len(plan["gpus"]), fitting=fitting))
+        lines.append("  " + text(lang, "plan.more", shown=len(rows), total=len(plan["gpus"]), fitting=len(fitting)))
     software = plan["software"]
     lines += ["", text(lang, "plan.software")]
     if software.get("known"):
