@@ -252,3 +252,17 @@ def test_the_live_probes_xml_reads_utilization_and_a_v100_shared_with_four_proce
             if finding.title.id == "smoke.health.others_on_gpu.title":
                 hits.append(render(finding.title, "en"))
     assert any("Tesla V100-PCIE-32GB): 4 other process(es) hold 12.0 GiB" in h for h in hits), hits
+
+
+def test_persistence_mode_is_a_note_on_a_data_center_gpu_and_none_on_a_consumer_card():
+    """DCGM's check is data-center practice: a renter of a GeForce card cannot act on it, so it is not said there."""
+    from gpuvet.kb import load
+
+    kb = load()
+
+    def persistence(name):
+        found = health_findings(SnapshotView(_pasted_table(name)), kb)
+        return [f for f in found if f.title.id == "smoke.health.persistence_off.title"]
+
+    assert persistence("rtx-3080-1gpu_drv550.54.14.txt") == []  # GeForce RTX 3080, Persistence-M Off
+    assert len(persistence("l40s-1gpu_drv595.80_idle.txt")) == 1  # L40S, Persistence-M Off

@@ -169,9 +169,10 @@ def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]
     return []
 
 
-def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any], segment: Optional[str] = None) -> List[Finding]:
     label, out = _gpu_label(gpu), []
-    if gpu.get("persistence_mode") is False:
+    # Persistence mode is data-center practice (DCGM's check); on a consumer card it is nothing a renter acts on.
+    if gpu.get("persistence_mode") is False and segment != "consumer":
         out.append(_finding("health_problem", Severity.INFO, "persistence_off", label, rules["persistence_source"],
                             "Enabled", "Disabled", ("sudo nvidia-smi -pm 1",)))
     virt = (gpu.get("virtualization_mode") or "").lower()
@@ -299,6 +300,14 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
+def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
+    """datacenter | workstation | consumer | embedded, as the knowledge base's GPU model says; None when unknown."""
+    if kb is None or not name:
+        return None
+    model = kb.gpu(name)
+    return getattr(model, "segment", None) if model is not None else None
+
+
 def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
     if kb is None or not name:
         return None
@@ -318,7 +327,7 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
         findings += throttle_findings(gpu, rules)
         findings += pcie_findings(gpu, rules, _kb_pcie_gen(kb, gpu.get("name")))
         findings += power_findings(gpu, rules)
-        findings += mode_findings(gpu, rules)
+        findings += mode_findings(gpu, rules, _kb_segment(kb, gpu.get("name")))
         findings += others_findings(gpu, rules)
     events = view.value("xid_events")
     if isinstance(events, list):
