@@ -75,10 +75,11 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
 
 
 def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
-                 binaries: Optional[Sequence[Any]] = None, verify: bool = True) -> TargetResult:
+                 binaries: Optional[Sequence[Any]] = None, verify: bool = True, offer: bool = True) -> TargetResult:
     """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
     its kernels on them, each file on its own, as it does an installed build's. ``verify``: each install a fix
-    offers is applied to the snapshot and checked again before it is kept (off while checking such a plan)."""
+    offers is applied to the snapshot and checked again before it is kept (off while checking such a plan).
+    ``offer``: search the builds that fit instead of a failing one (off where only the verdict is wanted)."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
@@ -94,7 +95,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
         links = tuple(link._replace(verdict=Verdict.FAIL) if link.layer == "framework" else link for link in links)
         findings = (removed,) + tuple(findings)
     findings = stack_findings(view, candidate, kb, findings, depth)
-    if blocking(findings):
+    if offer and blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
         findings = findings + (resolution.note,)
@@ -141,7 +142,7 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
 
 def _recheck(snapshot: Mapping[str, Any], target: str, kb: Any) -> str:
     """The verdict of ``target`` on ``snapshot``, as ``check`` gives it (its own fixes not verified again)."""
-    return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False).verdict.value
+    return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False, offer=False).verdict.value
 
 
 def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: Any) -> tuple:
@@ -149,6 +150,7 @@ def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb
     (gpuvet.checks.fixplan): an option whose environment still fails is dropped, and a fix left with no install
     it offered is no fix. Notes and warnings keep theirs only where they pass too."""
     result = []
+    held: dict = {}  # one re-check per distinct option: findings of one target often offer the same install
     for finding in findings:
         fix = finding.fix
         if fix is None or not fix.commands:
@@ -157,7 +159,10 @@ def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb
         kept: List[str] = []
         dropped = False
         for option in fixplan.options(fix.commands):
-            ok = fixplan.holds(view.document, option, kb, lambda s, t: _recheck(s, t, kb), also=(target.text,))
+            if option not in held:
+                held[option] = fixplan.holds(view.document, option, kb, lambda s, t: _recheck(s, t, kb),
+                                             also=(target.text,))
+            ok = held[option]
             if ok is False:
                 dropped = True
                 continue
