@@ -52,6 +52,10 @@ def answer(document: Mapping[str, Any]) -> Dict[str, Any]:
     return result
 
 
+def _colon(lang: str) -> str:
+    return "：" if lang == "zh" else ": "
+
+
 def answer_line(document: Mapping[str, Any], lang: str) -> str:
     """The answer as one line of plain text: ``FAIL · vllm==0.9.0: <reason> · Fix: <summary> $ <command>``."""
     said = answer(document)
@@ -63,7 +67,7 @@ def answer_line(document: Mapping[str, Any], lang: str) -> str:
     elif said["verdict"] == "pass" and said["total"]:
         parts.append(text(lang, "report.answer_runs"))
     if said["fix"]:
-        fix = f"{text(lang, 'report.fix')}: {str(said['fix']).rstrip(':：')}"
+        fix = f"{text(lang, 'report.fix')}{_colon(lang)}{str(said['fix']).rstrip(':：')}"
         parts.append(fix + (f" $ {said['command']}" if said["command"] else ""))
     return " · ".join(parts)
 
@@ -88,14 +92,14 @@ def fleet_answer_line(document: Mapping[str, Any], lang: str) -> str:
         parts.append("%s (%s)" % (finding.get("title"), ", ".join(str(h) for h in finding.get("hosts") or [])))
         if finding.get("fix"):
             summary = finding["fix"].get("summary") if isinstance(finding["fix"], Mapping) else finding["fix"]
-            parts.append(f"{text(lang, 'report.fix')}: {summary}")
+            parts.append(f"{text(lang, 'report.fix')}{_colon(lang)}{summary}")
     elif bad:
         target, group = bad[0]
         reasons = [f for f in group.get("findings") or [] if f.get("severity") in ("fail", "warn")]
         where = ", ".join(str(h) for h in group.get("hosts") or [])
         parts.append(f"{target} ({where})" + (f": {reasons[0].get('title')}" if reasons else ""))
         if reasons and reasons[0].get("fix"):
-            parts.append(f"{text(lang, 'report.fix')}: {reasons[0]['fix']}")
+            parts.append(f"{text(lang, 'report.fix')}{_colon(lang)}{reasons[0]['fix']}")
     elif document.get("groups"):
         fields = ", ".join(text(lang, "fleet.field." + str(g.get("field"))) for g in document["groups"])
         parts.append(text(lang, "report.answer_differ", fields=fields))
