@@ -3,7 +3,7 @@
 Measured side by side in one run, interleaved (A B C A B C ...) so the load of other processes on this shared machine
 falls on every command alike:
 
-  1. ``gpuvet check --from FILE TARGET --format json``                 budget: median <= 0.3 s (DESIGN.md section 7)
+  1. ``gpuvet check --from FILE TARGET --format json``                 budget: median <= 0.3 s (docs/CONTRACT.md §6)
   2. ``gpuvet probe --format json`` and ``gpuvet check --format json`` (live machine, the binaries scan included)
   3. ``python -m torch.utils.collect_env`` in the same venv            target: 2 is >= 10x faster than 3
 

@@ -1,6 +1,6 @@
 """Bench: `gpuvet fleet` over 100 loopback "hosts" vs plain `ssh` + `xargs -P`, with where the time goes.
 
-Budget (DESIGN.md §7): 100 loopback hosts within 10 s on 2 cores. Real OpenSSH sshd instances listen on 100
+Budget (docs/CONTRACT.md §6): 100 loopback hosts within 10 s on 2 cores. Real OpenSSH sshd instances listen on 100
 loopback ports (one "host" each). On loopback every remote side (sshd's key exchange, the login shell, the probe)
 also runs on this machine's 2 cores, so the wall time is bounded below by (server CPU + client CPU) / 2 cores.
 Measured separately, per scenario:

@@ -6,7 +6,8 @@ use with pip and pip's own configuration) holding torch, rigsolve and gpuvet, ea
 this checkout as a user gets it (a regular, not an editable, install: pip's wheel with its bytecode), reinstalled at
 every bench run so the figures are the checkout's. The runs are interleaved (A B C A B C ...) so other processes'
 load falls on all alike. Targets (issue 15): live check >= 2x faster than rigsolve check and >= 15x faster than
-collect_env. Usage:
+collect_env; issue 30: the default text form too (``gpuvet text``: no colour, as a pipe gets it) >= 2x faster than
+rigsolve check. Usage:
 
     .venv/bin/python bench/bench_peers.py [--runs 7] [--env .bench-peers/env] [--rigsolve-version 1.0.0]
 
@@ -55,6 +56,8 @@ def main():
         return 2
     commands = [
         ("gpuvet check", [os.path.join(bin_dir, "gpuvet"), "check", args.target, "--format", "json", "--no-network"]),
+        # the default form, text, as a pipe or a file gets it (no colour); issue 30
+        ("gpuvet text", [os.path.join(bin_dir, "gpuvet"), "check", args.target, "--no-network"]),
         ("rigsolve check", [os.path.join(bin_dir, "rigsolve"), "check", "--output", "json"]),
         ("collect_env", [os.path.join(bin_dir, "python"), "-m", "torch.utils.collect_env"]),
     ]
@@ -65,16 +68,17 @@ def main():
     for name, _ in commands:
         print("%-15s median %.3f s wall, %.3f s CPU over %d runs" % (name, medians[name][0], medians[name][1], args.runs))
     ok = True
-    for peer, target in (("rigsolve check", 2.0), ("collect_env", 15.0)):
-        wall = medians[peer][0] / medians["gpuvet check"][0]
-        cpu = medians[peer][1] / medians["gpuvet check"][1] if medians["gpuvet check"][1] else float("inf")
+    for ours, peer, target in (("gpuvet check", "rigsolve check", 2.0), ("gpuvet text", "rigsolve check", 2.0),
+                               ("gpuvet check", "collect_env", 15.0)):
+        wall = medians[peer][0] / medians[ours][0]
+        cpu = medians[peer][1] / medians[ours][1] if medians[ours][1] else float("inf")
         # The runs of one round follow each other, so the ratio within a round is the least touched by the
         # machine's drift: its median (and spread) says how firm the ratio of the medians is.
-        paired = sorted(p / g for p, g in zip(samples[peer][0], samples["gpuvet check"][0]))
+        paired = sorted(p / g for p, g in zip(samples[peer][0], samples[ours][0]))
         good = wall >= target
         ok = ok and good
-        print("gpuvet check vs %s: %.1fx faster by wall, %.1fx by CPU (target >= %gx: %s); round by round %.2fx "
-              "(%.2f-%.2f)" % (peer, wall, cpu, target, "ok" if good else "UNDER", statistics.median(paired),
+        print("%s vs %s: %.1fx faster by wall, %.1fx by CPU (target >= %gx: %s); round by round %.2fx "
+              "(%.2f-%.2f)" % (ours, peer, wall, cpu, target, "ok" if good else "UNDER", statistics.median(paired),
                                paired[0], paired[-1]))
     return 0 if ok else 1
 

@@ -1,6 +1,6 @@
 """Median wall time of `gpuvet probe --format json` vs `python -m torch.utils.collect_env` in the same venv.
 
-Budget (DESIGN.md §7): median <= 0.25 s, and >= 10x faster than collect_env. The machine is shared, so wall-clock
+Budget (docs/CONTRACT.md §6): median <= 0.25 s, and >= 10x faster than collect_env. The machine is shared, so wall-clock
 is noisy: next to each wall median the CPU time (user + sys of the child and everything it waited for, e.g. the
 ldconfig and nvcc it runs) is reported too; it moves far less with the load of other processes.
 

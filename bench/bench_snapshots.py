@@ -1,4 +1,4 @@
-"""Evaluating 1,000 saved snapshots with ``run_checks`` in one process (budget: <= 2 s, DESIGN.md section 7).
+"""Evaluating 1,000 saved snapshots with ``run_checks`` in one process (budget: <= 2 s, docs/CONTRACT.md §6).
 
 The snapshots are varied and real: each merges a GPU source (nvidia-smi table, -q, -q -x or CSV), often an nvcc
 version, a package list (pip freeze / pip list / collect_env / ds_report), from the captured tool outputs in

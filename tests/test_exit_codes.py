@@ -90,3 +90,25 @@ def test_the_gc_threshold_is_the_programs_own():
         print(gc.get_threshold() == before)
     """)
     assert done.stdout.strip() == "True", done.stderr
+
+
+DAMAGED_KB = """
+    import sys
+    import gpuvet.kb.loader as loader
+    real = loader.load_toml
+    def damaged(path, *args, **kwargs):
+        if str(path).endswith("torch.toml"):
+            raise ValueError("Invalid value (at line 3, column 9)")
+        return real(path, *args, **kwargs)
+    loader.load_toml = damaged
+    from gpuvet.cli import main
+    sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_damaged_shipped_knowledge_base_is_its_own_exit_code_not_bad_input():
+    # A shipped data file that cannot be read is gpuvet's installation, not the user's input: exit 5 and a line that
+    # names the file, so a CI script does not ask the user to fix an argument.
+    done = _run(DAMAGED_KB, "check", "--from", "examples/provider-nvidia-smi.txt", "torch==2.4.1")
+    assert done.returncode == ExitCode.BROKEN_INSTALL == 5, done.stderr
+    assert "torch.toml" in done.stderr and "reinstall gpuvet" in done.stderr and "Traceback" not in done.stderr

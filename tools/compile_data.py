@@ -29,9 +29,24 @@ def refresh(paths, check=False):
     return [Path(target) for target in (refresh_twin(path, check) for path in paths) if target is not None]
 
 
+def refresh_heads(frameworks=ROOT / "kb" / "data" / "frameworks", check=False):
+    """The framework files' heads index (gpuvet.kb.loader.heads_text) in FRAMEWORKS/__compiled__/heads.json, made
+    current: [its path] when it was stale or missing (rewritten, or with check only named), else []."""
+    from gpuvet.kb import loader
+
+    target = Path(frameworks) / COMPILED_DIR / "heads.json"
+    text = loader.heads_text([str(p) for p in sorted(Path(frameworks).glob("*.toml"))])
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return []
+    if not check:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return [target]
+
+
 def main(argv):
     check = "--check" in argv
-    stale = refresh(sources(), check)
+    stale = refresh(sources(), check) + refresh_heads(check=check)
     if check and stale:
         print("stale or missing compiled data (run python tools/compile_data.py): "
               + ", ".join(str(t.relative_to(ROOT)) for t in stale))

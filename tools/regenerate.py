@@ -171,7 +171,7 @@ def validate_curated(data: Path) -> list:
                     problems.append(f"{where}: [[{array}]] {key} given twice: {', '.join(twice)}")
         if path.parent.name == "frameworks":
             try:
-                loader.framework_from(path)
+                len(loader.framework_from(path).releases)  # every release made (and so checked): they are made as asked
             except GpuvetError as exc:
                 problems.append(f"{where}: {exc}")
     return problems
@@ -371,13 +371,14 @@ def main(argv: list) -> int:
     if args.check:
         stale = list(changed)
         if not stale:
-            stale = [str(t.relative_to(data)) for t in compile_data.refresh(_compiled_sources(data), check=True)]
+            stale = [str(t.relative_to(data)) for t in compile_data.refresh(_compiled_sources(data), check=True)
+                     + compile_data.refresh_heads(data / "frameworks", check=True)]
         if stale:
             print("differs from the checkout (run python tools/regenerate.py): " + ", ".join(stale))
     else:
         for relative, text in changed.items():
             (data / relative).write_text(text, encoding="utf-8")
-        stale = compile_data.refresh(_compiled_sources(data))
+        stale = compile_data.refresh(_compiled_sources(data)) + compile_data.refresh_heads(data / "frameworks")
         if changed or stale:
             print(f"rewrote {len(changed)} data files and {len(stale)} compiled twins")
     print(f"{counts['builds']} builds: {counts['reread']} re-read ({counts['same']} same, {counts['differ']} "

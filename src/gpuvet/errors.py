@@ -4,13 +4,14 @@ import enum
 
 
 class ExitCode(enum.IntEnum):
-    """The exit codes of DESIGN.md §3: scripts depend on them."""
+    """The exit codes of docs/CONTRACT.md §1-2: scripts depend on them."""
 
     OK = 0  # no failure (warnings allowed)
     FAILURE = 1  # at least one failing finding
     USAGE = 2  # usage or input error, one clear line on stderr
     UNDECIDED = 3  # a target the knowledge base cannot judge
     INTERNAL = 4  # a bug in gpuvet (an unexpected exception): never a verdict
+    BROKEN_INSTALL = 5  # gpuvet's own files (the shipped knowledge base) cannot be read: reinstall, not the user's input
 
 
 class GpuvetError(Exception):
@@ -33,4 +34,7 @@ class InputError(GpuvetError):
 
 
 class KnowledgeBaseError(GpuvetError):
-    """The shipped knowledge base is broken (a bug, not a user error)."""
+    """The shipped knowledge base is broken (a bug or a damaged installation, not a user error): its own exit code,
+    so a script does not take it for bad input."""
+
+    exit_code = ExitCode.BROKEN_INSTALL

@@ -1,8 +1,8 @@
 """One way to raise a finding: a kind keyed by its catalog key, the call site passing only the facts.
 
 Every kind of finding gpuvet can raise is one row of :data:`KINDS`: its catalog key (whose ``.title``, ``.detail``
-and, when present, ``.fix`` entries in ``i18n/<lang>/*.toml`` are the sentences), its contract code (DESIGN.md §5
-plus docs/CONTRACT-ADDITIONS.md), the chain layer it belongs to, and its usual severity. A check writes::
+and, when present, ``.fix`` entries in ``i18n/<lang>/*.toml`` are the sentences), its contract code (docs/CONTRACT.md
+§4), the chain layer it belongs to, and its usual severity. A check writes::
 
     make("checks.driver_too_old", driver=actual, cuda="12.1", minimum="525.60.13",
          expected="driver >= 525.60.13", actual=actual, commands=("sudo apt-get install -y nvidia-driver-570",))
@@ -62,6 +62,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_unsourced": ("unknown_version", "framework", WARN),
     "checks.image_brand_unknown": ("unknown_version", "driver", WARN),
     "checks.image_gpu_newer": ("gpu_unsupported_by_cuda", "gpu", WARN),
+    "checks.image_gpu_below": ("gpu_unsupported_by_cuda", "gpu", FAIL),
+    "checks.image_gpu_unlisted": ("gpu_unsupported_by_cuda", "gpu", FAIL),  # WARN where the image's CUDA targets it
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
     "checks.library_shadowed": ("cudnn_mismatch", "cudnn", WARN),  # layer and code per library (cuDNN, NCCL)
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
@@ -116,6 +118,11 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.conflict": ("package_conflict", "packages", FAIL),
     "checks.requires.broken": ("abi_mismatch", "packages", FAIL),
     "checks.requires.replaces": ("package_conflict", "packages", WARN),
+    "checks.requires.unavailable": ("pin_unavailable", "packages", FAIL),  # the pinned version is not on the index
+    "checks.prebuilt.wheel": ("prebuilt_wheel", "packages", INFO),  # the prebuilt wheel setup.py downloads (flash-attn)
+    "checks.prebuilt.none": ("no_prebuilt_wheel", "packages", WARN),  # none fits torch: pip compiles from source
+    "checks.prebuilt.other_cuda": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks is another CUDA major's
+    "checks.prebuilt.dev_torch": ("no_prebuilt_wheel", "packages", WARN),  # the wheel it picks was built against a torch dev snapshot
     "checks.toolkit_jit": ("toolkit_mismatch", "cuda", FAIL),
     # compiled archs of installed binaries (gpuvet.checks.binaries)
     "binary.arch_not_in_build": ("arch_not_in_build", "framework", FAIL),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Iterable, Mapping, NamedTuple, Optional, Tuple, Union
 
-# DESIGN.md §5: the one vocabulary for check findings and diagnose causes. Add, never rename.
+# docs/CONTRACT.md §4: the one vocabulary for check findings and diagnose causes. Add, never rename.
 FINDING_CODES = (
     "no_driver",
     "driver_too_old",
@@ -48,7 +48,10 @@ FINDING_CODES = (
     "feature_no_kernels",  # a bundled library serving one feature has no kernels for this GPU: that feature fails
     "ptx_jit",  # the framework's own kernels reach the GPU only through PTX the driver JIT-compiles at first launch
     "distribution_removed",  # the distribution the target names installs nothing at that release (tensorflow-gpu >= 2.12)
+    "pin_unavailable",  # a release pins an exact version of a package the index it installs from does not serve
+    "no_prebuilt_wheel",  # no prebuilt wheel of the release fits torch: pip compiles it from source (flash-attn)
     # info-level notes have their own codes, never a failure code at info severity:
+    "prebuilt_wheel",  # the prebuilt wheel a package downloads for this torch, named exactly (flash-attn)
     "minor_version_compat",  # the driver serves a newer CUDA minor through minor-version compatibility
     "forward_compat",  # a newer CUDA runs through the cuda-compat package on a data-center GPU
     "kb_overlay_disagrees",  # the user's overlay (gpuvet kb harvest) read this build's archs differently

@@ -59,7 +59,7 @@ def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
                 compiled = json.loads(handle.read())
         except (OSError, ValueError):
             compiled = None
-        if (isinstance(compiled, dict) and compiled.get("sha256") == _sha256(data)
+        if (isinstance(compiled, dict) and compiled.get("sha256") == sha256_hex(data)
                 and isinstance(compiled.get("document"), dict)):
             return compiled["document"]
     return parse_toml_bytes(data)
@@ -74,7 +74,7 @@ def compile_bytes(data: bytes) -> Optional[str]:
 
     document = parse_toml_bytes(data)
     try:
-        text = json.dumps({"sha256": _sha256(data), "document": document}, ensure_ascii=False,
+        text = json.dumps({"sha256": sha256_hex(data), "document": document}, ensure_ascii=False,
                           sort_keys=True, separators=(",", ":"))
     except TypeError:
         return None
@@ -120,7 +120,7 @@ def refresh_twin(path: Union[str, "os.PathLike[str]"], check: bool = False,
     return target
 
 
-def _sha256(data: bytes) -> str:
+def sha256_hex(data: bytes) -> str:
     """The hex SHA-256 of ``data`` from CPython's built-in implementation when there is one: ``import hashlib``
     loads OpenSSL first (a few milliseconds at every start-up) for the same digest."""
     for module in ("_sha256", "_sha2", "hashlib"):  # CPython 3.8-3.11, CPython 3.12+, any other interpreter

@@ -1,6 +1,8 @@
 """binary_findings: compiled archs (as the scan puts them in a snapshot) against every GPU of the snapshot."""
 
 
+import pytest
+
 from gpuvet.checks.binaries import binary_findings
 from gpuvet.i18n import render
 from gpuvet.models import Severity
@@ -117,3 +119,16 @@ def test_real_scan_feeds_the_check(cuda_builds):
     findings = binary_findings(view, None)
     # 8.0: no 8.x SASS and compute_90 is newer -> fails; 9.0: sm_90a; 10.3: sm_100f (family); 11.0: compute_90 JIT
     assert [render(f.title, "en").split(" for ")[1] for f in findings] == ["NVIDIA A100 (GPU 0), compute capability 8.0"]
+
+
+@pytest.mark.parametrize("package, layer", [
+    ("jax-cuda12-plugin", "framework"),  # a distribution of jax, whose file says its binaries are the framework's
+    ("tensorflow-intel", "framework"),
+    ("paddlepaddle-gpu", "framework"),
+    ("xformers", "packages"),  # a framework of the knowledge base whose binaries are an extension
+    ("cupy-cuda12x", "packages"),  # no framework of the knowledge base
+])
+def test_the_layer_of_a_binary_without_kernels_comes_from_the_framework_files(package, layer):
+    view = _view([gpu("NVIDIA A10", "8.6")], [_binary(package, "/sp/pkg/libkernels.so", ["sm_90"])])
+    (finding,) = binary_findings(view, _kb())
+    assert (finding.code, finding.layer) == ("arch_not_in_build", layer)

@@ -1,4 +1,4 @@
-"""`gpuvet archs` through gpuvet.cli.main: text, JSON (DESIGN.md §4), folders, exit codes."""
+"""`gpuvet archs` through gpuvet.cli.main: text, JSON (docs/CONTRACT.md §3), folders, exit codes."""
 
 import json
 import re

@@ -19,6 +19,7 @@ from snapshots import gpu, snapshot
 
 from gpuvet.checks import run_checks
 from gpuvet.cli import main
+from gpuvet.kb import load
 from gpuvet.probe.facts import found
 
 # GPUs by compute capability (NVIDIA's CUDA GPUs list, as kb/data/gpus.toml records them).
@@ -361,9 +362,9 @@ def test_vllm_and_flash_attn_together():
 # FlashAttention — Dao-AILab/flash-attention README (FA2: Ampere/Ada/Hopper; Turing: use FA1), setup.py, publish.yml
 # ----------------------------------------------------------------------------------------------------------------
 FLASH_ATTN = [
-    row(machine(gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-cc-boundary-8.0"),
-    row(machine(gpus=[H100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-hopper"),
-    row(machine(gpus=[L4], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2-ada-runs-sm80-sass"),
+    row(machine(gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-cc-boundary-8.0"),
+    row(machine(gpus=[H100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-hopper"),
+    row(machine(gpus=[L4], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2-ada-runs-sm80-sass"),
     row(machine(gpus=[T4], python="3.10.12"), "flash-attn==2.6.3", "fail", ["feature_arch_unsupported"], id="fa2-turing"),
     row(machine(gpus=[V100], python="3.10.12"), "flash-attn==2.6.3", "fail", ["feature_arch_unsupported"], id="fa2-volta"),
     # FlashAttention 1.0.x supports Turing (sm_75) but not Volta.
@@ -373,12 +374,15 @@ FLASH_ATTN = [
         ["feature_arch_unsupported"], id="fa1-volta",
     ),
     # 2.6.3's default prebuilt wheel is cu12 (CUDA 12.3 -> >= 525.60.13).
-    row(machine("525.60.13", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "pass", id="fa2.6.3-driver-boundary"),
+    row(machine("525.60.13", gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu121", "12.1")), "flash-attn==2.6.3", "pass", id="fa2.6.3-driver-boundary"),
     row(machine("520.61.05", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3", "fail", ["driver_too_old"], id="fa2.6.3-driver-520"),
-    row(machine("520.61.05", gpus=[A100], python="3.10.12"), "flash-attn==2.6.3+cu11", "pass", id="fa2.6.3-cu11-on-520"),
+    row(machine("520.61.05", gpus=[A100], python="3.10.12", **with_torch("2.4.0+cu118", "11.8")), "flash-attn==2.6.3+cu11", "pass", id="fa2.6.3-cu11-on-520"),
     # Python: 2.8.3 wheels cp39..cp313.
-    row(machine(python="3.9.18"), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-first"),
-    row(machine(python="3.13.0"), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-last"),
+    row(machine(python="3.9.18", **with_torch("2.6.0", "12.4")), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-first"),
+    row(machine(python="3.13.0", **with_torch("2.6.0", "12.4")), "flash-attn==2.8.3", "pass", id="fa2.8.3-python-last"),
+    # no torch installed: the newest torch that fits (2.9 or later) has no v2.8.3 wheel (publish.yml: torch 2.4-2.8), so
+    # pip would compile it from source (kb/data/prebuilt_wheels.toml)
+    row(machine(python="3.12.4"), "flash-attn==2.8.3", "warn", id="fa2.8.3-no-torch-source-build"),
     row(machine(python="3.8.18"), "flash-attn==2.8.3", "fail", ["python_unsupported"], id="fa2.8.3-python-3.8"),
 ]
 
@@ -499,6 +503,34 @@ TRTLLM = [
 @pytest.mark.parametrize("snap, target, verdict, fails", TRTLLM)
 def test_tensorrt_llm(snap, target, verdict, fails):
     check_row(snap, target, verdict, fails)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# TensorRT — the "tensorrt" metapackage's Requires-Dist on PyPI names the CUDA major (10.9.0.34: tensorrt_cu12==10.9.0.34;
+# 10.14.1.48: tensorrt_cu13==10.14.1.48); the 10.1.0 support matrix: "a single build, built with CUDA toolkit 12.4"
+# and "compiled to support all NVIDIA hardware with capability SM 7.0 or higher". No arch list was read from a binary,
+# so a GPU the floor does not exclude stays unknown, never passed.
+# ----------------------------------------------------------------------------------------------------------------
+TENSORRT = [
+    row(machine("525.60.13", gpus=[H100], python="3.12.3"), "tensorrt==10.9.0.34", "unknown", id="trt10.9-cuda12-boundary"),
+    row(machine("470.182.03", cuda_max="11.4", gpus=[A100], python="3.12.3"), "tensorrt==10.9.0.34", "fail", ["driver_too_old"], id="trt10.9-470"),
+    row(machine("575.57.08", gpus=[H100], python="3.12.3"), "tensorrt==10.14.1.48", "fail", ["driver_too_old"], id="trt10.14-cuda13-575"),
+    row(machine("580.65.06", gpus=[H100], python="3.12.3"), "tensorrt==10.14.1.48", "unknown", id="trt10.14-cuda13-boundary"),
+    row(machine("535.104.05", gpus=[P100], python="3.10.12"), "tensorrt==10.1.0", "fail", ["feature_arch_unsupported"], id="trt10.1-pascal"),
+    row(machine("535.104.05", gpus=[V100], python="3.10.12"), "tensorrt==10.1.0", "unknown", id="trt10.1-volta-floor"),
+]
+
+
+@pytest.mark.parametrize("snap, target, verdict, fails", TENSORRT)
+def test_tensorrt(snap, target, verdict, fails):
+    check_row(snap, target, verdict, fails)
+
+
+def test_tensorrt_releases_whose_metapackage_pins_nothing_install_the_cuda_package_itself():
+    # tensorrt 10.0.1 and 10.1.0 require "tensorrt-cu12" with no version: pip would take the newest tensorrt-cu12
+    assert judge(machine("535.104.05", gpus=[H100]), "tensorrt==10.1.0").resolved == "tensorrt==10.1.0 (cu12)"
+    release = next(r for r in load().framework("tensorrt").releases if r.version == "10.1.0")
+    assert release.variants["cu12"].install == "pip install tensorrt-cu12==10.1.0"
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from gpuvet.checks.images import replay_base
 from gpuvet.cli import main
 from gpuvet.i18n import render
 from gpuvet.ingest import detect_kind, parse
-from gpuvet.kb import load
+from gpuvet.kb import compat, load
 from gpuvet.kb.compat import _CONSTRAINT
 from gpuvet.kb.images import describe
 from gpuvet.probe.facts import found
@@ -270,3 +270,102 @@ def test_tritonserver_records_carry_the_notes_cuda():
     assert describe("nvcr.io/nvidia/tritonserver:24.01-py3", kb).cuda == "12.3.2"
     assert describe("nvcr.io/nvidia/tritonserver:25.01-py3", kb).cuda == "12.8.0.038"
     assert describe("nvcr.io/nvidia/tritonserver:24.01-py3-sdk", kb).cuda is None  # another variant: not read
+
+
+T4_450_PLAIN = "nvidia-smi/tesla-t4-1gpu_drv450.51.06.txt"  # data center (Turing 7.5), R450: CUDA 11.0
+RTX4090_550 = "nvidia-smi/rtx-4090-8gpu_drv550.127.05.txt"  # GeForce Ada (8.9), R550: CUDA 12.4
+H100_590 = "nvidia-smi/h100-80gb-hbm3-1gpu_drv590.48.01_idle.txt"  # Hopper (9.0), R590: CUDA 13.1
+GTX1050TI_535 = "nvidia-smi/gtx-1050ti-1gpu_drv535.161.07.txt"  # GeForce Pascal (6.1), R535: CUDA 12.2
+NOTES_2401 = "https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-24-01.html"
+NOTES_2501 = "https://docs.nvidia.com/deeplearning/triton-inference-server/release-notes/rel-25-01.html"
+
+
+# The same monthly NGC release on four machines. What decides each row, quoted from the release notes (NOTES_2401,
+# NOTES_2501):
+# 24.01: "Release 24.01 is based on CUDA 12.3.2 ... users should upgrade from all R418, R440, R450, R460, R510, and
+#        R520 drivers, which are not forward-compatible with CUDA 12.3"; "Release 24.01 supports CUDA compute
+#        capability 6.0 and later. This corresponds to GPUs in the NVIDIA Pascal, NVIDIA Volta, NVIDIA Turing, NVIDIA
+#        Ampere architecture, NVIDIA Hopper, and NVIDIA Ada Lovelace architecture families."
+# 25.01: "Release 25.01 is based on CUDA 12.8.0.038 ... users should upgrade from all R418, R440, R450, R460, R510,
+#        R520, R530, R545 and R555 drivers"; "Release 25.01 supports CUDA compute capability 7.5 and later. This
+#        corresponds to GPUs in the NVIDIA Turing, NVIDIA Ampere architecture, NVIDIA Hopper, NVIDIA Ada Lovelace, and
+#        NVIDIA Blackwell architecture families."
+@pytest.mark.parametrize("machine, image, verdict, codes, why", [
+    (T4_450_PLAIN, "nvcr.io/nvidia/tritonserver:24.01-py3", "fail", {"driver_too_old"},
+     "24.01: 'users should upgrade from all ... R450 ... drivers, which are not forward-compatible with CUDA 12.3'"),
+    (T4_450_PLAIN, "nvcr.io/nvidia/tritonserver:25.01-py3", "fail", {"driver_too_old"},
+     "25.01: 'users should upgrade from all R418, R440, R450 ...'; the T4 itself (Turing 7.5) is listed"),
+    (RTX4090_550, "nvcr.io/nvidia/tritonserver:24.01-py3", "pass", set(),
+     "24.01: 'based on CUDA 12.3.2', which a CUDA 12.4 driver serves; '... and NVIDIA Ada Lovelace architecture "
+     "families' names the 4090"),
+    (RTX4090_550, "nvcr.io/nvidia/tritonserver:25.01-py3", "pass", {"minor_version_compat"},
+     "25.01: 'based on CUDA 12.8.0.038' runs on a CUDA 12.4 driver only through minor-version compatibility (GeForce: "
+     "no forward compatibility); 'NVIDIA Ada Lovelace' is listed"),
+    (H100_590, "nvcr.io/nvidia/tritonserver:24.01-py3", "pass", set(),
+     "24.01: CUDA 12.3.2 on a CUDA 13.1 driver; 'NVIDIA Hopper' is listed"),
+    (H100_590, "nvcr.io/nvidia/tritonserver:25.01-py3", "pass", set(),
+     "25.01: CUDA 12.8 on a CUDA 13.1 driver; 'NVIDIA Hopper' is listed"),
+    (RTX5090_570, "nvcr.io/nvidia/tritonserver:24.01-py3", "fail", {"gpu_unsupported_by_cuda"},
+     "24.01: the families it names end at 'NVIDIA Ada Lovelace'; Blackwell is not among them and CUDA 12.3 cannot "
+     "generate code for compute capability 12.0 (the driver part passes: CUDA 12.8 driver)"),
+    (RTX5090_570, "nvcr.io/nvidia/tritonserver:25.01-py3", "pass", set(),
+     "25.01: '... and NVIDIA Blackwell architecture families'; CUDA 12.8 on a CUDA 12.8 driver"),
+    (GTX1050TI_535, "nvcr.io/nvidia/tritonserver:25.01-py3", "fail", {"gpu_unsupported_by_cuda"},
+     "25.01: 'supports CUDA compute capability 7.5 and later'; a Pascal GPU (6.1) is below it, whatever the driver"),
+])
+def test_one_ngc_release_on_four_machines(machine, image, verdict, codes, why):
+    result = _result(machine, image)
+    assert result.verdict.value == verdict, why
+    assert codes <= {f.code for f in result.findings}, why
+    if "gpu_unsupported_by_cuda" in codes:  # the notes' own sentence is what the user reads, with its source
+        (gpu,) = [f for f in result.findings if f.code == "gpu_unsupported_by_cuda"]
+        assert gpu.verdict.value == "fail" and (NOTES_2401 in gpu.sources or NOTES_2501 in gpu.sources)
+        assert "supports CUDA compute capability" in render(gpu.detail, "en")
+        assert [link.verdict.value for link in result.chain if link.layer == "gpu"] == ["fail"]
+
+
+def test_a_gpu_the_notes_do_not_support_is_offered_a_tag_that_supports_it():
+    result = _result(RTX5090_570, "nvcr.io/nvidia/tritonserver:24.01-py3")
+    fix = _fix(result)
+    chosen = fix.split(" ")[1]
+    assert fix.startswith("Choose nvcr.io/nvidia/tritonserver:") and "newer driver" not in fix
+    assert _result(RTX5090_570, chosen).verdict.value == "pass"  # the tag offered itself passes on this machine
+
+
+def test_a_release_that_names_its_gpus_without_the_one_at_hand():
+    # The notes list Pascal only (as 20.xx releases did) and the toolkit can build for a Hopper GPU: the notes are
+    # silent about it, not negative, so the part is unknown; with a toolkit that cannot build for it, it fails.
+    kb = load()
+    hopper = compat.Gpu(name="NVIDIA H100 80GB HBM3", cc="9.0", architecture="Hopper")
+    assert compat.release_gpus(hopper, "6.0", ["Pascal"], "12.3.2", kb).status == compat.UNKNOWN
+    assert compat.release_gpus(hopper, "6.0", ["Pascal"], "10.2.89", kb).status == compat.FAILS
+    assert compat.release_gpus(hopper, "6.0", ["Pascal", "Hopper"], "10.2.89", kb).status == compat.RUNS
+    assert compat.release_gpus(hopper, None, [], "12.3.2", kb) is None  # notes not read: nothing decided here
+    assert compat.release_gpus(compat.Gpu(name="x", cc="6.1", architecture="Pascal"), "7.5", ["Pascal"], "12.8",
+                               kb).reason == "release_gpu_floor"
+
+
+@pytest.mark.parametrize("machine", [H100_590, RTX5090_570])
+def test_pytorch_releases_whose_notes_were_not_read_stay_unknown(machine):
+    # PyTorch 24.01 and 25.01's own release notes could not be read here; the Triton release of the same month is
+    # a different image, so nothing is borrowed from it.
+    for tag in ("24.01-py3", "25.01-py3"):
+        result = _result(machine, "nvcr.io/nvidia/pytorch:" + tag)
+        assert result.verdict.value == "unknown" and {f.code for f in result.findings} == {"unknown_version"}
+
+
+def test_triton_llm_variants_carry_the_compatibility_matrix_row():
+    # docs/introduction/compatibility.md of triton-inference-server/server: "| 25.01 |
+    # nvcr.io/nvidia/tritonserver:25.01-trtllm-python-py3 | Python 3.12.3 | 2.6.0a0+ecf3bae40a.nv25.1 | 10.8.0.43 |
+    # 0.17.0 | 12.8.0.038 | 570.86.10 |" and "| 24.04 | ...:24.04-vllm-python-py3 | Python 3.10.12 | 0.4.0 post1 |
+    # 12.4.1 | 550.54.15 |"
+    kb = load()
+    trtllm = describe("nvcr.io/nvidia/tritonserver:25.01-trtllm-python-py3", kb)
+    assert trtllm.cuda == "12.8.0.038" and ("tritonserver", "TensorRT-LLM 0.17.0") in trtllm.facts
+    assert ("TensorRT", "10.8.0.43") in trtllm.facts and ("Python", "3.12") in trtllm.facts
+    assert describe("nvcr.io/nvidia/tritonserver:24.04-vllm-python-py3", kb).cuda == "12.4.1"
+    assert describe("nvcr.io/nvidia/tritonserver:24.03-trtllm-python-py3", kb).cuda is None  # no row: unknown
+    # a variant tag names its own release: the plain -py3 record's GPU sentence is not carried over to it
+    assert trtllm.min_cc is None and describe("nvcr.io/nvidia/tritonserver:25.01-py3", kb).min_cc == "7.5"
+    # CUDA 13.0 on a CUDA 12.8 GeForce driver: no forward compatibility
+    assert _result(RTX5090_570, "nvcr.io/nvidia/tritonserver:25.11-trtllm-python-py3").verdict.value == "fail"

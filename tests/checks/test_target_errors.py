@@ -1,4 +1,4 @@
-"""A TARGET pip cannot read is one error line and one hint line (DESIGN.md §3), not packaging's caret diagram."""
+"""A TARGET pip cannot read is one error line and one hint line (docs/CONTRACT.md §1-2), not packaging's caret diagram."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Vocabulary coverage of `gpuvet diagnose` (issue 5): every entry of the error vocabularies users meet (CUDA runtime
 and driver API error codes, NCCL results and WARN lines, cuDNN/cuBLAS statuses, NVML return codes, Xid numbers, the
-dynamic loader's missing CUDA libraries) maps to the DESIGN.md §5 code it most often means.
+dynamic loader's missing CUDA libraries) maps to the docs/CONTRACT.md §4 code it most often means.
 
 Table-driven: one row per vocabulary entry, framed the way a framework prints it. Entries with no single cause are
 listed with the reason, and must not get a confident answer (gpuvet says "unknown", it never guesses).
@@ -312,7 +312,7 @@ NCCL_ROWS = [
     ("node1:3021:3101 [0] NCCL WARN Cuda failure 'out of memory'", "insufficient_vram"),
     ("node1:3021:3101 [0] NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'",
      "driver_too_old"),
-    # DESIGN.md §5 files P2P failures of a distributed run under nccl_comm_failure
+    # docs/CONTRACT.md §4 files P2P failures of a distributed run under nccl_comm_failure
     ("node1:3021:3101 [0] NCCL WARN Cuda failure 'peer access is not supported between these two devices'",
      "nccl_comm_failure"),
     ("node1:3021:3101 [0] NCCL WARN NET/Socket : No interface found in the same subnet as remote address "

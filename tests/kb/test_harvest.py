@@ -142,7 +142,7 @@ def index(cuda_so):
                           requires_python=">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*") + ("ok",)],
         # a release of a covered framework that the shipped data lacks (vLLM starts at 0.4.0 there): its wheel
         # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
-        "vllm": [_wheel("vllm", "0.3.3", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
+        "vllm": [_wheel("vllm", "0.2.6", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
                         pins=["torch==2.3.0", "xformers==0.0.26.post1"]) + ("ok",)],
     })
     served.good = good
@@ -177,7 +177,7 @@ def _fresh_kb():
     """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
     import gpuvet.kb
 
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     gpuvet.kb.load.cache_clear()
 
 
@@ -230,7 +230,7 @@ def test_status_shows_the_overlay_and_the_loader_reads_it(index, sandbox, capsys
     assert build["status"] == "adds" and build["library"] == [{"file": "fakepkg/_C.so", "units": UNITS}]
     assert not build["usable"]  # no framework gpuvet covers
     assert doc["kb"]["version"] == loader.raw(loader.DATA_DIR / "meta.toml")["kb"]["version"]
-    loader._harvested_of.cache_clear()
+    loader.forget_harvest()
     assert loader._harvested_of("fakepkg")[("1.0", "x86_64")][0]["sha256"] == build["sha256"]
     assert main(["kb", "status"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -373,13 +373,13 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
     a10 = fixtures / "a10-1gpu_drv550.90.12.txt"      # compute capability 8.6: sm_80 SASS runs there
     t4 = fixtures / "tesla-t4-1gpu_drv535.86.10.txt"  # 7.5: neither SASS nor the compute_90 PTX can run
-    argv = ["check", "vllm==0.3.3", "--no-network", "-f", "json"]
+    argv = ["check", "vllm==0.2.6", "--no-network", "-f", "json"]
     assert main(argv + ["--from", str(a10)]) == 3
     (finding,) = [f for t in json.loads(capsys.readouterr().out)["targets"] for f in t["findings"]]
     assert finding["code"] == "unknown_version"
-    assert finding["fix"]["commands"] == ["gpuvet kb harvest vllm==0.3.3"]
+    assert finding["fix"]["commands"] == ["gpuvet kb harvest vllm==0.2.6"]
 
-    assert main(["kb", "harvest", "vllm==0.3.3", "--index-url", index.url]) == 0
+    assert main(["kb", "harvest", "vllm==0.2.6", "--index-url", index.url]) == 0
     capsys.readouterr()
     _fresh_kb()
     assert main(["kb", "status", "-f", "json"]) == 0
@@ -389,7 +389,7 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     assert main(argv + ["--from", str(a10)]) == 0
     doc = json.loads(capsys.readouterr().out)
     (target,) = doc["targets"]
-    assert target["verdict"] == "pass" and target["resolved"] == "vllm==0.3.3 (cu121)"  # torch 2.3.0's PyPI build
+    assert target["verdict"] == "pass" and target["resolved"] == "vllm==0.2.6 (cu121)"  # torch 2.3.0's PyPI build
     assert not [f for f in target["findings"] if f["code"] == "unknown_version"]
     overlay = sandbox / "home" / "data" / "gpuvet" / "kb"
     assert doc["kb"]["overlay"] == {"path": str(overlay), "files": 1}  # the report names the overlay it used
@@ -410,7 +410,7 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     import sys
 
     overlay = sandbox / "overlay"
-    assert main(["kb", "harvest", "vllm==0.3.3", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    assert main(["kb", "harvest", "vllm==0.2.6", "--index-url", index.url, "--overlay", str(overlay)]) == 0
     capsys.readouterr()
     data = sandbox / "data"
     shutil.copytree(loader.DATA_DIR, data)
@@ -418,19 +418,19 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     argv = [sys.executable, str(tool), str(overlay), "--index-name", "TestIndex", "--releases", "vllm", "--data", str(data)]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert first.returncode == 0, first.stderr
-    assert "vllm: 1 builds added" in first.stdout and "1 releases added (0.3.3)" in first.stdout
+    assert "vllm: 1 builds added" in first.stdout and "1 releases added (0.2.6)" in first.stdout
     written = {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")}
 
     vllm = loader.framework_from(data / "frameworks" / "vllm.toml")
-    release = vllm.release("0.3.3")
+    release = vllm.release("0.2.6")
     assert release is not None and release.default_variant == "cu121" and release.python == ">=3.9"
     assert dict(release.extra["requires"]) == {"torch": "==2.3.0", "xformers": "==0.0.26.post1"}
-    assert release.source.startswith("TestIndex: vllm 0.3.3") and index.url not in written["vllm.toml"].decode()
+    assert release.source.startswith("TestIndex: vllm 0.2.6") and index.url not in written["vllm.toml"].decode()
     builds = loader.raw(data / "harvested" / "vllm.toml")["build"]
-    (ours,) = [b for b in builds if b["version"] == "0.3.3"]
+    (ours,) = [b for b in builds if b["version"] == "0.2.6"]
     assert ours["library"] == [{"file": "vllm/_C.abi3.so", "units": UNITS}]
     assert "sass" not in ours and "ptx" not in ours
-    assert ours["source"].startswith("TestIndex: vllm 0.3.3, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.3.3"))
+    assert ours["source"].startswith("TestIndex: vllm 0.2.6, wheel " + index.good[0].replace("fakepkg-1.0", "vllm-0.2.6"))
 
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout
@@ -545,7 +545,9 @@ def _shipped_x86_versions(distribution):
 def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(sandbox, capsys, monkeypatch):
     """Issue 30: ``kb update`` spent its --limit on old gaps, alphabetically (bitsandbytes first), and never reached
     a release newer than the knowledge base. Now: every listing first, then the newer releases, then the gaps, each
-    distribution's newest first; and it says what it added and why."""
+    distribution's newest first; and it says what it added and why. The indexes are pip's own configuration (a
+    primary that has none of the wheels, and an extra index with a user and password that has them): each record
+    names the one index that served its wheel, its password removed, never the list of both."""
     torch_versions = _shipped_x86_versions("torch")
     bnb_versions = _shipped_x86_versions("bitsandbytes")
     torch_gap, bnb_gap = torch_versions[0] + ".99", bnb_versions[0] + ".99"  # between two shipped releases
@@ -554,23 +556,33 @@ def test_update_with_no_name_takes_releases_newer_than_the_kb_before_older_gaps(
         "torch": [_wheel("torch", v, plain, pins=[]) + ("ok",) for v in (torch_gap, "99.0")],
         "bitsandbytes": [_wheel("bitsandbytes", bnb_gap, plain, pins=[]) + ("ok",)],
     })
+    empty = Index({})
+    config = sandbox / "pip.conf"
+    config.write_text(f"[global]\nindex-url = {empty.url}\n"
+                      f"extra-index-url = {served.url.replace('http://', 'http://alice:s3cret@')}\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
     overlay = sandbox / "overlay"
     try:
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "1"]) == 0
+        assert main(["kb", "update", "--overlay", str(overlay), "--limit", "1"]) == 0
         out = capsys.readouterr().out.splitlines()
         assert out[0] == (f"added 1 release(s) to the overlay: torch 99.0 x86_64 (newer than the knowledge base's "
                           f"{torch_versions[-1]}); 2 more left (raise --limit)")
         assert _files(overlay / "harvested") == ["__compiled__/torch-99.0.json", "torch-99.0.toml"]
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay), "--limit", "5",
-                     "-f", "json"]) == 0
+        assert main(["kb", "update", "--overlay", str(overlay), "--limit", "5", "-f", "json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert [(a["distribution"], a["version"], a["why"]) for a in doc["added"]] == [
             ("bitsandbytes", bnb_gap, "gap"), ("torch", torch_gap, "gap")]
         assert doc["not_harvested"] == [] and doc["failed"] == []
-        assert main(["kb", "update", "--index-url", served.url, "--overlay", str(overlay)]) == 0
+        assert {row["index_url"] for row in doc["harvested"]} == {served.url.replace("http://", "http://***@")}
+        for name in ("torch-99.0.toml", f"torch-{torch_gap}.toml", f"bitsandbytes-{bnb_gap}.toml"):
+            text = (overlay / "harvested" / name).read_text()
+            assert f'index_url = "{served.url.replace("http://", "http://***@")}"' in text
+            assert empty.url not in text and "s3cret" not in text
+        assert main(["kb", "update", "--overlay", str(overlay)]) == 0
         assert capsys.readouterr().out.startswith("nothing new to harvest")
     finally:
         served.close()
+        empty.close()
 
 
 def test_the_record_names_the_one_index_that_served_the_wheel(index, sandbox, capsys, monkeypatch):

@@ -134,7 +134,8 @@ def test_regenerates_the_tree_byte_for_byte_and_refuses_a_changed_artifact(wheel
     written = (data / "harvested" / "fakefw.toml").read_bytes()
     assert written == (expected / "harvested" / "fakefw.toml").read_bytes()  # dates are the record's, not today's
     twins = sorted(p.relative_to(data).as_posix() for p in data.rglob("*.json"))
-    assert twins == ["__compiled__/gpus.json", "frameworks/__compiled__/fakefw.json", "harvested/__compiled__/fakefw.json"]
+    assert twins == ["__compiled__/gpus.json", "frameworks/__compiled__/fakefw.json",
+                     "frameworks/__compiled__/heads.json", "harvested/__compiled__/fakefw.json"]
     assert tool.main(["--data", str(data), "--offline", "--check"]) == 0
     (data / "harvested" / "fakefw.toml").write_bytes(written.replace(b"\n\n[[build]]", b"\n[[build]]", 1))
     assert tool.main(["--data", str(data), "--offline", "--check"]) == 1  # not in the renderer's form: --check says so
@@ -173,8 +174,8 @@ def test_a_fact_the_reading_gives_is_never_dropped_silently(wheels, sandbox, cap
 
     # the renderer's KEYS lose a fact key: the rendered file would lose it, so --check says the file differs
     data = _tree(sandbox / "renderer", pure, cp311)
-    assert tool.main(["--data", str(data), "--offline"]) == 0  # the JSON twins, nothing else: the tree is in form
-    assert "rewrote 0 data files and 3 compiled twins" in capsys.readouterr().out
+    assert tool.main(["--data", str(data), "--offline"]) == 0  # the JSON twins and the heads index, nothing else
+    assert "rewrote 0 data files and 4 compiled twins" in capsys.readouterr().out
     assert check(data, ["--offline", "--check"])[0] == 0
     with monkeypatch.context() as patch:
         patch.setattr(renderer, "KEYS", tuple(k for k in renderer.KEYS if k != "cuda"))

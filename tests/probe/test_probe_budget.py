@@ -1,4 +1,4 @@
-"""What keeps `gpuvet probe` inside its budget (DESIGN.md §7) without losing facts: the folders the binary scan
+"""What keeps `gpuvet probe` inside its budget (docs/CONTRACT.md §6) without losing facts: the folders the binary scan
 skips, the NVML check before importing the binding, and the modules the command never imports."""
 
 import json

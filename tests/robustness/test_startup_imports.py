@@ -14,8 +14,8 @@ from .conftest import PYTHON, clean_env
 HEAVY = {"rich", "jinja2", "asyncssh", "torch", "tensorflow", "jax", "jaxlib", "numpy", "paddle", "pynvml_utils"}
 
 
-def imported_top_level(args, snapshot=None) -> Set[str]:
-    completed = subprocess.run([PYTHON, "-X", "importtime", "-m", "gpuvet", *args], env=clean_env(),
+def imported_top_level(args, **env: str) -> Set[str]:
+    completed = subprocess.run([PYTHON, "-X", "importtime", "-m", "gpuvet", *args], env=clean_env(**env),
                                capture_output=True, timeout=120)
     assert completed.returncode in (0, 1, 3), completed.stderr.decode(errors="replace")[-2000:]
     modules = set()
@@ -56,11 +56,14 @@ def test_check_json_imports_nothing_heavy(saved_snapshot):
     assert not heavy, "gpuvet check --format json imported %s" % sorted(heavy)
 
 
-def test_check_text_imports_rich_only_to_render(saved_snapshot):
-    """Rendering text legitimately needs rich; nothing else heavy comes with it."""
+def test_check_text_imports_rich_only_to_colour(saved_snapshot):
+    """Text without colour (a pipe, a file: what these runs are) is the markup's text, written without rich (issue
+    30); colour needs rich, and nothing else heavy comes with it."""
     args = ["check", "--snapshot", str(saved_snapshot), "torch==2.1.2", "--format", "text"]
     heavy = imported_top_level(args) & HEAVY
-    assert not (heavy - {"rich"}), "gpuvet check --format text imported %s" % sorted(heavy)
+    assert not heavy, "gpuvet check --format text imported %s" % sorted(heavy)
+    heavy = imported_top_level(args, NO_COLOR="", FORCE_COLOR="1") & HEAVY
+    assert heavy == {"rich"}, "gpuvet check --format text in colour imported %s" % sorted(heavy)
 
 
 # What a live `gpuvet check --format json` was measured without (bench/RESULTS.md, issue 15): each cost one to a few

@@ -16,6 +16,7 @@ from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
 from gpuvet.checks.network import network_findings
+from gpuvet.checks.prebuilt import TorchBuild, planned_torch, prebuilt_findings
 from gpuvet.checks.resolve import Resolution, alternatives, distribution_named, resolve
 from gpuvet.checks.stack import (
     alternatives_note,
@@ -26,7 +27,7 @@ from gpuvet.checks.stack import (
 )
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
-from gpuvet.kb import versions
+from gpuvet.kb import loader, versions
 from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Message, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
@@ -61,9 +62,10 @@ def _image_result(view: SnapshotView, reference: str, kb: Any) -> TargetResult:
 
 
 def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
-    """``name==version`` for every framework the KB knows that the snapshot has installed."""
+    """``name==version`` for every framework the KB knows that the snapshot has installed: found by each framework
+    file's names alone (loader.framework_heads), never by loading every framework."""
     targets = []
-    for framework in kb.frameworks():
+    for framework in loader.framework_heads().values():
         installed = installed_build(view, framework)
         if installed and installed.get("version"):
             # A version that is not PEP 440 (a damaged paste: "deepspeed==wheel") cannot be pinned; without this
@@ -75,11 +77,14 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
 
 
 def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
-                 binaries: Optional[Sequence[Any]] = None, verify: bool = True, offer: bool = True) -> TargetResult:
+                 binaries: Optional[Sequence[Any]] = None, torch: Optional[TorchBuild] = None, verify: bool = True,
+                 offer: bool = True) -> TargetResult:
     """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
-    its kernels on them, each file on its own, as it does an installed build's. ``verify``: each install a fix
-    offers is applied to the snapshot and checked again before it is kept (off while checking such a plan).
-    ``offer``: search the builds that fit instead of a failing one (off where only the verdict is wanted)."""
+    its kernels on them, each file on its own, as it does an installed build's. ``torch``: the torch build the
+    check's other targets install (a package built per torch, flash-attn, is judged with it when none is installed).
+    ``verify``: each install a fix offers is applied to the snapshot and checked again before it is kept (off while
+    checking such a plan). ``offer``: search the builds that fit instead of a failing one (off where only the
+    verdict is wanted)."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
@@ -94,7 +99,7 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
     if removed is not None:  # the name installs nothing: whatever the chain says of the release, it fails here
         links = tuple(link._replace(verdict=Verdict.FAIL) if link.layer == "framework" else link for link in links)
         findings = (removed,) + tuple(findings)
-    findings = stack_findings(view, candidate, kb, findings, depth)
+    findings = stack_findings(view, candidate, kb, findings, depth, torch)
     if offer and blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
@@ -108,7 +113,8 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
     return TargetResult(target.text, resolved, links, tuple(findings))
 
 
-def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int) -> tuple:
+def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int,
+                   torch: Optional[TorchBuild] = None) -> tuple:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
     extra += target_feature_findings(view, candidate, kb)
@@ -122,14 +128,17 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
     if toolkit:
         findings = [f for f in findings if f.code != "toolkit_mismatch"]  # the stricter rule replaces the general one
         extra += toolkit
+    extra += prebuilt_findings(view, candidate, kb, torch)  # flash-attn: the wheel setup.py downloads, or a source build
     pin_findings, pinned = requires_findings(view, candidate, kb)
     extra += pin_findings
-    if depth == 0:
+    if depth < 2:
         for pin in pinned:
-            # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures.
-            sub = check_target(view, parse_target(pin), kb, depth=1)
+            # The pinned framework (vLLM's torch) must itself run here: its failures are this target's failures. One
+            # level further too: an old SGLang pins vLLM exactly, and that vLLM pins torch.
+            sub = check_target(view, parse_target(pin), kb, depth=depth + 1)
             for finding in sub.findings:
-                if finding.severity is Severity.FAIL and finding.code != "unknown_version":
+                if finding.severity is Severity.FAIL and finding.code != "unknown_version" and not any(
+                        e.code == finding.code and e.title == finding.title for e in extra):  # one failure, two paths
                     extra.append(
                         finding._replace(detail=msg("checks.via_pin.detail", pin=pin, build=candidate.label, detail=finding.detail))
                     )
@@ -227,6 +236,16 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
     return tuple(better)
 
 
+def _planned_torch(view: SnapshotView, targets: Sequence[Target], kb: Any) -> Optional[TorchBuild]:
+    """The torch build several targets checked together install (a torch target, or another target's torch pin)."""
+    candidates = []
+    for target in targets:
+        resolution = resolve(view, target, kb)
+        if resolution.candidate is not None:
+            candidates.append(effective(view, resolution.candidate, kb))
+    return planned_torch(candidates, kb)
+
+
 def run_checks(
     snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Any = None,
     binaries: Optional[Mapping[str, Sequence[Any]]] = None,
@@ -242,8 +261,10 @@ def run_checks(
     # image:REF targets are judged as images; the others, parsed, also feed the checks of several targets together
     parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
     builds = iter(parsed)
+    torch = _planned_torch(view, parsed, kb) if len(parsed) > 1 else None
     results = tuple(_image_result(view, text[len(IMAGE_PREFIX):], kb) if text.startswith(IMAGE_PREFIX)
-                    else check_target(view, next(builds), kb, binaries=(binaries or {}).get(text)) for text in given)
+                    else check_target(view, next(builds), kb, binaries=(binaries or {}).get(text), torch=torch)
+                    for text in given)
     return CheckReport(
         snapshot=snapshot,
         targets=results,

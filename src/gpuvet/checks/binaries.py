@@ -19,14 +19,10 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 from gpuvet.findings import make
 from gpuvet.kb import compat
 from gpuvet.kb import libraries as roles
+from gpuvet.kb import load as load_kb
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
-
-# Packages whose binaries are the framework itself (layer "framework"); anything else is an extension or library.
-FRAMEWORK_PACKAGES = frozenset(
-    {"torch", "tensorflow", "jax", "jaxlib", "paddlepaddle-gpu", "paddlepaddle", "mindspore"}
-)
 
 
 def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
@@ -91,9 +87,16 @@ def _not_in_build(
         version=version or "?",
     )
     fix = _fix(kb, package, version, cc, params)
-    return make("binary.arch_not_in_build", layer="framework" if package in FRAMEWORK_PACKAGES else "packages",
+    return make("binary.arch_not_in_build", layer=_layer(kb, package),
                 why=why, fix=fix.summary, commands=fix.commands, expected=_expected(cc, sm),
                 actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx), sources=SOURCES, **params)
+
+
+def _layer(kb: Any, package: str) -> str:
+    """"framework" when the package is a distribution of a framework whose binaries are its own kernels (its
+    knowledge-base file says so), "packages" for an extension or a library."""
+    framework = (kb if kb is not None else load_kb()).framework(package)
+    return "framework" if framework is not None and framework.binaries_are_framework else "packages"
 
 
 def _expected(cc: str, sm: str) -> Message:

@@ -22,10 +22,6 @@ from gpuvet.kb.loader import normalize_name
 from gpuvet.models import Finding, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
-# Frameworks whose users routinely compile CUDA extensions against them with the local nvcc (flash-attn from source,
-# apex, DeepSpeed ops, custom ops): for these a local toolkit of another major is worth a warning.
-EXTENSION_ECOSYSTEMS = frozenset({"torch"})
-
 
 def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[str, ...]:
     """How to learn a build's archs: read its published wheel (gpuvet kb harvest, from the variant's own index
@@ -541,7 +537,7 @@ def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult
                                  expected=f"driver {judgement.facts.get('branch')}", actual=view.driver_version,
                                  sources=sources_of(candidate.variant) + compat.SOURCES + (kb.ptx_isa_source,)))
     nvcc = view.nvcc_on_path
-    if candidate.framework.name in EXTENSION_ECOSYSTEMS and nvcc and version_or_none(nvcc.get("version")) is not None:
+    if candidate.framework.extensions_built_locally and nvcc and version_or_none(nvcc.get("version")) is not None:
         local_major = version_or_none(nvcc["version"]).major  # type: ignore[union-attr]  # parses: checked on the line above
         if local_major != version_or_none(cuda).major:  # type: ignore[union-attr]  # KB variant CUDA versions all parse
             if verdict is Verdict.PASS:

@@ -19,7 +19,7 @@ from gpuvet.checks.machine import requirement_findings
 from gpuvet.findings import make
 from gpuvet.kb import compat, versions
 from gpuvet.kb.images import PREFIX, VLLM, Image, describe, order, os_of, tags
-from gpuvet.models import Finding, Fix, Link, TargetResult, Verdict, msg
+from gpuvet.models import Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
 
@@ -51,6 +51,19 @@ def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding
         status = compat.UNKNOWN
     driver_status = status
     for label, gpu in model_gpus(view, kb):
+        covered = compat.release_gpus(gpu, image.min_cc, image.architectures, image.cuda, kb)
+        if covered is not None and covered.reason != "gpu_unknown":  # the release's own notes decide
+            facts: Dict[str, Any] = dict(image=image.ref, gpu=label, cc=gpu.cc, architecture=gpu.architecture or "?",
+                         min_cc=image.min_cc or "?", architectures=", ".join(image.architectures) or "-",
+                         requirement=image.gpu_requirement, cuda=major_minor(image.cuda), sources=(image.source,))
+            if covered.status == compat.FAILS:
+                key = "checks.image_gpu_below" if covered.reason == "release_gpu_floor" else "checks.image_gpu_unlisted"
+                findings.append(make(key, **facts))
+                status = compat.FAILS
+            elif covered.status == compat.UNKNOWN:
+                findings.append(make("checks.image_gpu_unlisted", severity=Severity.WARN, **facts))
+                status = compat.UNKNOWN if status == compat.RUNS else status
+            continue
         if gpu.cc and kb.cuda_supports_cc(image.cuda or "", gpu.cc) is False:
             # The image's libraries come from a toolkit that cannot compile for this GPU: whether they run on it
             # depends on the PTX they carry, which the data does not list.
@@ -112,7 +125,9 @@ def _choose(finding: Finding, better: Image, image: Image) -> Finding:
     """The finding with a fix that leads with the image to choose (the driver upgrade is the other way); a tag of
     another OS says so."""
     wanted, offered = os_of(image.tag), os_of(better.tag)
-    if wanted and offered and wanted != offered:
+    if finding.code == "gpu_unsupported_by_cuda":  # a newer driver does not help a GPU the release does not support
+        summary = msg("checks.image_choose_gpu.fix", image=better.family + ":" + better.tag, cuda=major_minor(better.cuda))
+    elif wanted and offered and wanted != offered:
         summary = msg("checks.image_choose_other_os.fix", image=better.family + ":" + better.tag,
                       cuda=major_minor(better.cuda), os=offered, wanted_os=wanted)
     else:
@@ -163,9 +178,13 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
              Link("driver", verdict, shown, msg("link.image_driver", cuda=major_minor(image.cuda),
                                                 first=image.requirement.split(" ", 1)[0])
                   if image.requirement and " " in image.requirement else f"CUDA {major_minor(image.cuda)}"))
-    if any(f.code == "gpu_unsupported_by_cuda" for f in findings):
-        chain += (Link("gpu", Verdict.UNKNOWN, ", ".join(str(g.cc) for _, g in model_gpus(view, kb)),
-                       msg("link.image_gpu", cuda=major_minor(image.cuda))),)
+    gpu_findings = [f for f in findings if f.code == "gpu_unsupported_by_cuda"]
+    if gpu_findings:
+        shown_ccs = ", ".join(str(g.cc) for _, g in model_gpus(view, kb))
+        expected = msg("link.image_gpu_notes", min_cc=image.min_cc or "?", architectures=", ".join(image.architectures)
+                       or "-") if image.min_cc or image.architectures else msg("link.image_gpu", cuda=major_minor(image.cuda))
+        worst = Verdict.FAIL if any(f.verdict is Verdict.FAIL for f in gpu_findings) else Verdict.UNKNOWN
+        chain += (Link("gpu", worst, shown_ccs, expected, image.source if worst is Verdict.FAIL else None),)
     return TargetResult(text, f"{image.family}:{image.tag}", chain, tuple(findings))
 
 

@@ -95,6 +95,14 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
             # torchvision==0.12.0+cu113 goes with torch==1.11.0+cu113: a companion's build label names torch's build
             label = candidate.variant.extra.get("torch_build") if name == "torch" else None
             pinned_targets.append(f"{name}{spec}+{label}" if label and "+" not in spec else f"{name}{spec}")
+        unavailable = _unavailable_pin(candidate, name, spec)
+        if unavailable is not None and not this_is_installed:
+            findings.append(make("checks.requires.unavailable", build=candidate.label, package=name, spec=spec,
+                                 index=unavailable.get("index", "PyPI"), listed=unavailable.get("listed", ""),
+                                 elsewhere=unavailable.get("elsewhere", ""), expected=f"{name}{spec}",
+                                 actual=msg("checks.requires.unavailable.actual", package=name,
+                                            index=unavailable.get("index", "PyPI"), listed=unavailable.get("listed", "")),
+                                 sources=(str(unavailable.get("source", "")),) + tuple(sources_of(candidate.release))))
         if have is None or _admits(spec, have):
             continue
         severity = Severity.FAIL if this_is_installed else Severity.WARN
@@ -128,6 +136,18 @@ def _pinned_build(view: SnapshotView, framework: Any, spec: str, kb: Any) -> Opt
     if plain is not None and (fitting.release.version, fitting.variant.name) == (plain.version, plain.default_variant):
         return None
     return fitting
+
+
+def _unavailable_pin(candidate: Candidate, package: str, spec: str) -> Optional[Mapping[str, Any]]:
+    """The framework file's ``[[pin_unavailable]]`` record that says the exact version this release pins is not served
+    by the index its install command reads (sglang[srt]==0.4.6 pins sgl-kernel==0.0.9.post2, which PyPI no longer has):
+    pip stops with "No matching distribution found". None when no record covers the pin."""
+    if not spec.startswith("=="):
+        return None
+    for record in candidate.framework.extra.get("pin_unavailable") or ():
+        if canonical_name(str(record.get("package", ""))) == package and _admits(str(record.get("versions", "")), spec[2:]):
+            return record
+    return None
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -257,7 +257,8 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 EXIT_CODES = ("exit codes: 0 no failure (warnings allowed), 1 a failure found, 2 usage or input error, "
-              "3 undecided (the knowledge base cannot judge), 4 internal error (rerun with --debug)")
+              "3 undecided (the knowledge base cannot judge), 4 internal error (rerun with --debug), "
+              "5 gpuvet's own installation is broken (reinstall gpuvet)")
 
 # subcommand -> (what it does, examples): shown by `gpuvet COMMAND --help` with the exit codes.
 HELP = {

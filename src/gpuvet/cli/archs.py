@@ -8,7 +8,7 @@ module: the driver loads a kernel from its own unit only, so ``sm_90a`` in 1 uni
 and each PTX arch with its PTX ISA version and the CUDA release that writes it (the oldest driver that can JIT-compile
 it). Relocatable device code (``__nv_relfatbin``, ``nvcc -rdc``) is shown apart: the runtime never loads it.
 
-Exit codes (DESIGN.md §3): 0 when the files could be read (whether or not they hold CUDA code; some unreadable
+Exit codes (docs/CONTRACT.md §1-2): 0 when the files could be read (whether or not they hold CUDA code; some unreadable
 files among readable ones are listed with their error and do not change the code); 2 when a PATH does not exist
 (one line on stderr, nothing else), or when every file examined was unreadable (the result is still printed, so a
 script sees which and why). Inside folders, 32-bit and big-endian ELF files are skipped (they cannot carry CUDA

@@ -35,7 +35,6 @@ MAX_DIAGNOSES = 5
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
 USER_CODE = "not_a_stack_problem"
-HARVESTED = "sources.toml"  # the vocabulary harvested from the sources that print the messages
 # Codes ranked below this in codes.toml are links of the chain (driver ... framework build, Python, packages); from
 # it on come run-time conditions (a collective timeout, an OOM) that a bug in the user's code can itself cause.
 CHAIN_END_RANK = 60
@@ -318,14 +317,14 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
         if hit.signature.id in superseded:
             dropped.setdefault(hit.signature.code, set()).update(hit.lines)
     kept = [h for h in kept if h.signature.id not in superseded
-            and not (h.signature.file == HARVESTED and h.lines <= dropped.get(h.signature.code, set()))]
+            and not (h.signature.harvested and h.lines <= dropped.get(h.signature.code, set()))]
     # One reading per line: the hand-written signatures were tuned on real threads (and carry the context rules), so
     # where one of them reads a line, a harvested signature reading only such lines does not compete with it.
     owned: Set[int] = set()
     for hit in kept:
-        if hit.signature.file != HARVESTED:
+        if not hit.signature.harvested:
             owned |= hit.lines
-    return [h for h in kept if h.signature.file != HARVESTED or not h.lines <= owned]
+    return [h for h in kept if not h.signature.harvested or not h.lines <= owned]
 
 
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
@@ -356,13 +355,13 @@ def _noisy_or(weights: List[float]) -> float:
 
 
 def _weights(code_hits: List[_Hit], specific: bool) -> List[float]:
-    """The weights that add up (noisy-or) for one code. The harvested vocabulary (data/sources.toml) restates many
-    hand-written patterns: where one of its signatures reads only lines a hand-written signature of the same code
-    already read, they are one piece of evidence, not two, and it adds nothing."""
+    """The weights that add up (noisy-or) for one code. The harvested vocabulary (sources.toml, the generated files)
+    restates many hand-written patterns: where one of its signatures reads only lines a hand-written signature of the
+    same code already read, they are one piece of evidence, not two, and it adds nothing."""
     weights: List[float] = []
     counted: set = set()
-    for hit in sorted(code_hits, key=lambda h: (h.signature.file == HARVESTED, -h.signature.weight)):
-        if hit.signature.file == HARVESTED and hit.lines <= counted:
+    for hit in sorted(code_hits, key=lambda h: (h.signature.harvested, -h.signature.weight)):
+        if hit.signature.harvested and hit.lines <= counted:
             continue
         counted |= hit.lines
         weights.append(hit.signature.weight * (0.5 if hit.signature.generic and specific else 1.0))

@@ -1,6 +1,6 @@
 """Loading and validating the error signatures (``data/*.toml``) and the per-code facts (``data/codes.toml``).
 
-Signatures are data: each record names a finding code (DESIGN.md §5), regexes in the wordings users actually see,
+Signatures are data: each record names a finding code (docs/CONTRACT.md §4), regexes in the wordings users actually see,
 a weight (how specific the text is), optional extraction regexes with named groups, and its ``source``. The loader
 compiles everything once and refuses a broken file with a KnowledgeBaseError naming the record.
 
@@ -25,6 +25,7 @@ from gpuvet.tomlfile import load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 CODES_FILE = "codes.toml"
+HARVESTED_FILE = "sources.toml"  # the first harvest, whose records predate the `harvested` key
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 FLAGS = re.IGNORECASE
 
@@ -46,6 +47,9 @@ class Signature:
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
     origin: str = ""
+    # Taken from the programs that print the messages (sources.toml, or a record with `harvested = true`, as the files
+    # tools/harvest_messages.py writes): where a hand-written signature reads the same line, it wins.
+    harvested: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def _compile(pattern: str, where: str) -> Pattern[str]:
 def _load_signature(record: Dict, file: str, index: int) -> Signature:
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
     _require(isinstance(record.get("id"), str) and record["id"], where, "no id")
-    _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a DESIGN.md §5 code")
+    _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a docs/CONTRACT.md §4 code")
     weight: Any = record.get("weight")  # raw TOML, checked by _require below (as are source and patterns)
     _require(isinstance(weight, (int, float)) and 0 < weight <= 1, where, "weight must be in (0, 1]")
     source: Any = record.get("source")
@@ -117,6 +121,7 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
         supersedes=tuple(supersedes),
         explain=str(record.get("explain") or "diagnose.sig." + record["id"]),
         origin=str(record.get("origin", "")),
+        harvested=bool(record.get("harvested")) or file == HARVESTED_FILE,
     )
 
 
@@ -124,7 +129,7 @@ def _load_codes(folder: Path) -> Dict[str, CodeInfo]:
     codes: Dict[str, CodeInfo] = {}
     for code, record in load_toml(folder / CODES_FILE).items():
         where = f"{CODES_FILE} [{code}]"
-        _require(code in FINDING_CODES, where, "not a DESIGN.md §5 code")
+        _require(code in FINDING_CODES, where, "not a docs/CONTRACT.md §4 code")
         _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
         codes[code] = CodeInfo(
             code=code,
@@ -135,7 +140,7 @@ def _load_codes(folder: Path) -> Dict[str, CodeInfo]:
         )
     # A code added to the vocabulary later and not yet described here ranks after the chain, with no commands.
     for code in FINDING_CODES:
-        codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/DESIGN.md"))
+        codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/docs/CONTRACT.md"))
     return codes
 
 

@@ -8,6 +8,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from gpuvet.ingest.common import input_error, major_minor, pasted_source, redact_urls, set_fact, shell
+from gpuvet.probe.framework_names import DISTRIBUTIONS
 from gpuvet.probe.names import canonical_name
 from gpuvet.probe.packages import build_from_local_label
 
@@ -124,7 +125,7 @@ def frameworks_from(packages: List[Dict[str, Any]], source: str) -> Dict[str, Di
                 info["cuda"] = major_minor(runtime["version"])
                 info["cuda_from"] = runtime["name"]
         frameworks["torch"] = info
-    for name in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "intel-tensorflow"):
+    for name in DISTRIBUTIONS["tensorflow"]:
         package = by_name.get(name)
         if package and package.get("version"):
             info = {"version": package["version"], "source": source, "distribution": name}

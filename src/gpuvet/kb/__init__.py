@@ -77,7 +77,7 @@ class KnowledgeBase:
 
             location = overlay.default_location()
             files = overlay.build_file_names(location) if location is not None else []
-            cache["_overlay"] = {"path": str(overlay.default_dir()), "files": len(files)} if files else None
+            cache["_overlay"] = {"path": overlay.spelled(location), "files": len(files)} if files and location else None
         return cache["_overlay"]
 
     # ------------------------------------------------------------------------------------------ driver/CUDA
@@ -336,6 +336,13 @@ class KnowledgeBase:
         ``linux`` lists (backend, minimum driver) in uv's order, ``source`` says where uv's code has it."""
         return dict(_file("installers")["uv_torch_backend"])
 
+    def prebuilt_wheels(self, distribution: str, version: str) -> Optional[Dict[str, Any]]:
+        """The prebuilt wheels one release publishes outside the index and which one its setup.py asks for
+        (kb/data/prebuilt_wheels.toml, written by tools/prebuilt_wheels.py from the release tag's files): flash-attn's
+        torch x CUDA x C++11 ABI x Python matrix. None when the release has no such record."""
+        record = _prebuilt_wheels().get((distribution, version))
+        return dict(record) if record is not None else None
+
     def installer_forms(self, name: str) -> Dict[str, Any]:
         """What gpuvet knows of an installer's own forms (kb/data/installers.toml): ``conda_pytorch_channel`` (the
         torch releases and CUDA versions PyTorch published as conda packages) or ``pixi``; each with its ``source``."""
@@ -476,6 +483,12 @@ def _library_release(name: str, version: str):
         if known is not None and known.release[:3] == head:
             return record
     return None
+
+
+@lru_cache(maxsize=None)
+def _prebuilt_wheels() -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """kb/data/prebuilt_wheels.toml by (distribution, version), read once per process."""
+    return {(str(r.get("distribution")), str(r.get("version"))): r for r in _file("prebuilt_wheels").get("release", ())}
 
 
 @lru_cache(maxsize=1)

@@ -73,6 +73,9 @@ REASONS = (
     "local_build",  # runs: the kernels are compiled on the machine for its GPU (the toolkit link judges that)
     "no_own_kernels",  # runs as far as its own code goes: a pure-Python package, its dependencies are judged apart
     "not_for_gpu",  # a library with no code unit built for this GPU's range (a Hopper-only attention library on an A100)
+    "release_gpu_floor",  # fails: below the compute capability a release's notes name as its oldest
+    "release_gpu_unlisted",  # fails: an architecture the release's notes do not name, and its CUDA cannot build for
+    "release_gpu_listed",  # runs: an architecture the release's notes name
 )
 
 KERNELS, FEATURE = "kernels", "feature"  # a library's role: the framework's own kernels, or one feature's
@@ -315,6 +318,32 @@ def gpu_driver(gpu: Gpu, host: Host, kb: Any) -> Optional[Judgement]:
         return Judgement(FAILS, "gpu_past_last_driver", facts={"last_branch": floor.last_branch,
                          "family": floor.label}, sources=(floor.source,))
     return None
+
+
+def release_gpus(gpu: Gpu, min_cc: Optional[str], architectures: Sequence[str], cuda: Optional[str],
+                 kb: Any) -> Optional[Judgement]:
+    """Whether a release whose notes say which GPUs it supports ("supports CUDA compute capability 7.5 and later. This
+    corresponds to GPUs in the NVIDIA Turing, ... families", NGC release notes) covers this GPU; None when the notes
+    say nothing or the GPU's compute capability is not known.
+
+    Below the stated compute capability: FAILS (no build targets it and PTX never runs on an older GPU). An
+    architecture the notes do not name: FAILS when the release's CUDA cannot generate code for it (only a PTX JIT the
+    notes do not promise could reach it), UNKNOWN when it can (the notes are silent, not negative)."""
+    if not gpu.cc or (not min_cc and not architectures):
+        return None
+    facts = {"min_cc": min_cc or "", "architectures": ", ".join(architectures), "cc": gpu.cc,
+             "architecture": gpu.architecture or ""}
+    if min_cc and parse_cc(gpu.cc) < parse_cc(min_cc):
+        return Judgement(FAILS, "release_gpu_floor", facts=facts)
+    if not architectures:
+        return Judgement(RUNS, "release_gpu_listed", facts=facts)
+    if gpu.architecture is None:
+        return Judgement(UNKNOWN, "gpu_unknown", facts=facts)
+    if gpu.architecture in architectures:
+        return Judgement(RUNS, "release_gpu_listed", facts=facts)
+    if cuda and kb.cuda_supports_cc(cuda, gpu.cc) is False:
+        return Judgement(FAILS, "release_gpu_unlisted", facts=facts)
+    return Judgement(UNKNOWN, "release_gpu_unlisted", facts=facts)
 
 
 def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:

@@ -30,6 +30,11 @@ class Image(NamedTuple):
     cuda_compat: bool = False  # carries the forward-compatibility package of its own CUDA
     facts: Tuple[Tuple[str, str], ...] = ()  # what else the data says (cuDNN, NCCL, the framework, Python, driver)
     source: str = ""
+    # The GPUs the release's notes say it supports ("GPU Requirements"): the oldest compute capability, the
+    # architecture families named, and the sentence as printed; empty where the notes read say nothing
+    min_cc: Optional[str] = None
+    architectures: Tuple[str, ...] = ()
+    gpu_requirement: str = ""
 
 
 def _repository(ref: str) -> Tuple[str, Optional[str]]:
@@ -91,10 +96,12 @@ def describe(ref: str, kb: Any) -> Optional[Image]:
     for release in data["ngc"]["release"]:
         if found and release["framework"] == framework and release["version"] == found.group("version") \
                 and found.group("suffix") in release.get("tags", ["py3"]):
-            names = {"framework_version": framework, "cudnn": "cuDNN", "nccl": "NCCL", "python": "Python",
-                     "driver": "driver"}  # product names, as the image link shows them
+            names = {"framework_version": framework, "torch": "torch", "tensorrt": "TensorRT", "cudnn": "cuDNN",
+                     "nccl": "NCCL", "python": "Python", "driver": "driver"}  # product names, as the image link shows them
             facts = tuple((names[key], str(release[key])) for key in names if release.get(key))
-            return Image(ref, family, tag, str(release["cuda"]), None, True, facts, str(release["source"]))
+            return Image(ref, family, tag, str(release["cuda"]), None, True, facts, str(release["source"]),
+                         release.get("min_cc"), tuple(release.get("gpu_architectures", ())),
+                         str(release.get("gpu_requirement", "")))
     return Image(ref, family, tag, None)
 
 

@@ -7,13 +7,13 @@ non-empty ``source``. Framework files share one schema (docs/KB.md); unknown key
 from __future__ import annotations
 
 import os
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from functools import lru_cache, partial
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
-from gpuvet.kb.records import Framework, Release, Variant, variant_key
-from gpuvet.tomlfile import load_toml
+from gpuvet.kb.records import Framework, FrameworkHead, Release, Releases, Variant, variant_key
+from gpuvet.tomlfile import COMPILED_DIR, load_toml, sha256_hex
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -178,47 +178,118 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     if not isinstance(head, dict):
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
-    releases = [_release(item, f"{stem}:release[{item.get('version', '?')}]") for item in document.get("release", ())]
     spec = document.get("libraries")
-    releases = [_with_harvest(str(head["name"]), release, spec) for release in releases]
-    releases += _overlay_releases(str(head["name"]), {versions.parse(r.version) for r in releases}, spec)
-    releases.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # _release rejects versions that do not parse
+    name = str(head["name"])
+    # Each release is checked and joined with its wheels' libraries only when asked for (a check asks for one, the
+    # installed frameworks' search none): see Releases. A version that does not parse is refused here, as ever.
+    shipped: List[Tuple[Any, Callable[[], Release]]] = []
+    for item in document.get("release", ()):
+        where_release = f"{stem}:release[{item.get('version', '?')}]"
+        version = versions.parse(str(item.get("version")))
+        if version is None:
+            _release(item, where_release)  # raises: no version, or one that does not parse
+            continue
+        shipped.append((version, partial(_made_release, name, item, where_release, spec)))
+    known = {version for version, _make in shipped}
+    releases = Releases(shipped, overlay_at=lambda wanted: next(iter(_overlay_releases(
+                            name, known, spec, _harvested_at(name, str(wanted)))), None),
+                        overlay_all=lambda: _overlay_releases(name, known, spec))
     extra = _extra(head, _FRAMEWORK_KEYS)
     extra.update({k: v for k, v in document.items() if k not in ("framework", "release")})
     return Framework(
-        name=str(head["name"]),
+        name=name,
         display=str(head.get("display") or head["name"]),
         distributions=tuple(head["distributions"]),
-        releases=tuple(releases),
+        releases=releases,
         source=_source(head, where),
         extra=extra,
     )
 
 
+def _made_release(framework: str, record: Mapping[str, Any], where: str, spec: Optional[Mapping[str, Any]]) -> Release:
+    return _with_harvest(framework, _release(record, where), spec)
+
+
+HarvestIndex = Dict[Tuple[str, str], List[Mapping[str, Any]]]  # (version, platform) -> builds read from wheels
+
+
 @lru_cache(maxsize=None)
-def _harvested_of(framework: str) -> Dict[Tuple[str, str], List[Mapping[str, Any]]]:
+def _shipped_harvest(framework: str) -> HarvestIndex:
     """(version, platform) -> the builds of one framework read from real wheels (data/harvested/<framework>.toml)."""
-    index: Dict[Tuple[str, str], List[Mapping[str, Any]]] = {}
+    index: HarvestIndex = {}
     path = data_path("harvested", f"{framework}.toml")
     for build in raw(path).get("build", ()) if os.path.isfile(path) else ():
         index.setdefault((str(build["version"]), build.get("platform", "x86_64")), []).append(build)
-    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides
+    return index
+
+
+# framework -> its shipped builds with the whole overlay's (_harvested_of), and, before that is read, framework ->
+# parsed version -> that version's entries alone (_harvested_at). Cleared by forget_harvest.
+_WHOLE: Dict[str, HarvestIndex] = {}
+_ONE: Dict[str, Dict[Any, HarvestIndex]] = {}
+
+
+def _harvested_of(framework: str) -> HarvestIndex:
+    """The shipped builds of one framework (:func:`_shipped_harvest`) with what the user's overlay adds."""
+    if framework not in _WHOLE:
+        _WHOLE[framework] = _with_overlay(framework, _shipped_harvest(framework), None)
+    return _WHOLE[framework]
+
+
+@lru_cache(maxsize=None)
+def _by_version(framework: str, whole: bool) -> Dict[Any, HarvestIndex]:
+    """Parsed version -> its entries of :func:`_harvested_of` (``whole``) or of :func:`_shipped_harvest`, in order."""
+    groups: Dict[Any, HarvestIndex] = {}
+    for key, builds in (_harvested_of(framework) if whole else _shipped_harvest(framework)).items():
+        groups.setdefault(versions.parse(key[0]), {})[key] = builds
+    return groups
+
+
+def _harvested_at(framework: str, version: str) -> HarvestIndex:
+    """The entries of :func:`_harvested_of` whose version is ``version`` (compared parsed), in the same order and
+    with the same builds, for the price of that version alone: until the whole overlay is read, the overlay's files
+    named for another release are not opened (a check asks for one release; issue 30)."""
+    wanted = versions.parse(version)
+    if wanted is None:
+        return {key: builds for key, builds in _harvested_of(framework).items() if key[0] == version}
+    if framework in _WHOLE:
+        return _by_version(framework, True).get(wanted, {})
+    one = _ONE.setdefault(framework, {})
+    if wanted not in one:
+        one[wanted] = _with_overlay(framework, _by_version(framework, False).get(wanted, {}), wanted)
+    return one[wanted]
+
+
+def forget_harvest() -> None:
+    """Forget the builds read so far (shipped and overlay), so the next load reads the overlay as it is now."""
+    _WHOLE.clear()
+    _ONE.clear()
+    _by_version.cache_clear()
+    _shipped_harvest.cache_clear()
+
+
+def _with_overlay(framework: str, index: HarvestIndex, version: Any) -> HarvestIndex:
+    # -- hook: the user's overlay (gpuvet kb harvest), read only when it exists; it adds, never overrides. Each
+    # (version, platform) is merged on its own (overlay.compare), so merging one version's builds gives that
+    # version's entries of the whole merge.
     from gpuvet.kb import overlay
 
     keyed = {(framework, version, platform): builds for (version, platform), builds in index.items()}
-    overlay.merge_into(keyed, framework=framework)
+    overlay.merge_into(keyed, framework=framework, version=version)
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 
-def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None) -> List[Release]:
+def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None,
+                      harvested: Optional[HarvestIndex] = None) -> List[Release]:
     """Releases the shipped data lacks, made from the user's own readings of their wheels (``gpuvet kb harvest``).
 
     Only what the wheel itself says goes in: Requires-Python, the CUDA of its version module or of its pinned
     runtime (for a package that pins torch and ships no runtime of its own, the CUDA of that torch's PyPI build as
     the knowledge base knows it), the exact cuDNN / NCCL pins, the torch pin, and the SASS / PTX read from its
-    binaries. A wheel whose CUDA cannot be told that way gives no release: unknown stays unknown."""
+    binaries. A wheel whose CUDA cannot be told that way gives no release: unknown stays unknown. ``harvested``:
+    the builds to make them from (one version's, :func:`_harvested_at`); all of the framework's by default."""
     by_version: Dict[str, List[Mapping[str, Any]]] = {}
-    for (version, platform), builds in _harvested_of(framework).items():
+    for (version, platform), builds in (_harvested_of(framework) if harvested is None else harvested).items():
         parsed = versions.parse(version)
         if platform != "x86_64" or parsed is None or parsed in known:
             continue
@@ -339,8 +410,9 @@ def _harvested_archs(builds: List[Mapping[str, Any]], spec: Optional[Mapping[str
 def _with_harvest(framework: str, release: Release, spec: Optional[Mapping[str, Any]] = None) -> Release:
     """The release with the libraries read from its real wheels, where they were read: the binary wins."""
     release = _with_companions(release, spec)
-    x86 = _harvested_of(framework).get((release.version, "x86_64"), [])
-    arm = _harvested_of(framework).get((release.version, "aarch64"), [])
+    harvested = _harvested_at(framework, release.version)
+    x86 = harvested.get((release.version, "x86_64"), [])
+    arm = harvested.get((release.version, "aarch64"), [])
     if not x86 and not arm:
         return release
     variants = dict(release.variants)
@@ -394,7 +466,7 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
             continue
         role = compat.KERNELS if rule.get("role", "kernels") == "kernels" else compat.FEATURE
         for platform in found:
-            builds = [b for b in _harvested_of(str(rule.get("harvested", distribution))).get((pin[2:], platform), [])
+            builds = [b for b in _harvested_at(str(rule.get("harvested", distribution)), pin[2:]).get((pin[2:], platform), [])
                       if normalize_name(str(b.get("distribution"))) == distribution]
             if builds:
                 # a rule that names the companion's own kernel and feature libraries gives each its role; else all
@@ -445,6 +517,53 @@ def framework_files() -> Dict[str, str]:
 
 def find_framework_file(name: str) -> Optional[str]:
     return framework_files().get(normalize_name(name))
+
+
+# Each framework file's [framework] names with the sha256 of the TOML they were read from (tools/compile_data.py
+# writes it): finding the installed frameworks reads these instead of sixteen whole files (issue 30: a check with no
+# target spent ~5 ms of ~85 loading every framework). An entry is used only while its TOML has that sha256, as a
+# JSON twin is; a file without one (new, edited, the index missing) is read whole.
+HEADS = os.path.join(FRAMEWORKS, COMPILED_DIR, "heads.json")
+
+
+def heads_text(paths: List[str]) -> str:
+    """The heads index of these framework files (file name -> sha256, name, distributions): the one maker."""
+    import json
+
+    heads = {}
+    for path in sorted(paths):
+        with open(path, "rb") as handle:
+            data = handle.read()
+        head = raw(path).get("framework") or {}
+        heads[os.path.basename(path)] = {"sha256": sha256_hex(data), "name": str(head.get("name")),
+                                         "distributions": [str(d) for d in head.get("distributions", ())]}
+    return json.dumps(heads, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+
+@lru_cache(maxsize=None)
+def framework_heads() -> Dict[str, FrameworkHead]:
+    """Each framework file's names (FrameworkHead) by its path, from the heads index where it was made from the
+    file as it is, else from the file."""
+    import json
+
+    try:
+        with open(HEADS, "rb") as handle:
+            index = json.loads(handle.read())
+    except (OSError, ValueError):
+        index = {}
+    heads = {}
+    for path in framework_files().values():
+        entry = index.get(os.path.basename(path)) if isinstance(index, dict) else None
+        head = None
+        if isinstance(entry, dict):
+            with open(path, "rb") as handle:
+                if entry.get("sha256") == sha256_hex(handle.read()):
+                    head = FrameworkHead(str(entry.get("name")), tuple(entry.get("distributions") or ()))
+        if head is None:
+            table = raw(path).get("framework") or {}
+            head = FrameworkHead(str(table.get("name")), tuple(str(d) for d in table.get("distributions", ())))
+        heads[path] = head
+    return heads
 
 
 def framework_paths() -> Dict[str, "Path"]:

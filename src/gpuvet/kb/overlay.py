@@ -19,6 +19,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.kb import versions
 from gpuvet.tomlfile import load_toml
 
 if TYPE_CHECKING:
@@ -47,6 +48,13 @@ def default_location() -> Optional[str]:
     expanded = os.path.expanduser(base)
     root = expanded if base.strip() and os.path.isabs(expanded) else os.path.join(os.path.expanduser("~"), ".local", "share")
     return os.path.join(root, "gpuvet", "kb")
+
+
+def spelled(location: str) -> str:
+    """``str(pathlib.Path(location))`` on POSIX without importing pathlib (about 2 ms of a check that names its
+    overlay): repeated separators and ``.`` parts dropped, no trailing separator, exactly two leading ones kept."""
+    lead = "//" if location.startswith("//") and not location.startswith("///") else "/" * location.startswith("/")
+    return lead + "/".join(part for part in location.split("/") if part not in ("", ".")) or "."
 
 
 def build_files(folder: "Path") -> List["Path"]:
@@ -82,11 +90,14 @@ _READ: Dict[str, Dict[str, Tuple[Optional[Tuple[int, int]], List[Dict[str, Any]]
 _RELEASE_FILE = re.compile(r"^[a-z0-9][a-z0-9._+-]*-[0-9][A-Za-z0-9._+-]*\.toml$")
 
 
-def builds_of(location: str, framework: Optional[str] = None) -> Tuple[List[Dict[str, Any]], List[str]]:
+def builds_of(location: str, framework: Optional[str] = None,
+              version: Optional[Any] = None) -> Tuple[List[Dict[str, Any]], List[str]]:
     """(builds, problems) of the overlay at ``location`` (a folder path string), read as :func:`read` reads them;
     with ``framework``, only that framework's builds (``[[build]] framework``), and a file is opened only when its
     name (``<distribution>-<version>.toml``, gpuvet.sources.harvest.release_path) names a distribution of that
-    framework, or when its name says nothing (a file named otherwise is read for every framework)."""
+    framework, or when its name says nothing (a file named otherwise is read for every framework). With
+    ``version`` too (a parsed version), only the builds of that release, and only the files whose name names it
+    (or says nothing): one release of 1,000 in the overlay costs one file (issue 30)."""
     location = _normal(location)
     names = build_file_names(location)
     cached = _READ.setdefault(location, {})
@@ -100,6 +111,8 @@ def builds_of(location: str, framework: Optional[str] = None) -> Tuple[List[Dict
         if wanted is not None:
             if _RELEASE_FILE.match(name) and not name.startswith(prefixes):
                 continue  # a release of another framework's distribution: not opened
+            if version is not None and _RELEASE_FILE.match(name) and not _may_hold(name, prefixes, version):
+                continue  # another release of this framework: not opened
         path = os.path.join(location, BUILDS_DIR, name)
         try:
             stat = os.stat(path)
@@ -111,9 +124,18 @@ def builds_of(location: str, framework: Optional[str] = None) -> Tuple[List[Dict
             entry = (signature,) + _parse(path)
             cached[name] = entry
         builds += [dict(build) for build in entry[1]
-                   if framework is None or str(build["framework"]) == framework]
+                   if (framework is None or str(build["framework"]) == framework)
+                   and (version is None or versions.parse(str(build["version"])) == version)]
         problems += entry[2]
     return builds, problems
+
+
+def _may_hold(name: str, prefixes: Tuple[str, ...], version: Any) -> bool:
+    """Whether the release file ``name`` may hold builds of ``version``: its name, after one of the framework's
+    distributions, spells that version (release_path writes the release's version there), or spells no version
+    at all (a version with characters release_path replaces: the file is opened to see)."""
+    named = [versions.parse(name[len(prefix):-len(".toml")]) for prefix in prefixes if name.startswith(prefix)]
+    return version in named or not any(named)
 
 
 def _parse(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
@@ -268,15 +290,16 @@ def compare(shipped: Mapping[Key, List[Mapping[str, Any]]], builds: List[Dict[st
 
 
 def merge_into(index: Dict[Key, List[Mapping[str, Any]]], folder: Optional["Path"] = None,
-               framework: Optional[str] = None) -> None:
+               framework: Optional[str] = None, version: Optional[Any] = None) -> None:
     """Add the overlay's builds to the shipped index (the loader's hook); with ``framework``, only that framework's
-    builds (the files of other frameworks' releases are not opened). Never overrides: where the shipped data has the
-    release and platform, the overlay build stays out; a disagreement is written into the shipped build's source, so
-    whatever cites it says that the user's own reading differs."""
+    builds (the files of other frameworks' releases are not opened), with ``version`` too (parsed), only that
+    release's. Never overrides: where the shipped data has the release and platform, the overlay build stays out; a
+    disagreement is written into the shipped build's source, so whatever cites it says that the user's own reading
+    differs."""
     location = default_location() if folder is None else os.fspath(folder)
     if location is None or not os.path.isdir(os.path.join(location, BUILDS_DIR)):
         return  # no overlay (the usual case): decided without pathlib
-    builds, _ = builds_of(location, framework)
+    builds, _ = builds_of(location, framework, version)
     for row in compare(index, builds):
         key = key_of(row)
         if row["status"] == "adds":

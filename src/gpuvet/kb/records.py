@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, NamedTuple, Optional, Tuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from gpuvet.kb import versions
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 
 class DriverFloor(NamedTuple):
@@ -157,13 +161,84 @@ class Release(NamedTuple):
         return versions.in_specifier(python_version, self.python)
 
 
+class Releases(Sequence):
+    """A framework's releases, newest first, each made when it is first asked for (issue 30).
+
+    Making a release checks its record and joins it with the libraries read from its wheels (the shipped harvested
+    file and the user's overlay, ``gpuvet.kb.loader``), about 0.1 ms each, and the overlay's releases need the
+    overlay's files parsed. A check asks for one release: :meth:`find` makes only that one, and reads only the overlay files named
+    for its version. Walking, counting or indexing the sequence makes every release once, in the order and with the
+    content the eager tuple had (the shipped records first among equal versions, then the overlay's)."""
+
+    def __init__(self, shipped: List[Tuple["Version", Callable[[], Release]]],
+                 overlay_at: Callable[["Version"], Optional[Release]], overlay_all: Callable[[], List[Release]]):
+        # shipped: (version, the maker of its release) for each release record, as the file writes them
+        self._shipped_makers = sorted(shipped, key=lambda pair: pair[0], reverse=True)  # stable: file order kept
+        self._overlay_at = overlay_at
+        self._overlay_all = overlay_all
+        self._made: Dict[int, Release] = {}
+        self._added: Dict["Version", Optional[Release]] = {}
+        self._all: Optional[Tuple[Release, ...]] = None
+
+    def _shipped(self, index: int) -> Release:
+        if index not in self._made:
+            self._made[index] = self._shipped_makers[index][1]()
+        return self._made[index]
+
+    def _every(self) -> Tuple[Release, ...]:
+        if self._all is None:
+            added = self._overlay_all()  # first: it reads the whole overlay once, which the shipped ones then share
+            made = [self._shipped(i) for i in range(len(self._shipped_makers))] + added
+            made.sort(key=lambda r: versions.parse(r.version), reverse=True)  # type: ignore[arg-type, return-value]  # as above
+            self._all = tuple(made)
+        return self._all
+
+    def find(self, wanted: "Version") -> Optional[Release]:
+        """The first release whose version parses to ``wanted`` (as a walk over the sequence finds it), made alone."""
+        if self._all is not None:
+            return next((r for r in self._all if versions.parse(r.version) == wanted), None)
+        for index, (version, _make) in enumerate(self._shipped_makers):
+            if version == wanted:
+                return self._shipped(index)
+        if wanted not in self._added:
+            self._added[wanted] = self._overlay_at(wanted)  # the overlay adds only versions the shipped data lacks
+        return self._added[wanted]
+
+    def __getitem__(self, index):  # an int or a slice, as a tuple takes
+        return self._every()[index]
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+    def __iter__(self) -> Iterator[Release]:
+        return iter(self._every())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (tuple, Releases)) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a tuple of releases (their variants are dicts): not hashable
+
+    def __repr__(self) -> str:  # never makes what was not asked for: a repr must not change what it shows
+        if self._all is not None:
+            return f"Releases({self._all!r})"
+        return (f"Releases({len(self._shipped_makers)} shipped records, {len(self._made)} made; "
+                "overlay releases made as asked)")
+
+
+class FrameworkHead(NamedTuple):
+    """The ``[framework]`` table's names: what finding the installed frameworks needs (``loader.framework_heads``)."""
+
+    name: str
+    distributions: Tuple[str, ...]
+
+
 class Framework(NamedTuple):
     """A framework the knowledge base covers: its names, distributions and releases."""
 
     name: str
     display: str
     distributions: Tuple[str, ...]
-    releases: Tuple[Release, ...]  # newest first
+    releases: Union[Tuple[Release, ...], Releases]  # newest first; the loader's are made as asked (Releases)
     source: str
     extra: Mapping[str, Any] = {}  # one shared empty dict: never mutated (a NamedTuple has no default_factory)
 
@@ -174,6 +249,8 @@ class Framework(NamedTuple):
         if wanted is None or wanted.is_prerelease or wanted.is_devrelease:
             return None
         public = versions.parse(wanted.public)
+        if isinstance(self.releases, Releases):
+            return self.releases.find(public)  # type: ignore[arg-type]  # a public version parses
         for release in self.releases:
             if versions.parse(release.version) == public:
                 return release
@@ -182,3 +259,15 @@ class Framework(NamedTuple):
     @property
     def newest(self) -> Release:
         return self.releases[0]
+
+    @property
+    def binaries_are_framework(self) -> bool:
+        """Its wheels' binaries are the framework's own kernels (``binaries = "framework"`` in its file): a GPU
+        they carry no code for fails the framework layer, not a package's."""
+        return self.extra.get("binaries") == "framework"
+
+    @property
+    def extensions_built_locally(self) -> bool:
+        """Its users compile CUDA extensions against it with the local nvcc (``extensions_built_locally``), so a
+        local toolkit of another CUDA major is worth a warning."""
+        return bool(self.extra.get("extensions_built_locally"))

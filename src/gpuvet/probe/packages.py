@@ -11,6 +11,7 @@ import sys
 
 from gpuvet.probe import facts
 from gpuvet.probe.files import ReadError, is_dir, list_dir, read_text, try_read
+from gpuvet.probe.framework_names import DISTRIBUTIONS
 from gpuvet.probe.names import canonical_name
 
 _METADATA_LIMIT = 64 * 1024  # the header block is at the top; the long description after it is not needed
@@ -226,8 +227,6 @@ def torch_info(dirs, by_name):
     return info
 
 
-_TF_DISTS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tf-nightly", "tf-nightly-gpu", "tensorflow-intel",
-             "tensorflow-macos", "intel-tensorflow")
 
 
 def _build_info_value(text, key):
@@ -241,7 +240,7 @@ def _build_info_value(text, key):
 
 
 def tensorflow_info(dirs, by_name):
-    dist = _first(by_name, _TF_DISTS)
+    dist = _first(by_name, DISTRIBUTIONS["tensorflow"])
     folder = _package_dir(dirs, "tensorflow")
     if dist is None and folder is None:
         return None
@@ -281,7 +280,7 @@ def jax_info(dirs, by_name):
 
 
 def paddle_info(dirs, by_name):
-    dist = _first(by_name, ("paddlepaddle-gpu", "paddlepaddle"))
+    dist = _first(by_name, DISTRIBUTIONS["paddlepaddle"])
     folder = _package_dir(dirs, "paddle")
     if dist is None and folder is None:
         return None
@@ -301,7 +300,7 @@ def paddle_info(dirs, by_name):
 
 
 def mindspore_info(dirs, by_name):
-    dist = _first(by_name, ("mindspore", "mindspore-gpu"))
+    dist = _first(by_name, DISTRIBUTIONS["mindspore"])
     if dist is None:
         return None
     return {"version": dist["version"], "distribution": dist["name"], "cuda": None,

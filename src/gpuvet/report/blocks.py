@@ -1,6 +1,6 @@
 """Shared reports as a list of neutral blocks, so Markdown and HTML say exactly the same thing.
 
-Each command's document (the localized JSON of DESIGN.md §4) becomes a tuple of blocks here: pure functions, all
+Each command's document (the localized JSON of docs/CONTRACT.md §3) becomes a tuple of blocks here: pure functions, all
 fixed words from the catalogs. ``report.markdown`` and ``report.html`` turn blocks into markup and do ALL the
 escaping: every string in a block is plain, untrusted text (it may come from a hostile snapshot).
 """

@@ -1,6 +1,6 @@
 """Render a check: the typed :class:`~gpuvet.models.CheckReport` and the options in, text out.
 
-JSON is one renderer among the four: the contract document of DESIGN.md §4 (``check_to_dict``), which the text,
+JSON is one renderer among the four: the contract document of docs/CONTRACT.md §3 (``check_to_dict``), which the text,
 Markdown and HTML renderers read too, so every format says the same thing. ``prepare`` is the command's hook for
 what must happen to that document before any renderer sees it (the one redaction pass, ``gpuvet.probe.redact``).
 """

@@ -6,11 +6,68 @@ A pure function of the document and options: colour and width are decided by the
 from __future__ import annotations
 
 import io
+import re
 from typing import Any, List, Mapping
 
 from gpuvet.i18n import render, text
 from gpuvet.report.answer import answer_line
 from gpuvet.report.machine_summary import machine_lines
+
+# The lines are written in rich's console markup (``[bold]...[/]``). In colour rich renders them; without colour
+# (a pipe, a file, --no-color: the usual case) what rich prints is the markup's text, which these few lines give
+# without importing rich (its console, text and style modules are ~20 ms of a ~90 ms check; issue 30). They follow
+# rich.markup's syntax: a tag is ``[`` + one of a-z # / @ + anything but ``[`` up to ``]``, and an odd number of
+# backslashes before it makes it text; tests/report/test_check_text_plain.py holds the two outputs equal.
+_TAG = re.compile(r"((\\*)\[([a-z#/@][^[]*?)])")
+_ESCAPABLE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+_CONTROL_STRIPPED = dict.fromkeys((7, 8, 11, 12, 13))  # bell, backspace, VT, FF, CR: rich drops them from text
+
+
+def esc(value: str) -> str:
+    """``rich.markup.escape``: ``value`` as markup that prints as itself."""
+    value = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", value)
+    return value + "\\" if value.endswith("\\") and not value.endswith("\\\\") else value
+
+
+def plain(markup: str) -> str:
+    """The text rich prints for one line of markup with colour off, soft wrap on and no emoji codes: the tags
+    dropped, an escaped tag and ``\\[`` written as text, the control codes rich strips removed. (A tab is expanded
+    by rich to its cell position: :func:`render_check_text` leaves a line with one to rich.)"""
+    pieces = []
+    position = 0
+    for match in _TAG.finditer(markup):
+        whole, escapes, _tag = match.groups()
+        start, end = match.span()
+        if start > position:
+            pieces.append(markup[position:start].replace("\\[", "["))
+        position = end
+        backslashes, escaped = divmod(len(escapes), 2)
+        pieces.append("\\" * backslashes)
+        if escaped:
+            pieces.append(whole[len(escapes):].replace("\\[", "["))
+    if position < len(markup):
+        pieces.append(markup[position:].replace("\\[", "["))
+    return "".join(pieces).translate(_CONTROL_STRIPPED)
+
+
+def through_rich(lines: List[str], color: bool, width: int) -> str:
+    """The lines printed by a rich console: colour, or a tab to expand by its cell position."""
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        width=width,
+        highlight=False,
+        emoji=False,
+        soft_wrap=True,
+    )
+    for line in lines:
+        console.print(line)
+    return buffer.getvalue()
 
 _MARK = {"pass": "✔", "warn": "!", "fail": "✘", "unknown": "?", "skip": "·", "info": "i"}
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "unknown": "magenta", "skip": "dim", "info": "cyan"}
@@ -59,9 +116,14 @@ _SKIPPED_SHOWN = 8
 
 
 def render_check_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
-    from rich.console import Console
-    from rich.markup import escape as esc
+    out = markup_lines(document, lang)
+    if color or any("\t" in line for line in out):
+        return through_rich(out, color, width)
+    return "".join(plain(line) + "\n" for line in out)
 
+
+def markup_lines(document: Mapping[str, Any], lang: str) -> List[str]:
+    """The report's lines in rich's console markup."""
     out: List[str] = []
     kb = document.get("kb") or {}
     header = text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))
@@ -122,17 +184,4 @@ def render_check_text(document: Mapping[str, Any], lang: str, color: bool = Fals
         out.append(text(lang, "report.no_targets"))
     out.append("")
     out.append(text(lang, 'report.verdict_line', verdict=_badge(document.get('verdict', 'unknown'), lang)))
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        force_terminal=color,
-        no_color=not color,
-        color_system="standard" if color else None,
-        width=width,
-        highlight=False,
-        emoji=False,
-        soft_wrap=True,
-    )
-    for line in out:
-        console.print(line)
-    return buffer.getvalue()
+    return out

@@ -1,4 +1,4 @@
-"""Renderers for diagnoses (pure functions of the diagnoses and options): JSON per DESIGN.md §4, text, Markdown."""
+"""Renderers for diagnoses (pure functions of the diagnoses and options): JSON per docs/CONTRACT.md §3, text, Markdown."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Findings, links and check reports as localized plain dicts: the JSON document of DESIGN.md §4.
+"""Findings, links and check reports as localized plain dicts: the JSON document of docs/CONTRACT.md §3.
 
 Every renderer (text, Markdown, HTML, JSON) starts from these dicts, so all formats say the same thing.
 """

@@ -1,4 +1,4 @@
-"""The fleet / diff JSON document (DESIGN.md §4): hosts, groups, and per-target verdict groups. Pure."""
+"""The fleet / diff JSON document (docs/CONTRACT.md §3): hosts, groups, and per-target verdict groups. Pure."""
 
 from __future__ import annotations
 

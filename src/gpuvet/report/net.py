@@ -1,4 +1,4 @@
-"""``gpuvet net``'s text and JSON (docs/CONTRACT-ADDITIONS.md, "gpuvet net"): a result of gpuvet.checks.net in,
+"""``gpuvet net``'s text and JSON (docs/CONTRACT.md, "gpuvet net"): a result of gpuvet.checks.net in,
 text out. Targets are listed best first: usable before unusable, then by speed."""
 
 from __future__ import annotations

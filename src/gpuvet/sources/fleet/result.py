@@ -12,7 +12,7 @@ HOST_KEY_MISMATCH = "host_key_mismatch"  # the key differs from the recorded one
 HOST_KEY_UNKNOWN = "host_key_unknown"  # no key recorded for the host yet (first contact): trust it or record it
 TIMEOUT = "timeout"
 PROBE_FAILED = "probe_failed"
-# DESIGN.md §4: the statuses scripts rely on. Every host ends in exactly one of them.
+# docs/CONTRACT.md §3: the statuses scripts rely on. Every host ends in exactly one of them.
 STATUSES = (OK, UNREACHABLE, AUTH_FAILED, HOST_KEY_MISMATCH, HOST_KEY_UNKNOWN, TIMEOUT, PROBE_FAILED)
 
 METHOD_BUNDLE = "python"  # the stdlib probe ran in the remote python3

@@ -1,0 +1,299 @@
+"""The vocabulary taken from the programs that print the messages (tools/harvest_messages.py and the data files it
+writes: cuda_errors.toml, gpu_requirements.toml, framework_loaders.toml), and the hand-written readings of the same
+families (loader.toml, cpu_only_spellings.toml).
+
+Messages below are in the format their printers write (the printer is named beside each); where a user's paste is
+quoted, it is the shape seen in public issue threads, with the values of that thread."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuvet.diagnose.engine import diagnose_text
+from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
+from gpuvet.models import FINDING_CODES
+from gpuvet.tomlfile import load_toml
+
+ROOT = Path(__file__).resolve().parents[2]
+TOOL = ROOT / "tools" / "harvest_messages.py"
+GENERATED = ("cuda_errors.toml", "gpu_requirements.toml", "framework_loaders.toml")
+CUDA = load_toml(DATA_DIR / "cuda_errors.toml")
+TABLE = CUDA["cuda_error"]
+RUNTIME = [e for e in TABLE if e["api"] == "runtime"]
+DRIVER = [e for e in TABLE if e["api"] == "driver"]
+
+
+def top(log):
+    found = diagnose_text(log)
+    return found[0].code if found else None
+
+
+def run_tool(*args):
+    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True, timeout=120)
+
+
+# --- the tool: what is committed is what it builds -------------------------------------------------------------------
+
+def test_the_committed_data_files_are_what_the_tool_builds_from_the_committed_extract():
+    result = run_tool("build", "--check")
+    assert result.returncode == 0, result.stderr
+
+
+def test_check_names_a_data_file_that_differs_and_build_restores_it(tmp_path):
+    for name in GENERATED:
+        shutil.copy(DATA_DIR / name, tmp_path / name)
+    edited = tmp_path / "gpu_requirements.toml"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("weight = 0.85", "weight = 0.5", 1), encoding="utf-8")
+    result = run_tool("build", "--check", "--data", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "harvest_messages: gpu_requirements.toml is not what tools/harvest_messages.py build writes"]
+    assert run_tool("build", "--data", str(tmp_path)).returncode == 0
+    assert edited.read_bytes() == (DATA_DIR / "gpu_requirements.toml").read_bytes()
+    assert run_tool("build", "--check", "--data", str(tmp_path)).returncode == 0
+
+
+def test_an_unreadable_extract_is_one_line_and_exit_2(tmp_path):
+    bad = tmp_path / "extract.json"
+    bad.write_text("{not json", encoding="utf-8")
+    result = run_tool("build", "--check", "--extract", str(bad))
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_generated_signatures_are_harvested_cite_their_source_and_explain_by_cause():
+    base = load_signatures()
+    by_file = {}
+    for signature in base.signatures:
+        by_file.setdefault(signature.file, []).append(signature)
+    for name in GENERATED:
+        assert by_file[name], name
+        for signature in by_file[name]:
+            assert signature.harvested and signature.code in FINDING_CODES
+            assert signature.explain == "diagnose.source." + signature.code
+            assert signature.source.startswith("https://") and "/work/" not in signature.source
+    # the first harvest keeps its standing; hand-written files are not harvested
+    assert all(s.harvested for s in by_file["sources.toml"])
+    assert not any(s.harvested for s in by_file["vocabulary.toml"] + by_file["loader.toml"])
+    for record in load_toml(DATA_DIR / "gpu_requirements.toml")["signature"]:
+        assert re.match(r"^https://github\.com/[\w.-]+/[\w.-]+/blob/[\w.-]+/\S+#L\d+$", record["source"]), record["id"]
+
+
+# --- the CUDA error table --------------------------------------------------------------------------------------------
+
+def test_every_cuda_runtime_and_driver_error_of_each_covered_major_is_in_the_table():
+    for major, (runtime_count, driver_count) in {"11": (123, 89), "12": (132, 99), "13": (132, 100)}.items():
+        assert sum(major in e["majors"] for e in RUNTIME) == runtime_count, major
+        assert sum(major in e["majors"] for e in DRIVER) == driver_count, major
+    by_name = {(e["api"], e["name"]): e for e in TABLE}
+    assert len(by_name) == len(TABLE)  # a name keeps its number across majors
+    function = by_name[("runtime", "cudaErrorInvalidDeviceFunction")]
+    assert (function["number"], function["string"], function["cause"]) == (98, "invalid device function",
+                                                                             "arch_not_in_build")
+    assert by_name[("driver", "CUDA_ERROR_NO_BINARY_FOR_GPU")]["number"] == 209
+    assert by_name[("runtime", "cudaErrorCallRequiresNewerDriver")]["majors"] == ["11", "12", "13"]
+    assert by_name[("driver", "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER")]["majors"] == ["13"]  # new in 13.0's cuda.h
+    assert by_name[("runtime", "cudaErrorTensorMemoryLeak")]["majors"] == ["12", "13"]
+    norm = by_name[("runtime", "cudaErrorInvalidNormSetting")]  # CUDA 12 reworded it; both are read
+    assert norm["older_strings"] == {"11": "read as normalized float not supported for 32-bit non float type"}
+    assert top("CUDA error: read as normalized float not supported for 32-bit non float type") == norm["cause"]
+    for entry in TABLE:
+        assert entry["source"].startswith("https://docs.nvidia.com/cuda/archive/"), entry["name"]
+        assert entry["cause"] in FINDING_CODES or entry["cause"] == ""
+
+
+# Every runtime error with a cause, by name, by number in the shapes programs print, and by string behind a CUDA
+# prefix: one reading. 4-8 (profiler, cudart unloading) are never read by number alone (cuda_errors.toml).
+CAUSED = [e for e in RUNTIME if e["cause"]]
+# Where the first harvest (sources.toml) reads a part of the runtime's string as another cause, the string written
+# after Paddle's "CUDA error(N), " (which the hand-written vocabulary.toml does not read) takes that cause: these are
+# that file's readings, left as they are here and listed so that a change to them shows.
+TEXT_READ_OTHERWISE = {
+    "cudaErrorLaunchOutOfResources": "feature_arch_unsupported",  # "too many resources requested for launch"
+    "cudaErrorLaunchTimeout": "virtualization_limit",  # "the launch timed out and was terminated"
+    "cudaErrorInvalidAddressSpace": "virtualization_limit",  # "operation not supported on ..."
+    "cudaErrorStreamCaptureUnsupported": "virtualization_limit",  # "operation not permitted when ..."
+    "cudaErrorCapturedEvent": "virtualization_limit",  # "operation not permitted on ..."
+}
+
+
+@pytest.mark.parametrize("entry", CAUSED, ids=[e["name"] for e in CAUSED])
+def test_a_cuda_error_by_name_by_number_and_by_string_is_one_cause(entry):
+    name, number, string, cause = entry["name"], entry["number"], entry["string"], entry["cause"]
+    forms = [
+        "RuntimeError: %s: %s" % (name, string),  # cupy: "CUDARuntimeError: cudaErrorX: text"
+        "RuntimeError: CUDA error: %s" % string,  # torch C10_CUDA_CHECK
+    ]
+    if number not in (4, 5, 6, 7, 8):
+        forms += [
+            "RuntimeError: CUDA error (%d)" % number,
+            'CUDA error at train.cu:57 code=%d(%s) "cudaDeviceSynchronize()"' % (number, name),  # helper_cuda.h
+        ]
+    readings = {form: top(form) for form in forms}
+    assert set(readings.values()) == {cause}, readings
+    if number not in (4, 5, 6, 7, 8):
+        paddle = "OSError: (External) CUDA error(%d), %s." % (number, string)  # Paddle build_nvidia_error_msg
+        assert top(paddle) == TEXT_READ_OTHERWISE.get(name, cause)
+
+
+@pytest.mark.parametrize("number,cause", [(98, "arch_not_in_build"), (209, "arch_not_in_build"),
+                                          (35, "driver_too_old"), (100, "no_driver"), (2, "insufficient_vram"),
+                                          (803, "nvml_driver_mismatch"), (46, "virtualization_limit")])
+def test_numbers_alone_in_the_shapes_their_printers_write(number, cause):
+    for log in [
+        "CUDA failure %d: some text ; GPU=0 ; hostname=node1 ; file=cuda_call.cc ; line=12 ; expr=cudaSetDevice(0);"
+        % number,  # onnxruntime cuda_call.cc
+        "cudaGetDeviceCount returned %d\n-> (text cut off)" % number,  # cuda-samples deviceQuery
+        "ExternalError: CUDA error(%d)" % number,
+    ]:
+        assert top(log) == cause, log
+
+
+@pytest.mark.parametrize("driver", [e for e in DRIVER if e["cause"]], ids=lambda e: e["name"])
+def test_a_driver_api_error_name_has_the_cause_of_the_runtime_error_with_its_number(driver):
+    assert top("CUDADriverError: %s: failed" % driver["name"]) == driver["cause"]
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: CUDA error (12345)",
+    "error (98)",  # any library has an error 98
+    "CUDA error 7 at ggml-cuda.cu:12",  # profiler numbers are never read alone
+    "Epoch 98: CUDA error rate 0.3%",
+    "CUDA error (98.5)",
+])
+def test_a_number_that_is_no_cuda_error_or_has_no_cuda_prefix_reads_nothing(log):
+    assert top(log) is None
+
+
+def test_a_number_does_not_outvote_a_hand_written_reading_of_the_same_line():
+    # "cuda runtime error (8) : invalid device function" is pre-CUDA-10.1 numbering (8 was invalid device function);
+    # 8 is never read by number, and the text wins.
+    assert top("RuntimeError: cuda runtime error (8) : invalid device function at THCGeneral.cpp:12") == \
+        "arch_not_in_build"
+    found = diagnose_text("RuntimeError: CUDA error: out of memory\nCUDA error(2), out of memory.")
+    assert [d.code for d in found] == ["insufficient_vram"]
+
+
+# --- messages that need a newer (or older) GPU ------------------------------------------------------------------------
+
+NEEDS_A_NEWER_GPU = [
+    # xformers/ops/fmha/common.py, as printed under "`flshattF@v2.3.2` is not supported because:" (older releases
+    # wrote "> (8, 0)", newer ">= (8, 0)")
+    ("feature_arch_unsupported", "NotImplementedError: No operator found for `memory_efficient_attention_forward` "
+                                 "with inputs:\n`flshattF@v2.3.2` is not supported because:\n    requires device with "
+                                 "capability > (8, 0) but your GPU has capability (7, 5) (too old)"),
+    ("feature_arch_unsupported", "    requires device with capability >= (8, 0) but your GPU has capability (6, 1) "
+                                 "(too old)"),
+    ("arch_not_in_build", "`fa3F@2.7.2` is not supported because:\n    requires device with capability <= (9, 0) but "
+                          "your GPU has capability (12, 0) (too new)"),
+    # triton/language/core.py (Triton 3.4), raised from vLLM / SGLang / inductor kernels on a GPU below sm_89
+    ("feature_arch_unsupported", "ValueError(\"type fp8e4nv not supported in this architecture. The supported fp8 "
+                                 "dtypes are ('fp8e4b15', 'fp8e5')\")"),
+    ("feature_arch_unsupported", "triton.compiler.errors.CompilationError: at 1:0:\ndef _w8a8_block_fp8_matmul(\n^\n"
+                                 "ValueError: type fp8e4nv not supported in this architecture.\n"
+                                 "The supported fp8 dtypes are ('fp8e4b15', 'fp8e5')"),
+    # flash-attention csrc/flash_attn/flash_api.cpp and its launch templates; hopper/flash_api.cpp
+    ("feature_arch_unsupported", "RuntimeError: FlashAttention only supports Ampere GPUs or newer."),
+    ("arch_not_in_build", "FATAL: FlashAttention requires building with sm version sm80-sm90, but was built for < 8.0!"),
+    ("feature_arch_unsupported", "RuntimeError: q_v is only supported for Hopper GPUs"),
+    # vllm/v1/attention/backends/triton_attn.py, torch/_inductor/exc.py, sglang srt/layers/quantization/fp8.py
+    ("feature_arch_unsupported", "ValueError: FP8 KV cache is not supported by the Triton attention backend on NVIDIA "
+                                 "A100-SXM4-80GB (compute capability 8.0); native FP8 (fp8e4nv) requires SM89+. Re-run "
+                                 "with --kv-cache-dtype bfloat16."),
+    ("feature_arch_unsupported", "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\nRuntimeError: "
+                                 "Found NVIDIA GeForce GTX 960 which is too old to be supported by the triton GPU "
+                                 "compiler, which is used\nas the backend. Triton only supports devices of CUDA "
+                                 "Capability >= 7.0, but your device is of CUDA capability 5.2"),
+    ("feature_arch_unsupported", "RuntimeError: MXFP8 MoE quantization requires SM100."),
+    # the NGC containers' start-up GPU check (container_gpu_support.toml)
+    ("arch_not_in_build", "WARNING: Detected NVIDIA NVIDIA GeForce RTX 4090 GPU, which is not yet supported in this "
+                          "version of the container\nERROR: No supported GPU(s) detected to run this container"),
+    ("arch_not_in_build", "WARNING: Detected NVIDIA GB10 GPU, which is not yet supported in this version of the "
+                          "container"),
+    # bitsandbytes/diagnostics/cuda.py
+    ("feature_arch_unsupported", "WARNING: Compute capability < 7.5 detected! Only slow 8-bit matmul is supported for "
+                                 "your GPU!"),
+]
+
+
+@pytest.mark.parametrize("code,log", NEEDS_A_NEWER_GPU)
+def test_a_feature_that_needs_another_gpu_is_named(code, log):
+    assert top(log) == code
+
+
+def test_every_harvested_library_message_is_read_as_its_source_says():
+    for name in ("gpu_requirements.toml", "framework_loaders.toml"):
+        for record in load_toml(DATA_DIR / name)["signature"]:
+            text = re.sub(r"\{[^{}]*\}", "(7, 5)", record["message"])
+            assert top(text) == record["code"], (record["id"], text)
+
+
+# --- loader errors caused by a mistyped LD_LIBRARY_PATH ---------------------------------------------------------------
+
+LOADER_FAILURE = "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory"
+
+
+@pytest.mark.parametrize("setting", [
+    "export LD_LIBRARAY_PATH=/usr/local/cuda-12.1/lib64",
+    "export LD_LIBARY_PATH=/usr/local/cuda/lib64:$LD_LIBARY_PATH",
+    "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:LD_LIBRARY_PATH",
+    "export LD_LIBRARY_PATH = /usr/local/cuda/lib64",
+])
+def test_a_mistyped_search_path_beside_a_loader_failure_is_said(setting):
+    found = diagnose_text(setting + "\n$ python train.py\n" + LOADER_FAILURE)
+    assert found[0].code == "cuda_library_missing"
+    assert any(e.signature == "loader_path_mistyped" for e in found[0].evidence)
+    assert any(m.id == "diagnose.sig.loader_path_mistyped" for m in found[0].explanations)
+
+
+@pytest.mark.parametrize("log", [
+    "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:$LD_LIBRARY_PATH\n" + LOADER_FAILURE,  # correct: the loader's line
+    "export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH}\n" + LOADER_FAILURE,
+    "export LD_LIBRARAY_PATH=/usr/local/cuda/lib64\ntraining finished",  # no loader failure: nothing to explain
+    "export DYLD_LIBRARY_PATH=/opt/lib\nexport LD_RUN_PATH=/opt/lib\n" + LOADER_FAILURE,
+])
+def test_a_correct_or_harmless_search_path_is_not_called_mistyped(log):
+    assert not any(e.signature == "loader_path_mistyped" for d in diagnose_text(log) for e in d.evidence)
+
+
+# --- CPU-only builds, as the frameworks' own queries report them -----------------------------------------------------
+
+@pytest.mark.parametrize("log", [
+    ">>> import torch\n>>> print(torch.version.cuda)\nNone",
+    ">>> torch.version.cuda\n>>> ",  # the REPL prints nothing for None: not read
+    ">>> import paddle\n>>> paddle.device.is_compiled_with_cuda()\nFalse",
+    ">>> tf.test.is_built_with_cuda()\nFalse",
+    ">>> ort.get_available_providers()\n['AzureExecutionProvider', 'CPUExecutionProvider']",
+    ">>> onnxruntime.get_available_providers()\n['CPUExecutionProvider']",
+])
+def test_a_cpu_only_build_in_the_frameworks_own_words(log):
+    expected = None if log.endswith(">>> ") else "cpu_only_build"
+    assert top(log) == expected
+
+
+@pytest.mark.parametrize("log", [
+    ">>> print(torch.version.cuda)\n12.1",
+    ">>> paddle.device.is_compiled_with_cuda()\nTrue",
+    ">>> ort.get_available_providers()\n['TensorrtExecutionProvider', 'CUDAExecutionProvider', 'CPUExecutionProvider']",
+])
+def test_a_gpu_build_in_the_same_words_is_not_cpu_only(log):
+    assert top(log) != "cpu_only_build"
+
+
+def test_every_generated_pattern_has_a_literal_to_find_its_lines_by():
+    # The engine runs a pattern only on the lines holding one of its anchor literals; a pattern whose only literal is
+    # an everyday word ("error") would run on most lines of a long log (an 8 MB log took ten times as long).
+    from gpuvet.diagnose.anchors import _common, anchors
+
+    for name in GENERATED + ("loader.toml", "cpu_only_spellings.toml", "container_gpu_support.toml"):
+        for record in load_toml(DATA_DIR / name)["signature"]:
+            for pattern in record["patterns"]:
+                found = anchors(re.sub(r"\(\?P<\w+>", "(?:", pattern))
+                assert found, (record["id"], pattern)
+                assert not any(len(a.split()) == 1 and _common(a) for a in found), (record["id"], found)

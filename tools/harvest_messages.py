@@ -1,0 +1,596 @@
+"""Harvest the messages the GPU/ML stack prints from the programs that print them (issue 31), so the diagnose
+vocabulary can be regenerated for a new release instead of typed in.
+
+Two stages, so the data can be checked without the network:
+
+  extract  reads the sources and writes what it read to tools/messages/extract.json (committed):
+           - every CUDA runtime and driver API error (name, number; the runtime's string as libcudart's
+             cudaGetErrorString returns it) from NVIDIA's own runtime wheels on PyPI, one per CUDA major (their
+             include/driver_types.h and include/cuda.h, and lib/libcudart.so.N loaded with ctypes: a table lookup
+             that needs no GPU and no driver). CUDA 10 is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI.
+           - the messages of the projects in SELECTORS, each read at a release tag from a git mirror
+             (`git --git-dir <mirrors>/<owner>+<name>/repo show <tag>:<path>`) or, for a repository too big to
+             mirror, from the release's wheel, with the line that prints it.
+  build    turns the extract into the data files of src/gpuvet/diagnose/data/ (pure: same extract, same bytes);
+           `--check` only says whether the committed files are what it writes (exit 1 and the differing files if not).
+
+  python tools/harvest_messages.py extract --wheels DIR --mirrors DIR   # `pip download --no-deps` the wheels named
+  python tools/harvest_messages.py build [--check]
+
+After `build`, run tools/compile_data.py (the JSON twins). The generated signatures carry `harvested = true`: where a
+hand-written signature reads the same line it wins, so the vocabulary adds readings and never competes with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+ROOT = Path(__file__).resolve().parents[1]
+EXTRACT = ROOT / "tools" / "messages" / "extract.json"
+DATA = ROOT / "src" / "gpuvet" / "diagnose" / "data"
+
+# --- the CUDA error vocabulary ---------------------------------------------------------------------------------------
+
+# CUDA major -> NVIDIA's runtime wheel on PyPI (distribution, version, folder inside the wheel, libcudart's file name)
+CUDA_WHEELS = {
+    "11": ("nvidia-cuda-runtime-cu11", "11.8.89", "nvidia/cuda_runtime", "libcudart.so.11.0"),
+    "12": ("nvidia-cuda-runtime-cu12", "12.9.79", "nvidia/cuda_runtime", "libcudart.so.12"),
+    "13": ("nvidia-cuda-runtime", "13.0.96", "nvidia/cu13", "libcudart.so.13"),
+}
+# NVIDIA's public pages of the same tables (cudaError / CUresult with their numbers and descriptions), per major.
+CUDA_DOCS = {
+    "11": ("https://docs.nvidia.com/cuda/archive/11.8.0/cuda-runtime-api/group__CUDART__TYPES.html",
+           "https://docs.nvidia.com/cuda/archive/11.8.0/cuda-driver-api/group__CUDA__TYPES.html"),
+    "12": ("https://docs.nvidia.com/cuda/archive/12.9.0/cuda-runtime-api/group__CUDART__TYPES.html",
+           "https://docs.nvidia.com/cuda/archive/12.9.0/cuda-driver-api/group__CUDA__TYPES.html"),
+    "13": ("https://docs.nvidia.com/cuda/archive/13.0.0/cuda-runtime-api/group__CUDART__TYPES.html",
+           "https://docs.nvidia.com/cuda/archive/13.0.0/cuda-driver-api/group__CUDA__TYPES.html"),
+}
+RUNTIME_DOCS = "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html"
+
+# What each runtime error means for the stack: code, weight, generic. The reading is driver_types.h's own description
+# of each value, and agrees with the hand-written signatures (vocabulary.toml, cuda.toml ...), which still win on any
+# line they read. Since CUDA 10.1 cudaError_t uses CUresult's numbers, so a driver error takes the cause of the runtime
+# error with its number. Errors not listed have no single cause (integrity checks, startup failure, shared object
+# symbol/initialisation, named symbol not found, CDP version mismatch, timeout, external device): no signature.
+CAUSES: Dict[str, Tuple[str, float, bool, Tuple[str, ...]]] = {
+    # id suffix: (code, weight, generic, runtime names without the cudaError prefix)
+    "program_error": ("not_a_stack_problem", 0.6, False, (
+        "InvalidValue", "CudartUnloading", "ProfilerDisabled", "ProfilerNotInitialized", "ProfilerAlreadyStarted",
+        "ProfilerAlreadyStopped", "InvalidConfiguration", "InvalidPitchValue", "InvalidSymbol", "InvalidHostPointer",
+        "InvalidDevicePointer", "InvalidTexture", "InvalidTextureBinding", "InvalidChannelDescriptor",
+        "InvalidMemcpyDirection", "AddressOfConstant", "TextureFetchFailed", "TextureNotBound",
+        "SynchronizationError", "InvalidFilterSetting", "InvalidNormSetting", "MixedDeviceExecution",
+        "NotYetImplemented", "MemoryValueTooLarge", "InvalidSurface", "DuplicateVariableName",
+        "DuplicateTextureName", "DuplicateSurfaceName", "IncompatibleDriverContext", "MissingConfiguration",
+        "PriorLaunchFailure", "LaunchMaxDepthExceeded", "LaunchFileScopedTex", "LaunchFileScopedSurf",
+        "SyncDepthExceeded", "LaunchPendingCountExceeded", "InvalidDevice", "DeviceUninitialized",
+        "MapBufferObjectFailed", "UnmapBufferObjectFailed", "ArrayIsMapped", "AlreadyMapped", "AlreadyAcquired",
+        "NotMapped", "NotMappedAsArray", "NotMappedAsPointer", "UnsupportedLimit", "InvalidGraphicsContext",
+        "UnsupportedExecAffinity", "UnsupportedDevSideSync", "FileNotFound", "InvalidResourceHandle",
+        "IllegalState", "LossyQuery", "NotReady", "IllegalAddress", "LaunchOutOfResources", "LaunchTimeout",
+        "LaunchIncompatibleTexturing", "PeerAccessAlreadyEnabled", "PeerAccessNotEnabled", "SetOnActiveProcess",
+        "ContextIsDestroyed", "Assert", "TooManyPeers", "HostMemoryAlreadyRegistered", "HostMemoryNotRegistered",
+        "HardwareStackError", "IllegalInstruction", "MisalignedAddress", "InvalidAddressSpace", "InvalidPc",
+        "LaunchFailure", "CooperativeLaunchTooLarge", "TensorMemoryLeak", "StreamCaptureUnsupported",
+        "StreamCaptureInvalidated", "StreamCaptureMerge", "StreamCaptureUnmatched", "StreamCaptureUnjoined",
+        "StreamCaptureIsolation", "StreamCaptureImplicit", "CapturedEvent", "StreamCaptureWrongThread",
+        "GraphExecUpdateFailure", "InvalidClusterSize", "FunctionNotLoaded", "InvalidResourceType",
+        "InvalidResourceConfiguration")),
+    "out_of_memory": ("insufficient_vram", 0.8, False, ("MemoryAllocation",)),
+    # "initialization error" / "unknown error": most often a driver that did not come up, never on their own
+    "init_or_unknown": ("no_driver", 0.3, True, ("InitializationError", "Unknown")),
+    "no_device": ("no_driver", 0.65, False, ("NoDevice", "JitCompilerNotFound")),
+    "system_not_ready": ("no_driver", 0.85, False, ("SystemNotReady",)),
+    "stub_library": ("cuda_library_missing", 0.9, False, ("StubLibrary",)),
+    "driver_too_old": ("driver_too_old", 0.9, False, (
+        "InsufficientDriver", "CallRequiresNewerDriver", "UnsupportedPtxVersion", "CompatNotSupportedOnDevice")),
+    "driver_mismatch": ("nvml_driver_mismatch", 0.9, False, ("SystemDriverMismatch",)),
+    "no_kernel_for_gpu": ("arch_not_in_build", 0.9, False, (
+        "InvalidDeviceFunction", "NoKernelImageForDevice", "InvalidKernelImage", "InvalidSource",
+        "JitCompilationDisabled")),
+    "ptx_jit_failed": ("toolkit_mismatch", 0.5, False, ("InvalidPtx",)),
+    "hardware_fault": ("health_problem", 0.9, False, ("ECCUncorrectable", "NvlinkUncorrectable", "Contained")),
+    "no_peer_access": ("interconnect_slow", 0.55, False, ("PeerAccessUnsupported",)),
+    "refused_here": ("virtualization_limit", 0.8, False, (
+        "DevicesUnavailable", "DeviceNotLicensed", "DeviceAlreadyInUse", "OperatingSystem", "NotPermitted",
+        "NotSupported", "MpsConnectionFailed", "MpsRpcFailure", "MpsServerNotReady", "MpsMaxClientsReached",
+        "MpsMaxConnectionsReached", "MpsClientTerminated", "CdpNotSupported")),
+}
+
+# Causes whose names and CUDA 13.0 strings the hand-written vocabulary.toml reads already (vocab_cuda_program_error,
+# the same list): here only their numbers and the strings older majors wrote, which it does not read. Spelling ~90 names and strings again costs a fifth of a
+# second of pattern compiling per process and reads no line more.
+NUMBERS_ONLY = frozenset({"program_error"})
+
+# How programs print a CUDA error by number: what each printer writes before the number (one regex per cause reads
+# them all, the number written once). A number alone ("error 98") is never read: any library has an error 98.
+NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
+    # "CUDA error(98), invalid device function." and the same spoken by other frameworks ("CUDA error 98 at f:12",
+    # "cuda runtime error (98) :")
+    # Each prefix is one unbroken literal: the engine finds candidate lines by a literal every match holds, and a
+    # prefix with an optional part in the middle would leave it only "error", which is on every other line of a log.
+    (r"\bCUDA error\s*[(:=]?\s*\(?|\bCUDA runtime error\s*[(:=]?\s*\(?|\bCUDA driver error\s*[(:=]?\s*\(?",
+     "https://github.com/PaddlePaddle/Paddle/blob/develop/paddle/phi/core/enforce.h"),
+    (r"\bCUDA failure ",
+     "https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/core/providers/cuda/cuda_call.cc"),
+    (r"\bcode=", "https://github.com/NVIDIA/cuda-samples/blob/master/Common/helper_cuda.h"),
+    (r"set an error\? Error ", "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp"),
+    (r"\bcudaGetDeviceCount returned ",
+     "https://github.com/NVIDIA/cuda-samples/blob/master/Samples/1_Utilities/deviceQuery/deviceQuery.cpp"),
+)
+# Numbers never read alone: 4-8 are the profiler's and cudart's unloading, never what a pasted failure is about, and
+# before CUDA 10.1 renumbered cudaError_t they were launch errors (8 was "invalid device function").
+NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
+# The prefixes a framework writes before cudaGetErrorString's text (strings of three words or fewer mean nothing
+# without one: "invalid argument").
+# NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
+# vGPU context that explains it (vocabulary.toml), so onnxruntime's "CUDA failure N:" is read with its number only.
+STRING_PREFIX = (r"(?:\bCUDA error|\bCUDA runtime error|\bCUDA driver error|\bCUDA failure \d+|\bCuda Runtime|"
+                 r"cudaError\w+|CUDA_ERROR_\w+)[^\n]{0,12}?\W")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """One message of a project: the line of `path` at `tag` that holds `needle` prints it."""
+
+    topic: str  # the data file it goes to (without .toml)
+    origin: str  # who prints it, as diagnose names it
+    repo: str  # owner/name on GitHub
+    tag: str
+    path: str
+    needle: str  # a literal of the line (or of the statement's first line) that prints the message
+    code: str
+    weight: float = 0.85
+    note: str = ""
+    cut: bool = True  # match the first sentence only (later ones are advice that varies between releases)
+    # Read from the release's wheel on PyPI instead of a git mirror (a repository too big to mirror): the wheel's
+    # `wheel` ("name==version") file `wheel_path` is the repository's `path` at `tag`, copied as it is by its build.
+    wheel: str = ""
+    wheel_path: str = ""
+
+
+SELECTORS: Tuple[Selector, ...] = (
+    # xFormers: every attention operator checks the GPU's compute capability against its kernels' range.
+    Selector("gpu_requirements", "xFormers", "facebookresearch/xformers", "v0.0.35", "xformers/ops/fmha/common.py",
+             'f"requires device with capability >= {cls.CUDA_MINIMUM', "feature_arch_unsupported", 0.85,
+             "an xFormers attention operator needs a newer GPU than this one (too old)"),
+    Selector("gpu_requirements", "xFormers", "facebookresearch/xformers", "v0.0.35", "xformers/ops/fmha/common.py",
+             'f"requires device with capability <= {cls.CUDA_MAXIMUM', "arch_not_in_build", 0.8,
+             "the operator's kernels stop below this GPU's architecture (too new): no kernels for it"),
+    # FlashAttention 2: the Ampere check of every entry point and the guard compiled into kernels for older archs.
+    Selector("gpu_requirements", "FlashAttention", "Dao-AILab/flash-attention", "v2.8.3",
+             "csrc/flash_attn/flash_api.cpp", 'FlashAttention only supports Ampere GPUs or newer',
+             "feature_arch_unsupported", 0.9, "FlashAttention 2 runs on compute capability 8.0 or newer only"),
+    Selector("gpu_requirements", "FlashAttention", "Dao-AILab/flash-attention", "v2.8.3",
+             "csrc/flash_attn/src/flash_fwd_launch_template.h", "FlashAttention requires building with sm version",
+             "arch_not_in_build", 0.9, "the kernel was compiled for an arch below sm80, where it is empty"),
+    Selector("gpu_requirements", "FlashAttention", "Dao-AILab/flash-attention", "v2.8.3", "hopper/flash_api.cpp",
+             "Only Hopper supports different V headdim", "feature_arch_unsupported", 0.85,
+             "FlashAttention 3 feature available on Hopper (sm90) only"),
+    Selector("gpu_requirements", "FlashAttention", "Dao-AILab/flash-attention", "v2.8.3", "hopper/flash_api.cpp",
+             "q_v is only supported for Hopper GPUs", "feature_arch_unsupported", 0.85,
+             "FlashAttention 3 feature available on Hopper (sm90) only"),
+    # bitsandbytes' diagnostics: int8 matmul needs Turing's int8 tensor cores.
+    Selector("gpu_requirements", "bitsandbytes", "bitsandbytes-foundation/bitsandbytes", "0.50.1",
+             "bitsandbytes/diagnostics/cuda.py", "Compute capability < 7.5 detected", "feature_arch_unsupported",
+             0.8, "the GPU is older than Turing: bitsandbytes' fast int8 matmul is not available"),
+    # Triton: fp8e4nv (float8_e4m3fn) is in a target's supported_fp8_dtypes only from compute capability 8.9
+    # (third_party/nvidia/backend/compiler.py); older GPUs get this at kernel compile time (vLLM, SGLang, inductor).
+    Selector("gpu_requirements", "Triton", "triton-lang/triton", "v3.4.0", "python/triton/language/core.py",
+             "not supported in this architecture. '", "feature_arch_unsupported", 0.85,
+             "an fp8 type (fp8e4nv: compute capability 8.9+) this GPU's Triton target does not support",
+             wheel="triton==3.4.0", wheel_path="triton/language/core.py"),
+    # vLLM (read from its wheel): the Triton attention backend's KV-cache dtypes and the kernels' arch checks.
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/backends/triton_attn.py",
+             '"requires SM89+. Re-run with', "feature_arch_unsupported", 0.9,
+             "FP8 (fp8e4nv) KV cache needs compute capability 8.9+", wheel="vllm==0.33.0",
+             wheel_path="vllm/v1/attention/backends/triton_attn.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/backends/triton_attn.py",
+             '"bfloat16 KV cache is not supported on', "feature_arch_unsupported", 0.9,
+             "a bfloat16 KV cache needs compute capability 8.0+", wheel="vllm==0.33.0",
+             wheel_path="vllm/v1/attention/backends/triton_attn.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/v1/attention/ops/triton_reshape_and_cache_flash.py", 'f"Triton reshape-and-cache cannot store',
+             "feature_arch_unsupported", 0.9, "an FP8 KV cache written by the Triton kernel needs compute capability 8.9+",
+             wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/ops/triton_reshape_and_cache_flash.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/layers/quantization/torchao.py", "requires GPU compute capability >= 8.9",
+             "feature_arch_unsupported", 0.9, "torchao FP8 activation quantization needs compute capability 8.9+",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/layers/quantization/torchao.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0", "vllm/v1/attention/ops/flashmla.py",
+             "FlashMLA Dense is only supported on Hopper devices", "feature_arch_unsupported", 0.85,
+             "FlashMLA runs on Hopper (sm90) only", wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/ops/flashmla.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/scaled_mm/marlin.py", "FP8 Marlin requires compute capability 7.5",
+             "feature_arch_unsupported", 0.85, "the FP8 Marlin kernel needs compute capability 7.5+",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/scaled_mm/marlin.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/mixed_precision/machete.py", "Machete requires compute capability of 90",
+             "feature_arch_unsupported", 0.85, "the Machete mixed-precision kernel runs on Hopper (sm90) only",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/mixed_precision/machete.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/mixed_precision/cutlass.py",
+             "CUTLASS W4A8 requires compute capability of 90", "feature_arch_unsupported", 0.85,
+             "the CUTLASS W4A8 kernel runs on Hopper (sm90) only", wheel="vllm==0.33.0",
+             wheel_path="vllm/model_executor/kernels/linear/mixed_precision/cutlass.py"),
+    # SGLang (read from its wheel; the repository keeps the package under python/).
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
+             "TRTLLM MHA backend for decode is only supported on Hopper", "feature_arch_unsupported", 0.85,
+             "the TensorRT-LLM MHA decode kernels need Hopper, Blackwell or SM120", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/server_args.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/srt/layers/quantization/fp8.py", "MXFP8 MoE quantization requires SM100",
+             "feature_arch_unsupported", 0.85, "MXFP8 MoE needs Blackwell (sm100)", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/layers/quantization/fp8.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/srt/layers/quantization/fp8.py", "cutlass_fp8 MoE requires SM90, SM100, or SM120",
+             "feature_arch_unsupported", 0.85, "the CUTLASS FP8 MoE kernels need Hopper, Blackwell or SM120",
+             wheel="sglang==0.5.10.post1", wheel_path="sglang/srt/layers/quantization/fp8.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/multimodal_gen/configs/quantization/nunchaku.py",
+             "Nunchaku SVDQuant is currently only supported on Ampere", "feature_arch_unsupported", 0.8,
+             "Nunchaku SVDQuant kernels exist for sm8x and sm12x only", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/multimodal_gen/configs/quantization/nunchaku.py"),
+    # JAX's CUDA plugin: the CUDA libraries it loads from the nvidia-* wheels or the system at start-up.
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
+             'err_msg = f"Unable to load {name}. Is it installed?"', "cuda_library_missing", 0.85,
+             "a CUDA library the plugin needs (cuDNN, cuBLAS, cuSPARSE, NCCL ...) is not installed or not found"),
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
+             "raise RuntimeError(f'Unable to use CUDA because of the '", "cuda_library_missing", 0.85,
+             "the plugin lists the CUDA components it could not load or found too old, one per line below"),
+    # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
+             "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,
+             "the wheel carries no kernels for this GPU's compute capability", wheel="torch==2.15.0",
+             wheel_path="torch/cuda/__init__.py"),
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/amp/autocast_mode.py",
+             "Current CUDA Device does not support bfloat16", "feature_arch_unsupported", 0.9,
+             "bfloat16 autocast needs compute capability 8.0+", wheel="torch==2.15.0",
+             wheel_path="torch/amp/autocast_mode.py"),
+    Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/_inductor/exc.py",
+             "which is too old to be supported by the triton GPU compiler", "feature_arch_unsupported", 0.9,
+             "torch.compile's Triton backend needs compute capability 7.0+", wheel="torch==2.15.0",
+             wheel_path="torch/_inductor/exc.py"),
+    Selector("framework_loaders", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
+             '"Torch not compiled with CUDA enabled"', "cpu_only_build", 0.9,
+             "the installed torch is a CPU-only build (its index URL or a +cpu wheel)", wheel="torch==2.15.0",
+             wheel_path="torch/cuda/__init__.py"),
+    # PaddlePaddle (read from its wheel; the repository keeps the package under python/).
+    Selector("framework_loaders", "PaddlePaddle", "PaddlePaddle/Paddle", "v3.3.1",
+             "python/paddle/nn/quant/quantized_linear.py", "Paddle is not compiled with CUDA", "cpu_only_build", 0.9,
+             "the installed paddlepaddle is the CPU package (paddlepaddle-gpu is the CUDA one)",
+             wheel="paddlepaddle==3.3.1", wheel_path="paddle/nn/quant/quantized_linear.py"),
+    # MindSpore (read from its wheel; the repository keeps the package under mindspore/python/): run_check's
+    # search for the CUDA runtime the GPU backend links.
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py", '"Cuda {self.version} version({lib_name}',
+             "cuda_library_missing", 0.85,
+             "the CUDA runtime the GPU backend was built for is not on the loader's path (LD_LIBRARY_PATH)",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/run_check/_check_version.py"),
+    # ONNX Runtime (read from its wheel): a provider asked for that the installed package does not have.
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1",
+             "onnxruntime/python/onnxruntime_inference_collection.py", "is not in available provider names",
+             "cpu_only_build", 0.85,
+             "CUDAExecutionProvider asked of a package without it: the CPU onnxruntime, or it shadows onnxruntime-gpu",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/capi/onnxruntime_inference_collection.py"),
+    # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
+             "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
+             "jax without the CUDA plugin (jax[cuda12] / jax[cuda13]) falls back to the CPU"),
+)
+
+# The placeholders programs write: Python's {} / {name} (f-strings, str.format) and C's printf conversions.
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-+ #0-9.*]*(?:l{0,2}|z)?[sdiuxXfgpc]")
+_LITERAL = re.compile(r"""(?<![\w])[rRfFbBuU]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]])[.!?]\s+(?=[A-Z])")
+_COMPARISON = re.compile(r"[<>]=?")  # an operator the next release may write otherwise ("> (8, 0)", ">= (8, 0)")
+
+
+# --- extract (reads the sources) -------------------------------------------------------------------------------------
+
+def _enum(text: str, prefix: str) -> Dict[str, int]:
+    return {name: int(number) for name, number in re.findall(r"^\s*(%s\w*)\s*=\s*(\d+)" % prefix, text, re.M)}
+
+
+def extract_cuda(wheels: Path) -> List[Dict]:
+    """Every CUDA runtime and driver API error per major, from NVIDIA's runtime wheels in ``wheels``."""
+    rows: List[Dict] = []
+    for major, (dist, version, folder, library) in sorted(CUDA_WHEELS.items()):
+        wheel = next(wheels.glob(dist.replace("-", "_") + "-" + version + "-*.whl"))
+        with zipfile.ZipFile(wheel) as archive, tempfile.TemporaryDirectory() as tmp:
+            runtime = _enum(archive.read(folder + "/include/driver_types.h").decode(), "cudaError")
+            driver = _enum(archive.read(folder + "/include/cuda.h").decode(), "CUDA_ERROR_")
+            lib_path = Path(tmp) / library
+            lib_path.write_bytes(archive.read(folder + "/lib/" + library))
+            cudart = ctypes.CDLL(str(lib_path))
+            cudart.cudaGetErrorString.restype = ctypes.c_char_p
+            cudart.cudaGetErrorString.argtypes = [ctypes.c_int]
+            read_from = "PyPI %s==%s (%s/include/driver_types.h, cuda.h, lib/%s)" % (dist, version, folder, library)
+            for name, number in sorted(runtime.items(), key=lambda item: (item[1], item[0])):
+                if name == "cudaErrorApiFailureBase":  # a base for numbering, not an error
+                    continue
+                rows.append({"major": major, "api": "runtime", "name": name, "number": number,
+                             "string": cudart.cudaGetErrorString(number).decode(), "read_from": read_from})
+            for name, number in sorted(driver.items(), key=lambda item: (item[1], item[0])):
+                rows.append({"major": major, "api": "driver", "name": name, "number": number, "read_from": read_from})
+    return rows
+
+
+def string_literals(line: str) -> List[str]:
+    return [m.group(1)[1:-1] for m in _LITERAL.finditer(line)]
+
+
+def message_start(lines: Sequence[str], index: int) -> int:
+    """The line where the message holding ``lines[index]`` starts: the first of the lines before it that hold
+    nothing but string literals (one message split over several, as Python's implicit concatenation writes it)."""
+    if not string_literals(lines[index]):
+        return index
+    while index > 0 and _LITERAL.match(lines[index - 1].strip()) and _LITERAL.match(lines[index].strip()):
+        index -= 1
+    return index
+
+
+def message_at(lines: Sequence[str], index: int) -> str:
+    """The message whose first line is ``lines[index]``: its string literals, joined with those of the lines that
+    continue it with nothing but literals (Python's implicit concatenation, C's adjacent strings)."""
+    parts = string_literals(lines[index])
+    if not parts:  # a line inside a triple-quoted string
+        return lines[index].strip()
+    following = index + 1
+    while following < len(lines) and _LITERAL.match(lines[following].strip()):
+        parts.extend(string_literals(lines[following]))
+        following += 1
+    text = "".join(parts)
+    return text.replace("\\n", " ").replace('\\"', '"').replace("\\'", "'").replace("\\t", " ").strip()
+
+
+def _source_text(selector: Selector, mirrors: Path, wheels: Path) -> str:
+    if selector.wheel:
+        name, version = selector.wheel.split("==")
+        wheel = next(wheels.glob("%s-%s-*.whl" % (name.replace("-", "_"), version)))
+        with zipfile.ZipFile(wheel) as archive:
+            return archive.read(selector.wheel_path).decode("utf-8")
+    git_dir = mirrors / selector.repo.replace("/", "+") / "repo"
+    return subprocess.run(["git", "--git-dir", str(git_dir), "show", "%s:%s" % (selector.tag, selector.path)],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
+    text = _source_text(selector, mirrors, wheels)
+    lines = text.splitlines()
+    found = [i for i, line in enumerate(lines) if selector.needle in line]
+    if not found:
+        raise SystemExit("harvest_messages: %r not in %s %s:%s" % (selector.needle, selector.repo, selector.tag,
+                                                                   selector.path))
+    index = message_start(lines, found[0])
+    read_from = ("PyPI %s (%s)" % (selector.wheel, selector.wheel_path) if selector.wheel
+                 else "git %s at %s" % (selector.repo, selector.tag))
+    return {"repo": selector.repo, "tag": selector.tag, "path": selector.path, "line": index + 1,
+            "needle": selector.needle, "message": message_at(lines, index), "read_from": read_from}
+
+
+# --- build (pure) ----------------------------------------------------------------------------------------------------
+
+def message_pattern(message: str, cut: bool = True) -> str:
+    """A regex for a message as a log shows it: its words with any whitespace or none between them (a wrapped paste
+    loses spaces), each placeholder a short lazy slot, a comparison operator any of < <= > >=, no trailing
+    punctuation (users do not paste a '!'), and only the first sentence when ``cut``."""
+    if cut:
+        first = _SENTENCE_END.split(message, maxsplit=1)[0]
+        if len(re.findall(r"[A-Za-z]{2,}", _PLACEHOLDER.sub(" ", first))) >= 4:
+            message = first
+    pieces = _PLACEHOLDER.split(message.rstrip(" .!:;,"))
+    slots = len(pieces) - 1
+    out: List[str] = []
+    for position, piece in enumerate(pieces):
+        words = piece.split()
+        if words:
+            out.append(r"\s*".join("[<>]=?" if _COMPARISON.fullmatch(word) else re.escape(word) for word in words))
+        if position < slots:
+            out.append(r".{0,80}?")
+    pattern = r"\s*".join(out)
+    pattern = re.sub(r"^(?:\.\{0,80\}\?(?:\\s\*)?)+", "", pattern)
+    pattern = re.sub(r"(?:(?:\\s\*)?\.\{0,80\}\?)+$", "", pattern)
+    return (r"\b" if re.match(r"\w", pattern) else "") + pattern  # "type ..." is not the end of "prototype ..."
+
+
+def _slug(text: str, words: int = 5) -> str:
+    found = [w for w in re.findall(r"[a-z0-9]+", _PLACEHOLDER.sub(" ", text).lower()) if len(w) > 2]
+    return "_".join(found[:words])
+
+
+def _toml_str(value: str) -> str:
+    if "'" not in value and "\n" not in value:
+        return "'" + value + "'"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _signature(fields: Sequence[Tuple[str, object]]) -> str:
+    lines = ["[[signature]]"]
+    for key, value in fields:
+        if isinstance(value, bool):
+            lines.append("%s = %s" % (key, "true" if value else "false"))
+        elif isinstance(value, float):
+            lines.append("%s = %s" % (key, repr(value)))
+        elif isinstance(value, (list, tuple)):
+            lines.append("%s = [" % key)
+            lines.extend("  %s," % _toml_str(str(item)) for item in value)
+            lines.append("]")
+        else:
+            lines.append("%s = %s" % (key, json.dumps(value, ensure_ascii=False)))
+    return "\n".join(lines) + "\n"
+
+
+GENERATED = "# Generated by tools/harvest_messages.py from tools/messages/extract.json: do not edit; rerun the tool.\n"
+
+
+def cause_of(runtime_name: str) -> Optional[str]:
+    suffix = runtime_name[len("cudaError"):]
+    for key, (_, _, _, names) in CAUSES.items():
+        if suffix in names:
+            return key
+    return None
+
+
+def build_cuda(rows: List[Dict]) -> str:
+    runtime = [r for r in rows if r["api"] == "runtime"]
+    driver = [r for r in rows if r["api"] == "driver"]
+    majors = sorted({r["major"] for r in rows}, key=int)
+    cause_by_number: Dict[int, str] = {}
+    for row in runtime:
+        key = cause_of(row["name"])
+        if key:
+            cause_by_number[row["number"]] = key
+    out = [GENERATED,
+           "# Every CUDA runtime (cudaError_t) and driver API (CUresult) error of CUDA %s: name, number and the\n"
+           "# runtime's string (cudaGetErrorString), read from NVIDIA's runtime wheels on PyPI (the [[cuda_error]]\n"
+           "# table at the end). One signature per cause reads an error by its name, by its number in the shapes\n"
+           "# programs print it in, and by its string behind a CUDA prefix, so `CUDA error (98)`,\n"
+           "# `cudaErrorInvalidDeviceFunction` and `CUDA error: invalid device function` are one reading. CUDA 10\n"
+           "# is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI. The shapes of a number, by printer:\n%s\n"
+           % (", ".join(majors), "".join("#   %s\n" % url for _, url in NUMBER_SHAPES))]
+    for key, (code, weight, generic, _) in CAUSES.items():
+        names = sorted({r["name"] for r in runtime if cause_of(r["name"]) == key})
+        numbers = sorted({r["number"] for r in runtime if cause_of(r["name"]) == key})
+        dnames = sorted({r["name"] for r in driver if cause_by_number.get(r["number"]) == key})
+        strings = {r["string"] for r in runtime if cause_of(r["name"]) == key}
+        if not names:
+            continue
+        nums = "|".join(str(n) for n in numbers if n not in NOT_BY_NUMBER)
+        patterns = [r"(?:%s)(?:%s)(?![\d.])" % ("|".join(shape for shape, _ in NUMBER_SHAPES), nums)]
+        if key in NUMBERS_ONLY:  # but the texts an older major wrote, which vocabulary.toml (CUDA 13.0's) does not
+            strings = strings - {r["string"] for r in runtime if r["major"] == majors[-1]}
+        else:
+            patterns.append(r"\b(?:%s)\b" % "|".join(names + dnames))
+        if strings:
+            patterns.append(STRING_PREFIX + "(?:%s)" % "|".join(
+                r"\s*".join(re.escape(w) for w in s.split()) for s in sorted(strings, key=lambda s: (-len(s), s))))
+        out.append(_signature([
+            ("id", "cuda_error_" + key), ("code", code), ("weight", weight), ("generic", generic),
+            ("harvested", True), ("patterns", patterns), ("source", RUNTIME_DOCS),
+            ("explain", "diagnose.source." + code), ("origin", "the CUDA runtime"),
+            ("numbers", ", ".join(str(n) for n in numbers)),
+        ]))
+        out.append("\n")
+    table: Dict[Tuple[str, str, int], Dict] = {}
+    for row in rows:
+        entry = table.setdefault((row["api"], row["name"], row["number"]), {"majors": [], "strings": {}})
+        entry["majors"].append(row["major"])
+        if "string" in row:
+            entry["strings"][row["major"]] = row["string"]
+    for (api, name, number), entry in sorted(table.items(), key=lambda item: (item[0][0] != "runtime",
+                                                                             item[0][2], item[0][1])):
+        key = cause_of(name) if api == "runtime" else cause_by_number.get(number)
+        lines = ["[[cuda_error]]", "api = %s" % json.dumps(api), "name = %s" % json.dumps(name),
+                 "number = %d" % number, "majors = [%s]" % ", ".join(json.dumps(m) for m in sorted(entry["majors"]))]
+        if entry["strings"]:  # the newest major's; an older major that wrote it otherwise is kept beside it
+            by_major = entry["strings"]
+            newest = by_major[max(by_major, key=int)]
+            lines.append("string = %s" % json.dumps(newest))
+            older = {m: text for m, text in sorted(by_major.items()) if text != newest}
+            if older:
+                lines.append("older_strings = { %s }" % ", ".join(
+                    "%s = %s" % (json.dumps(m), json.dumps(t)) for m, t in older.items()))
+        lines.append("cause = %s" % json.dumps(CAUSES[key][0] if key else ""))
+        docs = CUDA_DOCS[sorted(entry["majors"])[-1]]
+        lines.append("source = %s" % json.dumps(docs[0] if api == "runtime" else docs[1]))
+        out.append("\n".join(lines) + "\n\n")
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def build_selected(rows: List[Dict], topic: str) -> str:
+    by_key = {(r["repo"], r["tag"], r["path"], r["needle"]): r for r in rows}
+    out = [GENERATED, "# Messages of %s, each from the line that prints it at a release tag (`source`).\n\n" % {
+        "gpu_requirements": "the libraries that need a newer (or an older) GPU than this one",
+        "framework_loaders": "the frameworks' loaders and start-up checks",
+    }[topic]]
+    seen = set()
+    for selector in SELECTORS:
+        if selector.topic != topic:
+            continue
+        row = by_key[(selector.repo, selector.tag, selector.path, selector.needle)]
+        ident = "msg_%s_%s" % (re.sub(r"[^a-z0-9]+", "_", selector.origin.lower()).strip("_"), _slug(row["message"]))
+        while ident in seen:
+            ident += "_"
+        seen.add(ident)
+        out.append(_signature([
+            ("id", ident), ("code", selector.code), ("weight", selector.weight), ("harvested", True),
+            ("patterns", [message_pattern(row["message"], selector.cut)]),
+            ("source", "https://github.com/%s/blob/%s/%s#L%d" % (selector.repo, selector.tag, selector.path,
+                                                                  row["line"])),
+            ("explain", "diagnose.source." + selector.code), ("origin", selector.origin),
+            ("message", row["message"]), ("note", selector.note), ("read_from", row["read_from"]),
+        ]))
+        out.append("\n")
+    return "".join(out).rstrip("\n") + "\n"
+
+
+def build(extract: Dict) -> Dict[str, str]:
+    """File name -> the text the extract makes of it."""
+    return {
+        "cuda_errors.toml": build_cuda(extract["cuda_errors"]),
+        "gpu_requirements.toml": build_selected(extract["messages"], "gpu_requirements"),
+        "framework_loaders.toml": build_selected(extract["messages"], "framework_loaders"),
+    }
+
+
+def _write_extract(extract: Dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(extract, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def main(argv: Optional[Iterable[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="stage", required=True)
+    ext = sub.add_parser("extract", help="read the sources (wheels, git mirrors) into the extract")
+    ext.add_argument("--wheels", type=Path, required=True,
+                     help="folder holding the CUDA_WHEELS wheels and those the SELECTORS name")
+    ext.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git mirrors")
+    ext.add_argument("--out", type=Path, default=EXTRACT)
+    bld = sub.add_parser("build", help="write (or --check) the data files from the extract")
+    bld.add_argument("--extract", type=Path, default=EXTRACT)
+    bld.add_argument("--data", type=Path, default=DATA)
+    bld.add_argument("--check", action="store_true", help="only say whether the data files are what build writes")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    if args.stage == "extract":
+        extract = {"cuda_errors": extract_cuda(args.wheels),
+                   "messages": [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS]}
+        _write_extract(extract, args.out)
+        print("harvest_messages: %d CUDA errors, %d messages -> %s" % (
+            len(extract["cuda_errors"]), len(extract["messages"]), args.out))
+        return 0
+    try:
+        extract = json.loads(args.extract.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print("harvest_messages: cannot read %s: %s" % (args.extract, exc), file=sys.stderr)
+        return 2
+    stale = []
+    for name, text in build(extract).items():
+        target = args.data / name
+        current = target.read_text(encoding="utf-8") if target.exists() else None
+        if current == text:
+            continue
+        stale.append(name)
+        if not args.check:
+            target.write_text(text, encoding="utf-8")
+    if args.check:
+        for name in stale:
+            print("harvest_messages: %s is not what tools/harvest_messages.py build writes" % name, file=sys.stderr)
+        return 1 if stale else 0
+    print("harvest_messages: wrote %s" % (", ".join(stale) or "nothing (all current)"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
