@@ -234,8 +234,9 @@ def _sources(sources: Optional[Sequence[str]], lang: str) -> List[Any]:
     """The sources of a finding, folded: they back the sentence above, they are not what a reader acts on."""
     if not sources:
         return []
+    # Inside the fold the line still opens with "Sources:", the mark of quoted text (a source is cited as published).
     return [Details(text(lang, "reports.sources_count", count=len(sources)),
-                    (Bullets(tuple(str(s) for s in sources)),))]
+                    (Para(text(lang, "reports.sources") + " " + " ".join(str(s) for s in sources), muted=True),))]
 
 
 def _findings(title: str, findings: Sequence[Mapping[str, Any]], lang: str) -> List[Any]:
