@@ -89,13 +89,16 @@ def load_corpus(name: str = "development") -> List[Dict[str, str]]:
     return list(load_toml(CORPORA[name]).get("case", []))
 
 
-def accuracy(cases: List[Dict[str, str]], verbose: bool = False) -> Tuple[float, float, float]:
-    from gpuvet.diagnose.engine import diagnose_text
+def accuracy(cases: List[Dict[str, str]], verbose: bool = False, near: bool = False) -> Tuple[float, float, float]:
+    """(top-1, top-3, seconds a case) of the causes; with ``near``, the nearest classes named after fewer than
+    three causes count in the top 3 too (what a user reads next)."""
+    from gpuvet.diagnose.engine import read_text
 
     top1 = top3 = 0
     started = time.perf_counter()
     for case in cases:
-        codes = [d.code for d in diagnose_text(case["log"])]
+        reading = read_text(case["log"])
+        codes = [d.code for d in reading.diagnoses] + (list(reading.nearest) if near else [])
         top1 += bool(codes[:1] == [case["cause"]])
         top3 += case["cause"] in codes[:3]
         if verbose and codes[:1] != [case["cause"]]:
@@ -146,6 +149,7 @@ def main(argv: List[str] = None) -> int:
         print("  top-1 accuracy: %.3f" % top1)
         print("  top-3 accuracy: %.3f" % top3)
         print("  per case: %.2f ms" % (per_case * 1000))
+        print("  top-3 counting the near misses named after the causes: %.3f" % accuracy(cases, near=True)[1])
         # The figure that says whether diagnose generalizes: cases none of whose lines the repository already holds.
         new = [case for case, is_new in zip(cases, novel_cases(cases, path)) if is_new]
         if new:

@@ -5,7 +5,8 @@
 For every input kind of the registry with a real capture in tests/fixtures, the capture's body is repeated until the
 text reaches each size, then parsed through ``gpuvet.ingest.parse`` (what `--from` runs). Prints seconds per size
 and the largest input the kind accepts (its cap: longer text is refused with one line before parsing). Linear
-growth shows as a constant time per MB across a row.
+growth shows as a constant time per MB across a row. A second table times hostile text of the same sizes: floods of
+blank lines through kind detection, and numbers far past int()'s digit limit in the parsers.
 """
 
 from __future__ import annotations
@@ -69,7 +70,44 @@ def main(argv=None) -> int:
                              else "error (%.3f s)" % elapsed)
         cap = caps.get(kind)
         print("| %s | %s | %s |" % (kind, "%d KiB" % (cap // 1024) if cap else "?", " | ".join(cells)))
+    print()
+    hostile(args.max_mb)
     return 0
+
+
+# Hostile text of each size: what made the kind detectors quadratic (a `^\s*` pattern under re.M walks every
+# following blank line from every line start) and numbers past int()'s 4,300 digits.
+HOSTILE = {
+    "blank lines (kind detection)": lambda size: ("detect", "x\n" + "\n" * (size - 4) + "y\n"),
+    "blank lines with spaces (kind detection)": lambda size: ("detect", "x\n" + " \n" * (size // 2 - 2) + "y\n"),
+    "docker info, huge version": lambda size: ("docker-info", "Client:\n Version: %s\nServer:\n Server Version: %s\n"
+                                               " Storage Driver: overlay2\n Runtimes: nvidia runc\n Default Runtime: runc\n"
+                                               % ("9" * (size // 2), "9" * (size // 2))),
+    "pip freeze, huge version": lambda size: ("pip-freeze", "numpy==1.26.4\ntorch==2.%s.0\n" % ("1" * size)),
+}
+
+
+def hostile(max_mb: float) -> None:
+    from gpuvet.errors import InputError
+    from gpuvet.ingest import parse
+    from gpuvet.ingest.detect import detect_kind
+
+    print("| hostile input | " + " | ".join("%g KB" % (s / 1024) for s in SIZES) + " |")
+    print("|---|" + "---|" * len(SIZES))
+    for label, make in HOSTILE.items():
+        cells = []
+        for size in SIZES:
+            if size > max_mb * 1024 * 1024:
+                cells.append("-")
+                continue
+            kind, text = make(size)
+            started = time.perf_counter()
+            try:
+                detect_kind(text) if kind == "detect" else parse(kind, text, "bench")
+                cells.append("%.3f s" % (time.perf_counter() - started))
+            except InputError:
+                cells.append("refused (%.3f s)" % (time.perf_counter() - started))
+        print("| %s | %s |" % (label, " | ".join(cells)))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
 Each JSON holds the sha256 of the TOML bytes it was made from; the loader uses it only when that hash matches the
 TOML file read now, so a stale JSON is never used, only slower. Files whose values JSON cannot hold (TOML dates) are
 left uncompiled.
+
+It also writes diagnose's prepared signature index (gpuvet.diagnose.signatures.index_text): every error signature
+validated, each pattern's literals and line mode worked out once here instead of at every run.
 """
 
 import sys
@@ -29,6 +32,22 @@ def refresh(paths, check=False):
     return [Path(target) for target in (refresh_twin(path, check) for path in paths) if target is not None]
 
 
+def refresh_signature_index(check=False):
+    """The prepared diagnose index, when stale or missing: rewritten (atomically), or (check) only listed."""
+    from gpuvet.diagnose.signatures import DATA_DIR, index_path, index_text
+
+    target = index_path(DATA_DIR)
+    text = index_text(DATA_DIR)
+    if target.is_file() and target.read_text(encoding="utf-8") == text:
+        return []
+    if not check:
+        target.parent.mkdir(exist_ok=True)
+        partial = target.with_suffix(".tmp")
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(target)
+    return [target]
+
+
 def refresh_heads(frameworks=ROOT / "kb" / "data" / "frameworks", check=False):
     """The framework files' heads index (gpuvet.kb.loader.heads_text) in FRAMEWORKS/__compiled__/heads.json, made
     current: [its path] when it was stale or missing (rewritten, or with check only named), else []."""
@@ -47,6 +66,7 @@ def refresh_heads(frameworks=ROOT / "kb" / "data" / "frameworks", check=False):
 def main(argv):
     check = "--check" in argv
     stale = refresh(sources(), check) + refresh_heads(check=check)
+    stale += refresh_signature_index(check)
     if check and stale:
         print("stale or missing compiled data (run python tools/compile_data.py): "
               + ", ".join(str(t.relative_to(ROOT)) for t in stale))

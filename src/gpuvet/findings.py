@@ -102,6 +102,8 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.unknown.range": ("unknown_version", "framework", WARN),
     "checks.plain_install_differs": ("install_note", "framework", INFO),
     "checks.no_nvcc": ("toolkit_mismatch", "cuda", WARN),
+    # a tool the live probe ran (nvcc) did not answer before its timeout: what it would have said is unknown
+    "checks.tool_hung": ("health_problem", "cuda", WARN),
     "checks.windows_gpu": ("platform_unsupported", "host", FAIL),
     "checks.windows_gpu_source": ("platform_unsupported", "host", WARN),
     # Jetson: JetPack's CUDA decides (gpuvet.checks.chain._jetson_driver_layer); an SBSA build across the CUDA 13 bridge

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -120,12 +121,22 @@ GPU_FIELDS: Dict[str, Tuple[type, ...]] = {
 }
 
 
+_COMPUTE_CAPABILITY = re.compile(r"[0-9]{1,3}\.[0-9]{1,3}[a-z]?\Z")
+
+
 def _check_gpus(document: Mapping[str, Any], name: str) -> None:
     """Each GPU record's fields have the types the checks rely on: the first bad field is named, once, here."""
     fact = document.get("gpus")
     if not isinstance(fact, dict) or fact.get("status") != FOUND or not isinstance(fact.get("value"), list):
         return
     for position, gpu in enumerate(fact["value"]):
+        if not isinstance(gpu, dict):
+            raise InputError(f"{name}: gpus[{position}] should be an object, not {type(gpu).__name__}",
+                             hint="pass a file written by `gpuvet probe --format json`, unedited")
+        cc = gpu.get("compute_capability")
+        if isinstance(cc, str) and not _COMPUTE_CAPABILITY.match(cc):  # "9"*5000 would reach int() in every check
+            raise InputError(f"{name}: gpus[{position}].compute_capability should be MAJOR.MINOR (8.6), not {cc[:20]!r}",
+                             hint="pass a file written by `gpuvet probe --format json`, unedited")
         for field, kinds in GPU_FIELDS.items():
             value = gpu.get(field)
             if value is None or isinstance(value, kinds) and not (kinds != (bool,) and isinstance(value, bool)):

@@ -43,21 +43,24 @@ def parse_toml_bytes(data: bytes) -> Dict[str, Any]:
     return _parser().loads(data.decode("utf-8"))
 
 
-def load_toml(path: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+def load_toml(path: Union[str, "os.PathLike[str]"], data: Optional[bytes] = None) -> Dict[str, Any]:
     """The TOML file's document. A shipped file, and an overlay file gpuvet.sources.harvest wrote, has a JSON twin
     made from it (:func:`refresh_twin`), which is used when it was made from exactly these bytes (its sha256): JSON
     parses about ten times faster than TOML, and the data files are most of what a check reads. Any other file, a
-    stale twin (the TOML edited since) or an unreadable one is parsed as TOML."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    stale twin (the TOML edited since) or an unreadable one is parsed as TOML. ``data``: the file's bytes when the
+    caller read them (a user's file, through gpuvet.userfiles)."""
+    if data is None:
+        with open(path, "rb") as handle:
+            data = handle.read()
     twin = _twin_of(path)
     if os.path.isfile(twin):
         import json
 
-        try:
-            with open(twin, encoding="utf-8") as handle:
-                compiled = json.loads(handle.read())
-        except (OSError, ValueError):
+        from gpuvet.probe.files import ReadError, read_bytes
+
+        try:  # regular files only: a FIFO put where a twin was must not hold every check
+            compiled = json.loads(read_bytes(twin, 256 * 1024 * 1024).decode("utf-8"))
+        except (ReadError, ValueError, RecursionError):
             compiled = None
         if (isinstance(compiled, dict) and compiled.get("sha256") == sha256_hex(data)
                 and isinstance(compiled.get("document"), dict)):

@@ -17,7 +17,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "gpuvet"
 # stage number -> the top-level names of gpuvet that make it up, earliest first.
 STAGES: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
     ("probe", ("probe",)),  # stdlib only, Python 3.6+: what ships to remote hosts
-    ("core", ("__init__", "errors", "tomlfile", "models", "findings", "snapshot", "i18n")),
+    ("core", ("__init__", "errors", "tomlfile", "userfiles", "models", "findings", "snapshot", "i18n")),
     ("knowledge", ("kb",)),
     ("inputs", ("ingest", "sources")),
     ("checks", ("checks", "diagnose", "recommend")),

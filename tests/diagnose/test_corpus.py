@@ -29,21 +29,21 @@ FLOORS = {"development": (0.90, 0.95), "held-out": (0.92, 0.95), "blind-2": (0.9
 # blind-6 (sixth blind round, 55 threads): 0.745 / 0.764 before, 0.945 / 0.945 after (bench/RESULTS.md).
 FLOORS["blind-6"] = (0.92, 0.92)
 # blind-5 (fifth blind round, 66 threads): 0.545 / 0.561 before (committed signatures), 0.864 / 0.879 after
-# round5.toml (bench/RESULTS.md).
+# that round's signatures (bench/RESULTS.md).
 FLOORS["blind-5"] = (0.84, 0.86)
 # blind-8 (eighth blind round, 52 threads, a freshly rented server): 0.635 / 0.635 before, 0.942 / 0.942 after
-# round8.toml (bench/RESULTS.md).
+# that round's signatures (bench/RESULTS.md).
 FLOORS["blind-8"] = (0.92, 0.92)
 # blind-7 (seventh blind round, 60 threads: TensorFlow/JAX/Paddle/MindSpore/MXNet/ONNX Runtime/TensorRT): 0.683 / 0.700
-# before, 0.967 / 0.967 after round7.toml (bench/RESULTS.md).
+# before, 0.967 / 0.967 after that round's signatures (bench/RESULTS.md).
 FLOORS["blind-7"] = (0.93, 0.93)
 # blind-9 (ninth blind round, 53 threads: Hugging Face stacks, vLLM/SGLang/llama.cpp/exllama/AutoGPTQ/bitsandbytes,
 # torchrun/DeepSpeed/Megatron/ColossalAI, Chinese-community forks): 0.698 / 0.717 before, 0.962 / 0.981 after
-# round9.toml (bench/RESULTS.md).
+# that round's signatures (bench/RESULTS.md).
 FLOORS["blind-9"] = (0.93, 0.95)
 FLOORS["blind-10"] = (0.89, 0.90)
 # blind-11 (eleventh blind round, 54 threads: users in China — ChatGLM/Qwen/InternLM/DeepSeek/LLaMA-Factory, Paddle,
-# MMCV, MindSpore, containers): 0.815 / 0.815 before, 0.963 / 0.963 after round11.toml (bench/RESULTS.md).
+# MMCV, MindSpore, containers): 0.815 / 0.815 before, 0.963 / 0.963 after that round's signatures (bench/RESULTS.md).
 FLOORS["blind-11"] = (0.93, 0.93)
 
 
@@ -102,7 +102,7 @@ def test_a_big_log_finishes_in_bounded_time():
     assert elapsed < 6.0, elapsed  # 8 MB; the bench measures 50 MB (about 3.5 s on 2 shared cores)
 # blind-10 (tenth blind round, 68 threads: older/mixed stacks - CUDA 8-11 PyTorch, TF 1.x, Caffe, Darknet, mmcv,
 # detectron2, OpenCV CUDA, cupy/numba/RAPIDS, apex, Paddle, SD UIs, Windows): 0.618 / 0.632 before, 0.912 / 0.926 after
-# round10.toml (bench/RESULTS.md).
+# that round's signatures (bench/RESULTS.md).
 
 
 def test_the_tenth_blind_corpus_has_many_cases_where_the_stack_is_fine():
@@ -117,10 +117,10 @@ def test_the_ninth_blind_corpus_has_many_cases_where_the_stack_is_fine():
 
 # blind-13 (thirteenth blind round, issue 16, 60 threads: NGC/container driver requirements, cuMemAllocAsync, PTX,
 # FlashAttention sm checks, undefined symbols, P2P, DataLoader shm, disk full, Hugging Face/conda/pip/git network,
-# Blackwell): 0.333 / 0.333 before, 0.833 / 0.833 after sources.toml + round13.toml (bench/RESULTS.md).
+# Blackwell): 0.333 / 0.333 before, 0.833 / 0.833 after the harvested vocabulary and the signatures written with it (bench/RESULTS.md).
 FLOORS["blind-13"] = (0.80, 0.80)
 # blind-12 (twelfth blind round, 27 new threads: PyTorch binaries/builds, libtorch, jaxlib/plugin installs, TF pip vs
-# conda, Windows/conda): 0.556 top-1 before round12.toml, 0.778 after; the floor sits a little under.
+# conda, Windows/conda): 0.556 top-1 before that round's signatures, 0.778 after; the floor sits a little under.
 FLOORS["blind-12"] = (0.74, 0.74)
 
 

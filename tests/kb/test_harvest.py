@@ -11,7 +11,6 @@ import base64
 import hashlib
 import io
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -151,35 +150,7 @@ def index(cuda_so):
     served.close()
 
 
-@pytest.fixture
-def sandbox(tmp_path, monkeypatch):
-    """HOME, TMPDIR and the XDG folders inside tmp_path; pip without this machine's configuration."""
-    home = tmp_path / "home"
-    tmp = tmp_path / "tmp"
-    for folder in (home, tmp):
-        folder.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("TMPDIR", str(tmp))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    # pip's user agent runs `rustc --version`; a rustup shim would write its settings into HOME (not gpuvet's doing)
-    monkeypatch.setenv("PATH", os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if ".cargo" not in p))
-    for name in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_INDEX_URL", "GPUVET_KB_OVERLAY", "http_proxy",
-                 "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    _fresh_kb()
-    yield tmp_path
-    _fresh_kb()
-
-
-def _fresh_kb():
-    """Forget what the loader read, so that it reads the overlay of the test (and, after it, none)."""
-    import gpuvet.kb
-
-    loader.forget_harvest()
-    gpuvet.kb.load.cache_clear()
+from kb.conftest import _fresh_kb  # noqa: E402  (the sandbox fixture lives there)
 
 
 def _files(folder):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.findings import make
 from gpuvet.kb import compat
 from gpuvet.kb import libraries as roles
@@ -138,6 +139,7 @@ def _kb_framework(kb: Any, name: str) -> Any:
     try:
         return kb.framework(name)
     except Exception:  # noqa: BLE001 - an absent or partial KB API means "the KB cannot say", never a crash
+        survived(__name__, "a knowledge-base lookup for a binary's fix")
         return None
 
 
@@ -155,6 +157,7 @@ def _kb_variant(kb: Any, name: str, version: str) -> Any:
         default = getattr(release, "default_variant", None)
         return release.variant(default) if default else None
     except Exception:  # noqa: BLE001
+        survived(__name__, "a knowledge-base lookup for a binary's fix")
         return None
 
 
@@ -174,6 +177,7 @@ def _kb_release_carrying(kb: Any, name: str, cc: str) -> Optional[Tuple[str, str
                     install = getattr(variant, "install", None) or f"pip install {name}=={release.version}"
                     return str(release.version), str(variant.name), str(install)
     except Exception:  # noqa: BLE001
+        survived(__name__, "a knowledge-base lookup for a binary's fix")
         return None
     return None
 

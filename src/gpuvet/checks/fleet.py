@@ -195,7 +195,7 @@ def _version_key(text: str):
 
     try:
         return (1, Version(text))
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return (0, text)
 
 

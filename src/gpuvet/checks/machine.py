@@ -28,7 +28,7 @@ def driver_findings(view: SnapshotView) -> List[Finding]:
     toolkits = view.toolkits
     reason = view.fact("driver.version").get("reason") or error or "-"
     if toolkits:
-        versions = ", ".join(str(t.get("version")) for t in toolkits)
+        versions = ", ".join(str(t.get("version") or "?") for t in toolkits)  # nvcc may have hung
         return [make("checks.toolkit_without_driver", versions=versions, reason=reason, fix="checks.no_driver.fix_generic",
                      expected=msg("checks.no_driver.expected_machine"), actual=msg("checks.toolkit_without_driver.actual", versions=versions))]
     return [make("checks.no_driver", detail_variant="machine", reason=reason, fix="checks.no_driver.fix_generic",
@@ -141,7 +141,7 @@ def _requirement_is_long(expression: str) -> bool:
 
 def _version_before(version: Any, floor: str) -> Any:
     """True/False when ``version`` (``18.06.1-ce``, ``24.0.7``) is below/at or above ``floor``; None when unreadable."""
-    match = re.match(r"^(\d+)\.(\d+)", str(version or ""))
+    match = re.match(r"^(\d{1,9})\.(\d{1,9})(?!\d)", str(version or ""))  # a 4,301-digit part is no version
     if match is None:
         return None
     major, minor = (int(part) for part in floor.split(".")[:2])
@@ -179,8 +179,23 @@ def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     return findings
 
 
+def hung_tool_findings(view: SnapshotView) -> List[Finding]:
+    """A toolkit whose ``nvcc --version`` the live probe stopped at its timeout (the probe's runner says "timed out"
+    and kills its process group): said, not passed over as if the toolkit were simply absent."""
+    fact = view.document.get("cuda_toolkits")
+    toolkits = fact.get("value") if isinstance(fact, dict) else None
+    findings = []
+    for toolkit in toolkits if isinstance(toolkits, list) else []:
+        error = toolkit.get("nvcc_error") if isinstance(toolkit, dict) else None
+        if isinstance(error, str) and "timed out" in error:
+            findings.append(make("checks.tool_hung", tool="nvcc", path=str(toolkit.get("path") or "PATH"),
+                                 error=error[:300]))
+    return findings
+
+
 def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view, kb)
+    findings += hung_tool_findings(view)
     findings += container_engine_findings(view, kb)
     from gpuvet.checks.platform import platform_findings
 

@@ -48,7 +48,7 @@ def _harvest_command(target: Target, version: str) -> Tuple[str, ...]:
 def _version(text: Optional[str]) -> Optional[Version]:
     try:
         return Version(text) if text else None
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return None
 
 

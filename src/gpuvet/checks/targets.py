@@ -26,7 +26,7 @@ class Target(NamedTuple):
         """Does ``version`` (a KB release, no local label) satisfy the target's specifier?"""
         try:
             public = Version(version).public
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
             return False
         if self.pinned is not None:
             return Version(public) == Version(self.pinned)
@@ -79,7 +79,7 @@ def parse_target(text: str) -> Target:
     if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:
         try:
             version = Version(specs[0].version)
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
             raise UsageError.said("errors.target_version", target=repr(text))
         pinned, local = version.public, version.local
     return Target(

@@ -23,7 +23,7 @@ from gpuvet.snapshot import SnapshotView
 def _major(text: Any) -> Any:
     try:
         return Version(str(text)).major
-    except (InvalidVersion, TypeError):
+    except (InvalidVersion, TypeError, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return None
 
 

@@ -166,6 +166,9 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")
     p.add_argument("logfile", nargs="?", default=None, metavar="LOGFILE|-")
+    p.add_argument("--here", action="store_true",
+                   help="the log comes from this machine: judge it against this machine's probe (without it, only "
+                        "when the log names this machine's host name, GPU or driver)")
     _add_input_options(p)
     _add_report_options(p)
 
@@ -194,6 +197,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--emit", metavar="DIR", default=None,
                    help="write requirements.txt, environment.yml and a Dockerfile that rebuild it into DIR")
+    p.add_argument("--force", action="store_true", help="with --emit: replace those files when DIR already has them")
     _add_report_options(p, ("text", "json"))
 
     p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
@@ -410,6 +414,10 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
     # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
     debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
     argv = [a for a in argv if a != "--debug"]
+    if debug:
+        from gpuvet import debuglog
+
+        debuglog.enable(stderr)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed its one-line usage error

@@ -16,7 +16,7 @@ def build_capture(args: argparse.Namespace) -> dict:
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView
     from gpuvet.sources.capture import lock_entries, with_cuda_archs
-    from gpuvet.sources.userfiles import read_user_text
+    from gpuvet.userfiles import parse_json, read_text
 
     snapshot = probe(binaries=True)
     kb = kb_module.load()
@@ -24,14 +24,10 @@ def build_capture(args: argparse.Namespace) -> dict:
                         snapshot=snapshot, lock=with_cuda_archs(lock_entries(), SnapshotView(snapshot).binaries),
                         targets=installed_targets(SnapshotView(snapshot), kb))
     if getattr(args, "smoke", None):
-        import json
-
         from gpuvet.errors import InputError
 
-        try:
-            smoke = json.loads(read_user_text(args.smoke, what="smoke report", hint="gpuvet smoke --format json -o smoke.json"))
-        except ValueError as exc:
-            raise InputError.said("errors.not_smoke_report", path=args.smoke, why=exc)
+        smoke = parse_json(read_text(args.smoke, "smoke report", hint="gpuvet smoke --format json -o smoke.json"),
+                           args.smoke, "smoke report")
         if not isinstance(smoke, dict) or not isinstance(smoke.get("results"), list):
             raise InputError.said("errors.not_smoke_report_results", path=args.smoke)
         document["smoke"] = {"device": smoke.get("device"), "results": smoke["results"]}

@@ -13,9 +13,9 @@ from gpuvet.sources.fleet import result as R
 
 
 def _read(path: str) -> str:
-    from gpuvet.sources.userfiles import read_user_text
+    from gpuvet.userfiles import read_text
 
-    return read_user_text(path, what="snapshot", hint="pass files written by `gpuvet probe --format json`")
+    return read_text(path, "snapshot", hint="pass files written by `gpuvet probe --format json`")
 
 
 def load_results(paths: List[str]) -> List[R.HostResult]:

@@ -4,8 +4,12 @@
   so a reader (a collector, a web server) never sees half a report. The temporary file never outlives an error.
 - The replaced file keeps its permission bits; a new file gets ``0o666`` less the umask, like any tool's output,
   so a report meant for sharing can be read by a colleague or served.
-- A character device, FIFO or socket (``/dev/stdout``, ``/dev/null``, a named pipe) is written to, never replaced.
+- A character device, FIFO or socket (``/dev/stdout``, ``/dev/null``, a named pipe, ``/dev/fd/N`` of a process
+  substitution) is written to as a stream, never replaced (no temporary file); a FIFO nobody opens for reading
+  within 10 s is refused instead of waited on forever.
 - A symbolic link is followed: the file it points to is replaced, the link stays.
+- :func:`write_in_folder` (``replay --emit DIR``) writes only regular files inside DIR, never through a link, and
+  replaces an existing file only when asked.
 - A directory is refused with one line.
 
 Every byte written here has been through the one redaction pass (:func:`gpuvet.probe.redact.redact`): whatever a
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, Optional, TextIO
+from typing import Any, Dict, List, Optional, TextIO
 
 from gpuvet.errors import GpuvetError
 
@@ -33,12 +37,45 @@ def _redacted(text: str, state: Any = None) -> str:
     return redact(text, state=state, free=False)
 
 
+FIFO_READER_WAIT_S = 10.0  # how long -o waits for a named pipe's reader to open it
+
+
+def _write_stream(path: str, text: str) -> None:
+    """Write to a device or a pipe as it is: opened without creating or truncating anything; a FIFO is given
+    FIFO_READER_WAIT_S for its reader to open it, then refused, instead of blocking the open forever."""
+    import time
+
+    flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(path, flags)
+            break
+        except OSError as exc:
+            if exc.errno != 6:
+                raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
+            if time.monotonic() > deadline:  # ENXIO: a FIFO nobody has opened for reading
+                raise GpuvetError(f"cannot write {path}: a named pipe nobody read within {FIFO_READER_WAIT_S:g} s",
+                                  hint="start its reader first, or choose a file") from None
+            time.sleep(0.05)
+    try:
+        os.set_blocking(fd, True)  # the reader is there: wait for it to take each piece
+        data = text.encode("utf-8")
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+    except OSError as exc:
+        raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
+    finally:
+        os.close(fd)
+
+
 def write_file(path: str, text: str, state: Any = None) -> None:
     """Write ``text`` (UTF-8) to ``path`` as the module docstring says; GpuvetError with one line when it cannot."""
     text = _redacted(text, state)
-    target = os.path.realpath(path)  # through a symlink: replace the file it names, keep the link
-    try:
-        info: Optional[os.stat_result] = os.stat(target)
+    try:  # what the path names, links followed (/dev/stdout -> /proc/self/fd/1 -> a pipe or a terminal)
+        info: Optional[os.stat_result] = os.stat(path)
     except FileNotFoundError:
         info = None
     except OSError as exc:
@@ -46,12 +83,13 @@ def write_file(path: str, text: str, state: Any = None) -> None:
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise GpuvetError.said("errors.write_directory", path=path)
     if info is not None and not stat.S_ISREG(info.st_mode):
-        try:  # a device or a pipe: its reader is waiting for the bytes, not for a new file in its place
-            with open(target, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
+        _write_stream(path, text)  # a device or a pipe: its reader is waiting for the bytes, not for a new file
         return
+    _replace(os.path.realpath(path), path, text, info)  # through a symlink: replace the file it names, keep the link
+
+
+def _replace(target: str, path: str, text: str, info: Optional[os.stat_result]) -> None:
+    """Write ``target`` atomically: a temporary file beside it, renamed over it."""
     import tempfile  # only when writing a file: keeps start-up light
 
     folder = os.path.dirname(target) or "."
@@ -73,6 +111,43 @@ def write_file(path: str, text: str, state: Any = None) -> None:
         if isinstance(exc, OSError):
             raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
         raise
+
+
+def write_in_folder(folder: str, files: Dict[str, str], force: bool = False, state: Any = None) -> List[str]:
+    """Write each ``name -> text`` of ``files`` inside ``folder`` (created when missing) and return their paths:
+    regular files only, never through a symbolic link (one planted in the folder would carry the write outside it),
+    an existing file replaced only with ``force``. Every name is checked before any is written, so a refusal leaves
+    the folder as it was. Atomic like :func:`write_file`; the rename replaces the name itself, so a link swapped in
+    meanwhile is what gets replaced, not what it points to."""
+    hint = "choose an empty folder, or pass --force to replace gpuvet's earlier files"
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise GpuvetError(f"cannot write into {folder}: {exc.strerror or exc}", hint="give a folder gpuvet can create") from None
+    if not os.path.isdir(folder):
+        raise GpuvetError(f"cannot write into {folder}: not a folder", hint="give a folder gpuvet can create")
+    planned = []
+    for name in files:
+        if os.sep in name or name in ("", ".", ".."):
+            raise GpuvetError(f"cannot write {name!r}: not a plain file name")
+        path = os.path.join(folder, name)
+        try:
+            info: Optional[os.stat_result] = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        except OSError as exc:
+            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+        if info is not None:
+            if stat.S_ISLNK(info.st_mode):
+                raise GpuvetError(f"cannot write {path}: it is a symbolic link, not followed", hint=hint)
+            if not stat.S_ISREG(info.st_mode):
+                raise GpuvetError(f"cannot write {path}: it is not a regular file", hint=hint)
+            if not force:
+                raise GpuvetError(f"cannot write {path}: it exists", hint=hint)
+        planned.append((path, info, files[name]))
+    for path, info, text in planned:
+        _replace(path, path, _redacted(text, state), info)
+    return [path for path, _, _ in planned]
 
 
 class Output:

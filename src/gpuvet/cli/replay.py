@@ -4,48 +4,45 @@ builds still run, the smallest change when not, and (``--emit DIR``) the files t
 from __future__ import annotations
 
 import argparse
-import json
-import os
 from typing import Any, Dict
 
 from gpuvet.errors import ExitCode, InputError
 
 
 def load_capture(path: str) -> Dict[str, Any]:
+    """The capture at ``path``, read as every user file is (gpuvet.userfiles) and checked field by field
+    (gpuvet.sources.capture.validate_capture) before anything uses it."""
     from gpuvet.snapshot import validate_snapshot
-    from gpuvet.sources.userfiles import read_user_text
+    from gpuvet.sources.capture import validate_capture
+    from gpuvet.userfiles import ReadRefused, parse_json, read_text
 
     hint = "write one with `gpuvet capture -o env.json`"
     try:
-        document = json.loads(read_user_text(path, what="capture", hint=hint))
-    except ValueError as exc:
-        raise InputError.said("errors.not_capture", path=path, why=exc.__class__.__name__)
+        document = parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture")
+    except ReadRefused as exc:
+        if exc.reason != "invalid":
+            raise
+        raise InputError.said("errors.not_capture", path=path, why=exc.message.split("(", 1)[-1].rstrip(")")) from None
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
         raise InputError.said("errors.not_capture_kind", path=path)
+    document = validate_capture(document, path)
     document["snapshot"] = validate_snapshot(document.get("snapshot") or {}, path)
     return document
 
 
-def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list, target: Dict[str, Any]) -> list:
+def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list, target: Dict[str, Any], force: bool = False) -> list:
+    """Write requirements.txt, environment.yml and a Dockerfile into ``folder``: regular files inside it only, an
+    existing one replaced only with ``force`` (gpuvet.cli.output.write_in_folder). Every field they hold was checked
+    when the capture was read (gpuvet.sources.capture.validate_capture): no value can add a line."""
     from gpuvet.checks.images import replay_base
-    from gpuvet.cli.output import write_file
+    from gpuvet.cli.output import write_in_folder
     from gpuvet.report.replay import dockerfile, environment_yml, plan_changes, requirements_txt
 
     changes = plan_changes(plan)
-
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as exc:
-        raise InputError.said("errors.emit_folder", folder=folder, reason=exc.strerror or exc)
     files = {"requirements.txt": requirements_txt(capture, kb, changes),
              "environment.yml": environment_yml(capture, kb, changes),
              "Dockerfile": dockerfile(capture, replay_base(capture, target, kb))}
-    written = []
-    for name, content in files.items():
-        path = os.path.join(folder, name)
-        write_file(path, content)
-        written.append(path)
-    return written
+    return write_in_folder(folder, files, force=force)
 
 
 def run(args: argparse.Namespace, output: Any) -> int:
@@ -61,7 +58,7 @@ def run(args: argparse.Namespace, output: Any) -> int:
     here = gather_snapshot(args)
     report, summary = replay(capture, here, kb)
     lang = args.lang or "en"
-    files = emit(capture, args.emit, kb, summary["plan"], here) if args.emit else []
+    files = emit(capture, args.emit, kb, summary["plan"], here, getattr(args, "force", False)) if args.emit else []
     document = envelope(capture={"file": args.capture, "captured_at": capture.get("captured_at"),
                                  "gpuvet_version": capture.get("gpuvet_version")},
                         differences=summary["differences"], not_known_here=summary["not_known_here"], targets=[target_to_dict(t, lang) for t in report.targets],

@@ -4,16 +4,20 @@ Public API::
 
     diagnose(text, snapshot=None, snapshot_is_live=False) -> List[Diagnosis]
     context_for(text, snapshot=None, snapshot_is_live=False) -> (snapshot, is_live)
+    machine_for(text, snapshot=None, snapshot_is_live=False, here=False) -> (snapshot, is_live, judged)
+    stated_facts(snapshot) -> {fact: value}           # what a snapshot says, in a line each, for "no known cause"
     embedded_snapshot(text) -> Optional[dict]      # the environment a pasted issue report carries, if any
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.diagnose.engine import Diagnosis, Evidence, diagnose_text
 
-__all__ = ["Diagnosis", "Evidence", "context_for", "diagnose", "embedded_snapshot"]
+__all__ = ["Diagnosis", "Evidence", "context_for", "diagnose", "embedded_snapshot", "machine_for", "stated_facts"]
 
 
 # Environment reports sit at the start of a paste (issue templates) or at the end (a CI job's last step); the
@@ -33,6 +37,7 @@ def embedded_snapshot(text: str) -> Optional[Dict[str, Any]]:
     try:
         found = parse_embedded(text)
     except Exception:  # a parser bug must not take the diagnosis down with it; the log alone still answers
+        survived(__name__, 'the environment reports embedded in the log')
         return None
     from gpuvet.snapshot import SECTIONS, TOP_LEVEL_FACTS
 
@@ -61,3 +66,78 @@ def diagnose(
     """Diagnoses for ``text``, most likely first, judged against the snapshot and the log's own environment."""
     snapshot, snapshot_is_live = context_for(text, snapshot, snapshot_is_live)
     return diagnose_text(text, snapshot, snapshot_is_live=snapshot_is_live)
+
+
+def _found(fact: Any) -> Any:
+    return fact.get("value") if isinstance(fact, Mapping) and fact.get("status") == "found" else None
+
+
+def _why_from_here(text: str, live: Mapping[str, Any]) -> Optional[Any]:
+    """Why the log comes from the machine ``live`` describes (its host name, a GPU's name or its driver version
+    written in the log), or None when the log shows no sign of it."""
+    from gpuvet.models import msg
+
+    host = _found((live.get("host") or {}).get("hostname"))
+    if isinstance(host, str) and len(host) >= 3 and host.lower() not in ("localhost", "ubuntu", "root"):
+        if re.search(r"(?<![\w.-])%s(?![\w-])" % re.escape(host), text):
+            return msg("diagnose.judged.why_host")
+    for gpu in _found(live.get("gpus")) or []:
+        name = str(gpu.get("name") or "")
+        if len(name) >= 4 and name.lower() in text.lower():
+            return msg("diagnose.judged.why_gpu", gpu=name)
+    driver = _found((live.get("driver") or {}).get("version"))
+    if isinstance(driver, str) and re.search(r"(?<![\d.])%s(?![\d])" % re.escape(driver), text):
+        return msg("diagnose.judged.why_driver", driver=driver)
+    return None
+
+
+def machine_for(
+    text: str, snapshot: Optional[Mapping[str, Any]] = None, snapshot_is_live: bool = False, here: bool = False
+) -> Tuple[Optional[Mapping[str, Any]], bool, Any]:
+    """(snapshot, is_live, judged): what to judge ``text`` against and a sentence naming it and why. A given
+    snapshot (--from, --snapshot) is used with what the log states. This machine's live probe is used only when the
+    log comes from it (``here``, or its host name, GPU or driver in the log): then it is the failing machine and is
+    judged in full. Otherwise only the log's own facts count, so a laptop without a GPU never lends a server's log
+    its "no NVIDIA driver"."""
+    from gpuvet.models import msg
+    from gpuvet.snapshot import merge
+
+    embedded = embedded_snapshot(text)
+    if snapshot is not None and not snapshot_is_live:
+        return (merge(snapshot, embedded) if embedded else snapshot), False, msg("diagnose.judged.given")
+    live = snapshot or {}
+    host = _found((live.get("host") or {}).get("hostname")) or "?"
+    why = msg("diagnose.judged.why_flag") if here else (_why_from_here(text, live) if live else None)
+    if why is not None and snapshot is not None:
+        return (merge(snapshot, embedded) if embedded else snapshot), False, msg("diagnose.judged.here", host=host,
+                                                                                   why=why)
+    if embedded:
+        return embedded, False, msg("diagnose.judged.log", host=host)
+    return None, False, msg("diagnose.judged.none", host=host)
+
+
+def stated_facts(snapshot: Optional[Mapping[str, Any]]) -> Dict[str, str]:
+    """The facts a snapshot holds about the machine, one short line each (GPU, driver, CUDA, frameworks, Python)."""
+    if not snapshot:
+        return {}
+    facts: Dict[str, str] = {}
+    gpus = _found(snapshot.get("gpus")) or []
+    names = ["%s%s" % (g.get("name"), " (sm_%s)" % str(g["compute_capability"]).replace(".", "")
+                       if g.get("compute_capability") else "") for g in gpus if g.get("name")]
+    if names:
+        facts["GPU"] = ", ".join(dict.fromkeys(names))
+    driver = snapshot.get("driver") or {}
+    if _found(driver.get("version")):
+        facts["driver"] = str(_found(driver.get("version")))
+    if _found(driver.get("cuda_max")):
+        facts["driver CUDA"] = str(_found(driver.get("cuda_max")))
+    for name, entry in sorted((_found(snapshot.get("frameworks")) or {}).items()):
+        if isinstance(entry, Mapping) and entry.get("version"):
+            facts[name] = str(entry["version"]) + (" (CUDA %s)" % entry["cuda"] if entry.get("cuda") else "")
+    python = _found(snapshot.get("python"))
+    if isinstance(python, Mapping) and python.get("version"):
+        facts["Python"] = str(python["version"])
+    system = _found((snapshot.get("host") or {}).get("os"))
+    if isinstance(system, Mapping) and system.get("pretty"):
+        facts["OS"] = str(system["pretty"])
+    return facts

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from typing import List, Optional
 
+from gpuvet.debuglog import survived
+
 if sys.version_info >= (3, 11):  # the parser moved; its data format is the same
     import re._constants as _c
     import re._parser as _p
@@ -19,11 +21,17 @@ else:  # pragma: no cover
 
 MIN_ANCHOR = 4
 SHORT_ANCHOR = 3
+_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def normalise(text: str) -> str:
+    """The form anchors are searched in: lower case, every digit 0 (so 'step 1041 loss 0.31' lines collapse)."""
+    return text.lower().translate(_DIGITS)
 
 
 def _weight(text: str) -> int:
     # bytes, not characters: two Chinese characters are as selective as four Latin letters. Digits do not count:
-    # logs are searched with every digit turned into 0 (engine.normalise), so "801" would match every "000".
+    # logs are searched with every digit turned into 0 (normalise), so "801" would match every "000".
     return len("".join(ch for ch in text if not ch.isdigit()).encode("utf-8"))
 
 
@@ -34,6 +42,11 @@ _COMMON = frozenset(
     """torch pytorch cuda error warning info nccl only slow python file line step loss failed device devices gpu gpus
     version runtime runtimeerror than expected exception traceback most recent call last rank epoch module""".split()
 )
+
+
+def is_common(text: str) -> bool:
+    """Whether the literal is made of words on nearly every line of a training log (a poor anchor)."""
+    return _common(text)
 
 
 def _common(text: str) -> bool:
@@ -95,6 +108,7 @@ def anchors(pattern: str) -> Optional[List[str]]:
     try:
         parsed = _p.parse(pattern)
     except Exception:  # the compile step reports bad patterns; here we just give up the shortcut
+        survived(__name__, "a pattern's literal words")
         return None
     return _sequence(list(parsed))
 
@@ -105,6 +119,7 @@ def necessary_sets(pattern: str) -> List[List[str]]:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, "a pattern's literal words")
         return []
     # Raw length here, digits included: these are tested against the candidate line itself (lower-cased, digits
     # kept), so "801" is a fine check even though it is no anchor.
@@ -148,6 +163,7 @@ def spans_lines(pattern: str) -> bool:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, 'whether a pattern can span lines')
         return True
     state = getattr(parsed, "state", None) or getattr(parsed, "pattern", None)
     return _newline_capable(list(parsed), bool(getattr(state, "flags", 0) & _c.SRE_FLAG_DOTALL))
@@ -159,6 +175,7 @@ def leading_literal(pattern: str) -> Optional[str]:
     try:
         parsed = _p.parse(pattern)
     except Exception:
+        survived(__name__, "a pattern's leading literal")
         return None
     run: List[str] = []
     for op, av in parsed:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.kb import compat
 from gpuvet.models import Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -35,6 +36,7 @@ def _family_floor(cuda: str) -> Optional[str]:
 
         floor = load().min_driver_for_cuda(cuda)
     except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        survived(__name__, 'the CUDA driver floor from the knowledge base')
         return None
     return floor.minimum if floor is not None and floor.minor_compat else None
 
@@ -44,7 +46,7 @@ def _version(text: Any):
 
     try:
         return Version(str(text).split("+")[0].strip())
-    except (InvalidVersion, TypeError):
+    except (InvalidVersion, TypeError, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return None
 
 
@@ -112,13 +114,13 @@ def _driver_from_log(view: SnapshotView, params: Mapping[str, Any]) -> List[Chec
         key = "diagnose.check.image_driver_above_host" if verdict == CONFIRMS else "diagnose.check.image_driver_within_host"
         return [Check(verdict, msg(key, driver=driver, need=need_driver, source=_where(view, "driver.version")))]
     found = api_version(params.get("found_driver"))
-    if found and have is not None:
+    if found and have is not None and driver:  # a driver named: the sentences say which one
         if have > _version(found):
             # The machine's driver is newer than what the process saw: it did not load this driver's libcuda.
-            return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver or "?",
+            return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver,
                                          cuda_max=cuda_max, found=found, raw=params.get("found_driver"),
                                          source=_where(view, "driver.cuda_max")))]
-        return [Check(CONFIRMS, msg("diagnose.check.log_driver_is_machine", driver=driver or "?", cuda_max=cuda_max,
+        return [Check(CONFIRMS, msg("diagnose.check.log_driver_is_machine", driver=driver, cuda_max=cuda_max,
                                     found=found, source=_where(view, "driver.cuda_max")))]
     return []
 
@@ -133,6 +135,7 @@ def _checked(view: SnapshotView) -> List[Any]:
 
             cache.append(run_checks(view.document).targets)
         except Exception:  # a check problem must not take the diagnosis down; the log alone still answers
+            survived(__name__, "the checks of the log's own facts")
             cache.append(())
     return list(cache[0])
 
@@ -155,7 +158,9 @@ def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check
     from_log = _driver_from_log(view, params)
     if from_log:
         return from_log
-    judged = _check_says(view, "driver_too_old")
+    # check can rule a driver out only when the snapshot names one: a paste that states the build alone leaves the
+    # driver unknown, and unknown is not "fine"
+    judged = _check_says(view, "driver_too_old") if (view.driver_version or view.driver_cuda_max) else None
     if judged is not None:
         return judged
     framework, cuda = framework_cuda(view)
@@ -243,6 +248,7 @@ def _kb_cc(name: str) -> Optional[Tuple[int, int]]:
 
         model = load().gpu(name)
     except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        survived(__name__, "a GPU model's compute capability")
         return None
     return cc_tuple(model.compute_capability) if model else None
 

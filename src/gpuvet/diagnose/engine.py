@@ -1,13 +1,16 @@
 """The diagnose engine (pure): log text + optional snapshot + signatures -> ranked diagnoses.
 
-One pass per signature over the whole text (each signature's patterns compiled into one alternation), so a 50 MB
-log costs a few C-level regex scans, not a Python loop per line. Line numbers are computed once for all matches.
+The log is scanned a chunk of lines at a time (scan_pieces), so memory follows the chunk, not the log. In each chunk
+the literals a pattern needs (prepared when the data is built, signatures.py) are looked up in the distinct lines
+first; a pattern's regex is compiled and run only on the few lines that hold them. A message wrapped across a cut
+still matches: each chunk is led by the previous one's last lines.
 
 Scoring: a code's strength is the noisy-or of the weights of the distinct signatures that matched it. Generic texts
 ("CUDA error: unknown error", "unhandled cuda error") count half once anything specific matched, so the real line
 buried in a long traceback wins. Causes earlier in the chain (driver → CUDA → cuDNN/NCCL → framework build → the
 rest) get a small bonus, so when several match, the one that explains the others comes first. The snapshot then
-confirms (raises) or rules out (lowers) each cause.
+confirms (raises) or rules out (lowers) each cause. Known-harmless messages are set aside (Reading.harmless), and a log
+with fewer than three causes, or an error and none, gets the nearest classes (read_scan).
 """
 
 from __future__ import annotations
@@ -18,11 +21,11 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
-from gpuvet.diagnose.anchors import leading_literal, spans_lines
+from gpuvet.diagnose.anchors import normalise
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
-from gpuvet.diagnose.signatures import Signature, SignatureBase, load_signatures
+from gpuvet.diagnose.signatures import Signature, SignatureBase, compiled, load_signatures
 from gpuvet.i18n import has_message
 from gpuvet.models import Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -31,7 +34,8 @@ MAX_MATCHES_PER_SIGNATURE = 1000  # bounds the work on a log that repeats one li
 EVIDENCE_PER_SIGNATURE = 3  # kept: the first match and the last ones (the real error is usually last)
 EVIDENCE_PER_DIAGNOSIS = 6
 MAX_LINE_CHARS = 300
-MAX_DIAGNOSES = 5
+MAX_DIAGNOSES = 3
+NEAREST = 3  # classes named for a log with an error and no known cause
 MIN_CONFIDENCE = 0.12
 CHAIN_BONUS = 0.06  # at most; shrinks with the code's rank in codes.toml
 USER_CODE = "not_a_stack_problem"
@@ -72,7 +76,6 @@ class _Hit:
     lines: frozenset = frozenset()  # every line index it matched (positions keeps only the evidence)
 
 
-_DIGITS = str.maketrans("123456789", "000000000")
 WINDOW_LINES = 3  # a message may wrap twice (a terminal, an issue form, a log shipper) and still match
 
 # Colour codes (a terminal log pasted as it is) are removed from the whole text before anything else: inside a line
@@ -98,12 +101,18 @@ _PREFIX = re.compile(
 )
 
 
+_WORD = re.compile(r"[a-z]{3,}")
+_RUN = re.compile(r"[a-z]+")
+NEAR_SHARE = 0.5  # a pattern counts as nearly matched when the log holds at least this share of its literal sets
+NEAR_CHARS = 1 << 13  # ...sought in the head and tail of a log at most this long each (the error sits there)
+BIG_CHUNK = 1 << 16  # characters of distinct lines past which literals are first looked up by their words
+
+
 @lru_cache(maxsize=None)
-def _line_mode(pattern: str) -> Tuple[bool, bool, Optional[str]]:
-    """(can the pattern match across a line break, does it need the logger's prefix gone, the literal a match starts
-    with): a pattern that can do neither is tried on the raw line alone, the cheap path most patterns take."""
-    lead = leading_literal(pattern)
-    return spans_lines(pattern), pattern.startswith("^"), normalise(lead) if lead else None
+def _inner_words(literal: str) -> Tuple[str, ...]:
+    """The whole words (runs of 3+ letters that neither edge of the literal cuts) any text holding it holds too."""
+    return tuple(m.group() for m in _RUN.finditer(literal)
+                 if m.start() > 0 and m.end() < len(literal) and m.end() - m.start() >= 3)
 
 
 def strip_prefix(line: str) -> str:
@@ -112,34 +121,24 @@ def strip_prefix(line: str) -> str:
     return line[match.end():] if match and match.end() else line
 
 
-def normalise(text: str) -> str:
-    """The form anchors are searched in: lower case, every digit 0 (so 'step 1041 loss 0.31' lines collapse)."""
-    return text.lower().translate(_DIGITS)
+@dataclass
+class _ScanState:
+    """What the scan of a log has found so far, carried from one chunk of lines to the next: matches by global line
+    index (0-based, over every chunk), and the evidence text and editor's line number of each matched line."""
+
+    matched: Dict[str, Dict[int, int]] = field(default_factory=dict)  # signature id -> {line index: match column}
+    covered: Dict[Tuple[str, int], int] = field(default_factory=dict)  # (signature, pattern) -> last line of a match
+    # (line index, match column) -> (line number, evidence text: the part of a very long line around the match)
+    seen: Dict[Tuple[int, int], Tuple[int, str]] = field(default_factory=dict)
+    # signature id -> the largest share of a pattern's literal sets the log holds without the pattern matching
+    near: Dict[str, float] = field(default_factory=dict)
 
 
-_PREPARED: Dict[int, Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]] = {}
-
-
-def _prepared(regex: Any, anchor_list: Any, checks: Any) -> Tuple[Any, Any, Any, Tuple[Tuple[Tuple[str, ...], bool], ...]]:
-    """Per pattern, once per process: its line mode and the literal sets a match must contain (normalised; the sets
-    with digits also as written, since normalise() turns "801" into "000"). Computing them per log was most of the
-    time of diagnosing a short log."""
-    key = id(regex)
-    found = _PREPARED.get(key)
-    if found is None or found[0] is not regex:
-        multi, bare, lead = _line_mode(regex.pattern)
-        required = [(tuple(normalise(a) for a in options), False) for options in checks]
-        required += [(tuple(a.lower() for a in options), True) for options in checks
-                     if any(ch.isdigit() for a in options for ch in a)]
-        if anchor_list is not None:
-            required.append((tuple(normalise(a) for a in anchor_list), False))
-        found = _PREPARED[key] = (regex, (multi, bare, lead), None, tuple(required))
-    multi, bare, lead = found[1]
-    return multi, bare, lead, found[3]
-
-
-def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
-    """Which lines (0-based indices) each signature matches.
+def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState, offset: int = 0,
+          numbers: Optional[List[int]] = None) -> None:
+    """Which lines each signature matches, into ``state``: ``lines`` are the log's lines from index ``offset`` on
+    (a chunk, led by the last lines of the previous one so a wrapped message across the cut still matches);
+    ``numbers`` their line numbers as an editor counts them (default: index + 1).
 
     Long logs are mostly the same few lines with different numbers, so lines are grouped by their normalised form
     and anchors are searched once in the distinct forms (str.find, C speed). A pattern's regex then runs only on the
@@ -232,6 +231,17 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
         return lines[index]
 
     present: Dict[Tuple[Tuple[str, ...], bool], bool] = {}
+    words: List[Set[str]] = []  # the chunk's words, made the first time a literal is sought in a big chunk
+
+    def may_hold(option: str) -> bool:
+        """False when a whole word of the literal is no word of the chunk: a set lookup instead of a substring search
+        through megabytes, for the ~3,000 literals of which a big chunk holds a few."""
+        inner = _inner_words(option)
+        if not inner or len(blob) < BIG_CHUNK:
+            return True
+        if not words:
+            words.append(set(_WORD.findall(blob)))
+        return all(word in words[0] for word in inner)
 
     def absent(need: Tuple[Tuple[str, ...], bool]) -> bool:
         """Whether no line holds any of the literals: a pattern with such a need cannot match anywhere. Most of
@@ -243,17 +253,16 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 raw.append("\n".join(lines).lower())
                 raw.append(list(accumulate((len(line) + 1 for line in lines), initial=0)))
             haystack = raw[0] if as_written else blob
-            found = present[need] = any(option in haystack for option in options)
+            found = present[need] = any(may_hold(option) and option in haystack for option in options)
         return not found
 
-    hits = []
     for signature in signatures:
-        matched: Dict[int, int] = {}
-        for anchor_list, regex, checks in signature.scan:
+        matched = state.matched.get(signature.id) or {}
+        for number, pattern in enumerate(signature.scan):
             if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                 break
-            multi, bare, lead, needed = _prepared(regex, anchor_list, checks)
-            if any(map(absent, needed)):
+            multi, bare, lead, needed = pattern.multi, pattern.bare, pattern.lead, pattern.required
+            if any(map(absent, reversed(needed))):  # the anchor (last) is the likeliest to be absent
                 continue
             text_of = window if multi else (clean if bare else single)
             reach = WINDOW_LINES if multi else 1
@@ -285,17 +294,34 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...]) -> List[_Hit]:
                 if not starts:
                     break
             candidates: Iterable[int] = range(len(lines)) if starts is None else sorted(starts)
-            covered = -1  # the last line of the previous match: one match per message
+            # the last line of the previous match: one match per message (across chunks too)
+            covered = state.covered.get((signature.id, number), -1) - offset
+            regex = pattern.regex  # compiled only now: its literals occur in this log
+            state.near[signature.id] = 1.0  # every literal is there; a match below makes it more than near
             for start in candidates:
-                if start <= covered or start in matched:
+                if start <= covered or start + offset in matched:
                     continue
                 text = text_of(start)
                 match = regex.search(text)
                 if match and (not multi or match.start() <= len(clean(start))):
-                    matched[start] = match.start()
+                    matched[start + offset] = match.start()
+                    if (start + offset, match.start()) not in state.seen:
+                        state.seen[(start + offset, match.start())] = (
+                            numbers[start] if numbers else start + offset + 1, _line_text(lines, start, match.start()))
                     covered = start + text.count("\n", 0, match.end())
+                    state.covered[(signature.id, number)] = covered + offset
                     if len(matched) >= MAX_MATCHES_PER_SIGNATURE:
                         break
+        if matched:
+            state.matched[signature.id] = matched
+
+
+def _hits(state: _ScanState, signatures: Tuple[Signature, ...]) -> List[_Hit]:
+    """The scan's findings per signature (in the signatures' order): the first match and the last ones kept as
+    evidence, every matched line kept for telling readings of the same line apart."""
+    hits = []
+    for signature in signatures:
+        matched = state.matched.get(signature.id)
         if matched:
             ordered = sorted(matched)
             keep = ordered[:1] + ordered[1:][-(EVIDENCE_PER_SIGNATURE - 1):]
@@ -309,7 +335,7 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
 
     The context regexes run on the whole text, but only for signatures that already matched a line, so a big log
     without such a line pays nothing."""
-    kept = [h for h in hits if not h.signature.context or any(r.search(text) for r in h.signature.context)]
+    kept = [h for h in hits if not h.signature.context or any(compiled(r).search(text) for r in h.signature.context)]
     superseded = {other for h in kept for other in h.signature.supersedes}
     # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
     dropped: Dict[str, set] = {}
@@ -324,7 +350,8 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     for hit in kept:
         if not hit.signature.harvested:
             owned |= hit.lines
-    return [h for h in kept if not h.signature.harvested or not h.lines <= owned]
+    # A harmless message stays whoever else reads its line: it is what silences that other reading.
+    return [h for h in kept if not h.signature.harvested or h.signature.harmless or not h.lines <= owned]
 
 
 def _line_text(lines: List[str], index: int, column: int = 0) -> str:
@@ -340,8 +367,8 @@ def _line_text(lines: List[str], index: int, column: int = 0) -> str:
 def _extract(signature: Signature, lines: List[str]) -> Dict[str, str]:
     params: Dict[str, str] = {}
     for content in lines:  # in log order: the last occurrence wins
-        for regex in signature.extract:
-            match = regex.search(content)
+        for pattern in signature.extract:
+            match = compiled(pattern).search(content)
             if match:
                 params.update({k: v.strip() for k, v in match.groupdict().items() if v})
     return params
@@ -355,9 +382,9 @@ def _noisy_or(weights: List[float]) -> float:
 
 
 def _weights(code_hits: List[_Hit], specific: bool) -> List[float]:
-    """The weights that add up (noisy-or) for one code. The harvested vocabulary (sources.toml, the generated files)
-    restates many hand-written patterns: where one of its signatures reads only lines a hand-written signature of the
-    same code already read, they are one piece of evidence, not two, and it adds nothing."""
+    """The weights that add up (noisy-or) for one code. The harvested vocabulary (Signature.harvested) restates many
+    hand-written patterns: where one of its signatures reads only lines a hand-written signature of the same code
+    already read, they are one piece of evidence, not two, and it adds nothing."""
     weights: List[float] = []
     counted: set = set()
     for hit in sorted(code_hits, key=lambda h: (h.signature.harvested, -h.signature.weight)):
@@ -392,15 +419,241 @@ def diagnose_text(
     """Ranked diagnoses for a log. ``snapshot``: the machine's facts (merged with what the log itself carries is
     the caller's job, see :func:`gpuvet.diagnose.diagnose`). A live snapshot of *this* machine may not be the one
     that produced the log, so its judgments count half and it never adds causes of its own."""
+    return diagnose_pieces(_pieces(text), snapshot, snapshot_is_live, base, context=plain_text(text))
+
+
+def read_text(
+    text: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+) -> "Reading":
+    """The whole :class:`Reading` of a log held in memory (causes, harmless messages, no-known-cause facts)."""
     base = base or load_signatures()
+    return read_scan(scan_pieces(_pieces(text), base.signatures), plain_text(text), snapshot, snapshot_is_live, base)
+
+
+def plain_text(text: str) -> str:
+    """The text as the context rules read it: Windows line ends made plain, a terminal's colour codes removed."""
     text = text.replace("\r\n", "\n")
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
-    # numbered as an editor or `grep -n` numbers the file: by newlines.
-    lines = text.replace("\r", "\n").split("\n")
-    line_numbers = _newline_numbers(text) if "\r" in text else None
-    hits = _apply_context(_scan(lines, base.signatures), text)
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+CHUNK_CHARS = 1 << 21  # a log is scanned this many characters at a time: memory follows the chunk, not the log
+
+
+def _pieces(text: str) -> Iterator[str]:
+    for start in range(0, len(text), CHUNK_CHARS):
+        yield text[start:start + CHUNK_CHARS]
+
+
+def _chunks(pieces: Iterable[str]) -> Iterator[Tuple[str, bool]]:
+    """Whole lines out of pieces cut anywhere: (chunk, whether a newline ends it). Each chunk is the text up to a
+    newline (the newline itself dropped), so the chunks' lines are the log's lines; the last chunk is whatever follows
+    the last newline. Only a line longer than 4 chunks is cut without a newline."""
+    rest: List[str] = []
+    held = 0
+    for piece in pieces:
+        cut = piece.rfind("\n")
+        if cut < 0 and held + len(piece) < 4 * CHUNK_CHARS:  # a line longer than that is cut: memory stays bounded
+            rest.append(piece)
+            held += len(piece)
+            continue
+        if cut < 0:
+            yield "".join(rest) + piece, False
+            rest, held = [], 0
+            continue
+        yield "".join(rest) + piece[:cut], True
+        rest, held = [piece[cut + 1:]], len(piece) - cut - 1
+    yield "".join(rest), True
+
+
+def scan_pieces(pieces: Iterable[str], signatures: Tuple[Signature, ...]) -> _ScanState:
+    """The scan of a log given as pieces of text (a file read a few MiB at a time): chunk by chunk, each chunk led by
+    the previous one's last lines so a message wrapped across a cut still matches."""
+    state = _ScanState()
+    first = 0  # global index of the chunk's first line
+    newline = 1  # the editor's number of the chunk's first line (newline-separated)
+    carry: List[str] = []
+    carry_numbers: List[int] = []
+    for chunk, whole in _chunks(pieces):
+        if chunk.endswith("\r"):  # the \r of a \r\n the cut fell between
+            chunk = chunk[:-1]
+        chunk = chunk.replace("\r\n", "\n")
+        if "\x1b" in chunk:
+            chunk = _ANSI.sub("", chunk)
+        # A bare carriage return (a progress bar redrawing itself) separates the lines searched, but evidence is
+        # numbered as an editor or `grep -n` numbers the file: by newlines.
+        lines = chunk.replace("\r", "\n").split("\n")
+        numbers = ([newline + n - 1 for n in _newline_numbers(chunk)] if "\r" in chunk
+                   else list(range(newline, newline + len(lines))))
+        if chunk.strip():  # a blank chunk (what follows a final newline) adds nothing a pattern could read
+            _scan(carry + lines, signatures, state, first - len(carry), carry_numbers + numbers)
+        first += len(lines)
+        newline += chunk.count("\n") + whole
+        carry, carry_numbers = lines[-(WINDOW_LINES - 1):], numbers[-(WINDOW_LINES - 1):]
+    return state
+
+
+def diagnose_pieces(
+    pieces: Iterable[str],
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+    context: str = "",
+) -> List[Diagnosis]:
+    """:func:`diagnose_text` for a log read piece by piece (never whole in memory). ``context``: the text context
+    rules are judged on (the whole log when it is in memory; the head and tail of a huge one, where the command
+    line, the environment report and the final error sit)."""
+    base = base or load_signatures()
+    return diagnose_scan(scan_pieces(pieces, base.signatures), context, snapshot, snapshot_is_live, base)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """All a log says: the ranked causes; the known-harmless messages it holds (said to be harmless, never causes);
+    the nearest classes (codes whose wording the log partly holds without a match) when fewer than three causes
+    were found; and, for a log with an error and no known cause, the lines that look like the error, so the answer
+    is never silence."""
+
+    diagnoses: Tuple[Diagnosis, ...]
+    harmless: Tuple[Evidence, ...] = ()
+    error_lines: Tuple[Evidence, ...] = ()
+    nearest: Tuple[str, ...] = ()
+
+    @property
+    def no_known_cause(self) -> bool:
+        return not self.diagnoses and bool(self.error_lines)
+
+
+# What an error line looks like in any framework's log, for "an error and no known cause" (never for a cause).
+_ERROR_LINE = re.compile(r"(?:\b\w*(?:error|exception)\b|\b(?:traceback|failed|failure|fatal|abort(?:ed)?|segmentation fault|"
+                         r"core dumped|killed|cannot|could not|unable to)\b|错误|失败|异常|报错)", re.IGNORECASE)
+ERROR_LINES = 3
+
+
+def _error_lines(context: str, whole: bool) -> Tuple[Evidence, ...]:
+    """The last lines that look like an error (the real one is usually last); numbered when ``context`` is the
+    whole log, else 0 (a huge log's head and tail). One scan of the text, not a search per line."""
+    starts: List[int] = []
+    for match in _ERROR_LINE.finditer(context):
+        start = context.rfind("\n", 0, match.start()) + 1
+        if not starts or starts[-1] != start:
+            starts.append(start)
+            del starts[:-ERROR_LINES]
+    found = []
+    for start in starts:
+        end = context.find("\n", start)
+        line = context[start:end if end >= 0 else len(context)]
+        found.append(Evidence(context.count("\n", 0, start) + 1 if whole else 0, _line_text([line], 0), ""))
+    return tuple(found)
+
+
+def _nearest(state: _ScanState, base: SignatureBase, context: str) -> Tuple[str, ...]:
+    """The classes whose patterns' literal sets the log holds most of without a match, for a log with no known
+    cause: worked out only then (the scan itself stops at a pattern's first missing literal)."""
+    part = context[:NEAR_CHARS] + "\n" + context[-NEAR_CHARS:] if len(context) > 2 * NEAR_CHARS else context
+    folded, lowered = normalise(part), part.lower()
+    scores: Dict[str, float] = {}
+    for signature in base.signatures:
+        if signature.harmless:
+            continue
+        share = state.near.get(signature.id, 0.0)
+        for pattern in signature.scan:
+            if len(pattern.required) > 1:
+                held = sum(any(o in (lowered if as_written else folded) for o in options)
+                           for options, as_written in pattern.required)
+                share = max(share, held / len(pattern.required))
+        if share >= NEAR_SHARE:
+            scores[signature.code] = max(scores.get(signature.code, 0.0), share * signature.weight)
+    ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))
+    return tuple(ranked[:NEAREST])
+
+
+# How often a log names each framework; one other than torch that it names more often than torch is the user's.
+_FRAMEWORK_WORDS = (
+    ("paddle", re.compile(r"\bpaddle(?:paddle|nlp|ocr|detection|x)?\b|\bPaddlePaddle\b", re.IGNORECASE)),
+    ("jax", re.compile(r"\bjax(?:lib)?\b|XlaRuntimeError", re.IGNORECASE)),
+    ("tensorflow", re.compile(r"\btensorflow\b|\bkeras\b", re.IGNORECASE)),
+)
+_TORCH_WORDS = re.compile(r"\btorch\b|\bpytorch\b", re.IGNORECASE)
+
+
+def framework_of(context: str) -> str:
+    """The framework a log comes from ("torch" unless another is named more often): whose commands its fixes give."""
+    torch = len(_TORCH_WORDS.findall(context))
+    counts = [(len(pattern.findall(context)), name) for name, pattern in _FRAMEWORK_WORDS]
+    count, name = max(counts)
+    return name if count > torch else "torch"
+
+
+def _in_framework(commands: Tuple[str, ...], framework: str, base: SignatureBase) -> Tuple[str, ...]:
+    """Commands for the user's framework: torch's own dropped, that framework's added (codes.toml _frameworks)."""
+    own = base.frameworks.get(framework)
+    if own is None or not any("torch" in command for command in commands):
+        return commands
+    kept = tuple(command for command in commands if "torch" not in command)
+    return tuple(dict.fromkeys(kept + (own["devices"], own["environment"])))
+
+
+def read_scan(
+    state: _ScanState,
+    context: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+    whole: bool = True,
+) -> Reading:
+    """The :class:`Reading` of a finished scan: :func:`diagnose_scan`'s causes, the harmless messages, and for an
+    error with no known cause its lines and the nearest classes."""
+    base = base or load_signatures()
+    hits = _apply_context(_hits(state, base.signatures), context)
+    harmless = [h for h in hits if h.signature.harmless]
+    diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
+                               base)
+    framework = framework_of(context)
+    if framework in base.frameworks:
+        diagnoses = [dataclasses.replace(d, fix=d.fix._replace(commands=_in_framework(d.fix.commands, framework, base)),
+                                         settle=_in_framework(d.settle, framework, base),
+                                         sources=d.sources + (base.frameworks[framework]["source"],))
+                     for d in diagnoses]
+    notes = sorted({(p, h.signature.id): Evidence(state.seen[(p, h.columns[p])][0], state.seen[(p, h.columns[p])][1],
+                                                  h.signature.id) for h in harmless for p in h.positions}.values(),
+                   key=lambda e: e.line)
+    if diagnoses:
+        # Fewer than three causes: the classes the log nearly matched are named after them, as near misses (never
+        # causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
+        near: Tuple[str, ...] = ()
+        if len(diagnoses) < MAX_DIAGNOSES:
+            present = {d.code for d in diagnoses}
+            near = tuple(code for code in _nearest(state, base, context)
+                         if code not in present and code != USER_CODE)[:MAX_DIAGNOSES - len(diagnoses)]
+        return Reading(tuple(diagnoses), tuple(notes), nearest=near)
+    quiet = {e.text for e in notes}
+    errors = tuple(e for e in _error_lines(context, whole) if e.text not in quiet)
+    nearest = _nearest(state, base, context) if errors else ()
+    return Reading((), tuple(notes), errors, nearest)
+
+
+def diagnose_scan(
+    state: _ScanState,
+    context: str,
+    snapshot: Optional[Mapping[str, Any]] = None,
+    snapshot_is_live: bool = False,
+    base: Optional[SignatureBase] = None,
+) -> List[Diagnosis]:
+    """The ranked diagnoses from a finished scan (:func:`scan_pieces`), judged against ``snapshot``."""
+    return list(read_scan(state, context, snapshot, snapshot_is_live, base).diagnoses)
+
+
+def _diagnose_hits(hits: List[_Hit], every: List[_Hit], state: _ScanState, snapshot: Optional[Mapping[str, Any]],
+                   snapshot_is_live: bool, base: SignatureBase) -> List[Diagnosis]:
+    # A message known to be harmless holds no cause: what else reads only its lines goes with it.
+    quiet: Set[int] = set()
+    for hit in every:
+        if hit.signature.harmless:
+            quiet |= hit.lines
+    hits = [h for h in hits if not (quiet and h.lines <= quiet)]
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
     specific = any(not hit.signature.generic for hit in hits)
@@ -418,8 +671,7 @@ def diagnose_text(
         params: Dict[str, str] = {}
         evidence: List[Evidence] = []
         for hit in sorted(code_hits, key=lambda h: -h.signature.weight):
-            hit_lines = [(line_numbers[p] if line_numbers else p + 1, _line_text(lines, p, hit.columns.get(p, 0)))
-                         for p in hit.positions]
+            hit_lines = [state.seen[(p, hit.columns[p])] for p in hit.positions]
             params.update({k: v for k, v in _extract(hit.signature, [t for _, t in hit_lines]).items()
                            if k not in params})
             evidence.extend(Evidence(n, t, hit.signature.id) for n, t in hit_lines)
@@ -493,8 +745,9 @@ def _user_code_after_clear_stack_causes(diagnoses: List[Diagnosis], base: Signat
     if not clear:
         return diagnoses
     cap = round(min(clear) - 0.01, 2)
-    return [dataclasses.replace(d, confidence=min(d.confidence, cap)) if d.code == USER_CODE else d
-            for d in diagnoses]
+    # ...nor can its title say "the GPU stack looks fine" beside it: a contradictory pair. It is "also" a bug.
+    return [dataclasses.replace(d, confidence=min(d.confidence, cap), title=msg("diagnose.code.%s.title_also" % USER_CODE))
+            if d.code == USER_CODE else d for d in diagnoses]
 
 
 def _origin(name: str) -> Any:

@@ -8,26 +8,63 @@ Context rules, also data: a signature with ``context = [regex, ...]`` counts onl
 occurs anywhere in the log (the same "libcuda.so.1: cannot open" means "GPU not passed into the container" when the
 log is a Kubernetes/docker one), and ``supersedes = [signature id, ...]`` drops the named signatures' matches when it
 fires, so the contextual reading replaces the context-free one instead of competing with it.
+
+Files are organised by topic (driver, arch, containers, collectives, ...); no file name means anything to the engine.
+A record harvested from the program that prints the message says ``harvested = true`` or carries that ``message``.
+
+Preparing a pattern (parsing it for the literals a match must contain, whether it can span lines) costs far more
+than scanning a short log, so it is done when the data is built: tools/compile_data.py writes the prepared index
+(``__compiled__/_signature_index.json``, keyed by the sha256 of every data file) and validates every record then. A
+pattern's regex is compiled only when its literals occur in the log being read (:func:`compiled`). Without a current
+index (a test's folder, an edited file) the loader prepares and validates everything itself, only slower.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Optional, Pattern, Tuple
+from typing import Any, Dict, List, Optional, Pattern, Tuple
 
-from gpuvet.diagnose.anchors import anchors, necessary_sets
+from gpuvet.diagnose.anchors import anchors, is_common, leading_literal, necessary_sets, normalise, spans_lines
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.models import FINDING_CODES
-from gpuvet.tomlfile import load_toml
+from gpuvet.tomlfile import COMPILED_DIR, load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 CODES_FILE = "codes.toml"
-HARVESTED_FILE = "sources.toml"  # the first harvest, whose records predate the `harvested` key
+INDEX_FILE = "_signature_index.json"  # in COMPILED_DIR; a leading underscore: no TOML twin can have this name
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 FLAGS = re.IGNORECASE
+
+# (literals, as written): one of the literals must occur in a line a match touches. `as written` sets keep their
+# digits ("801") and are sought in the lower-cased text; the others are normalised (engine: digits as 0).
+Need = Tuple[Tuple[str, ...], bool]
+
+
+@lru_cache(maxsize=None)
+def compiled(pattern: str) -> Pattern[str]:
+    """The regex of a prepared pattern, compiled on first use in this process (case-insensitive, as every pattern)."""
+    return re.compile(pattern, FLAGS)
+
+
+@dataclass(frozen=True)
+class ScanPattern:
+    """One pattern as the scan uses it, prepared when the data is built."""
+
+    pattern: str  # the regex without named groups (those run in Signature.extract on matched lines only)
+    anchors: Optional[Tuple[str, ...]]  # lower-case literals of which one must occur (None: no useful one)
+    required: Tuple[Need, ...]  # every literal set a match needs, the anchors last
+    multi: bool  # can a match span a line break (a wrapped message)
+    bare: bool  # starts with ^: tried on the line without the logger's prefix
+    lead: Optional[str]  # the normalised literal every match starts with, if any
+
+    @property
+    def regex(self) -> Pattern[str]:
+        return compiled(self.pattern)
 
 
 @dataclass(frozen=True)
@@ -36,20 +73,23 @@ class Signature:
     code: str
     weight: float
     generic: bool
-    # (literal anchors or None, regex without named groups): str.find on an anchor finds candidate lines fast
-    scan: Tuple[Tuple[Optional[Tuple[str, ...]], Pattern[str], Tuple[Tuple[str, ...], ...]], ...]
-    extract: Tuple[Pattern[str], ...]  # patterns and extract regexes that carry named groups, run on matched lines
+    scan: Tuple[ScanPattern, ...]
+    extract: Tuple[str, ...]  # patterns and extract regexes that carry named groups, run on matched lines
     source: str
     file: str
-    context: Tuple[Pattern[str], ...] = ()  # at least one must occur somewhere in the log, or the signature is void
+    context: Tuple[str, ...] = ()  # regexes: at least one must occur somewhere in the log, or the signature is void
     supersedes: Tuple[str, ...] = ()  # signature ids whose matches this one replaces when it fires
     # The catalog sentence that explains a match: diagnose.sig.<id> unless the record names a shared one (the
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
     origin: str = ""
-    # Taken from the programs that print the messages (sources.toml, or a record with `harvested = true`, as the files
-    # tools/harvest_messages.py writes): where a hand-written signature reads the same line, it wins.
+    # Taken from the program that prints the message (the record says `harvested = true`, as the files
+    # tools/harvest_messages.py writes, or carries the ``message`` it was harvested from) rather than written by
+    # hand from threads: where a hand-written signature reads the same line, the hand-written one decides.
     harvested: bool = False
+    # A known-harmless message (TensorFlow's TF-TRT warning, torch's "kernel errors might be asynchronously
+    # reported" suffix): said to be harmless, never a cause, and what else reads only its lines goes with it.
+    harmless: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +105,8 @@ class CodeInfo:
 class SignatureBase:
     signatures: Tuple[Signature, ...]
     codes: Dict[str, CodeInfo]
+    # framework -> its own commands ("environment", "devices", "source"), for fixes in the user's framework
+    frameworks: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
 
 def _require(condition: object, where: str, problem: str) -> None:
@@ -72,14 +114,86 @@ def _require(condition: object, where: str, problem: str) -> None:
         raise KnowledgeBaseError(f"diagnose signatures: {where}: {problem}")
 
 
-def _compile(pattern: str, where: str) -> Pattern[str]:
+def _check_regex(pattern: str, where: str) -> None:
     try:
-        return re.compile(pattern, FLAGS)
+        re.compile(pattern, FLAGS)
     except re.error as exc:
         raise KnowledgeBaseError(f"diagnose signatures: {where}: bad regex {pattern!r}: {exc}")
 
 
-def _load_signature(record: Dict, file: str, index: int) -> Signature:
+_FLASH = re.compile(r"(flash\S{0,8}?)attn(?!\(ention\))|FlashAttention", re.IGNORECASE)
+
+
+def tolerant(pattern: str) -> str:
+    """The pattern as users paste its message: a space between words also matches a line break or several spaces
+    (a wrapped terminal, an issue form), a final ``!`` may be missing, and flash-attn and FlashAttention are one
+    name. Done on the pattern's text outside character classes and escapes."""
+    # A pattern anchored to its line (^ or $) stays on its line: its spaces are left as written.
+    anchored = pattern.startswith("^") or re.search(r"(?<!\\)\$", pattern) is not None
+    out: List[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index:index + 2])
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1:index + 2] == "]":  # "[]...]": a literal ] first in the class
+                out.append("[]")
+                index += 2
+                continue
+        elif char == " " and not anchored:
+            end = index
+            while end < len(pattern) and pattern[end] == " ":
+                end += 1
+            quantified = end < len(pattern) and pattern[end] in "?*+{"
+            out.append(("\\s+" if end - index > 1 else "") + "\\s" if quantified else "\\s+")
+            index = end
+            continue
+        out.append(char)
+        index += 1
+    text = "".join(out)
+    if text.endswith("!") and not text.endswith("\\!"):
+        text += "?"
+    return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
+
+
+def _without_wrap_tolerance(pattern: str) -> str:
+    """The tolerance that keeps a pattern's phrases: the final "!" and the FlashAttention spellings, not the spaces."""
+    text = pattern + "?" if pattern.endswith("!") and not pattern.endswith("\\!") else pattern
+    return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
+
+
+def prepare_pattern(pattern: str) -> Dict[str, Any]:
+    """What the scan needs to know of a pattern without compiling it (JSON-ready; see ScanPattern)."""
+    written = _NAMED_GROUP.sub("(?:", pattern)
+    plain = tolerant(written)
+    found = anchors(plain)
+    # Wrap tolerance splits a phrase into words; where that leaves an everyday word ("error") as the only anchor,
+    # the scan would try the regex on most lines of a training log: the pattern keeps its phrases (and its spaces).
+    if plain != written and (not found or any(is_common(a) for a in found)) and anchors(written):
+        plain = _without_wrap_tolerance(written)
+        found = anchors(plain)
+    # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
+    # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
+    checks = [c for c in necessary_sets(plain) if not found or c != found]
+    required: List[Any] = [[[normalise(a) for a in options], False] for options in checks]
+    # normalise() turns "801" into "000": a set with digits is also sought as written
+    required += [[[a.lower() for a in options], True] for options in checks
+                 if any(ch.isdigit() for a in options for ch in a)]
+    if found:
+        required.append([[normalise(a) for a in found], False])
+    lead = leading_literal(plain)
+    return {"pattern": plain, "anchors": found, "required": required, "multi": spans_lines(plain),
+            "bare": plain.startswith("^"), "lead": normalise(lead) if lead else None}
+
+
+def _prepare_signature(record: Dict, file: str, index: int) -> Dict[str, Any]:
+    """A record validated and prepared (JSON-ready): every regex compiles, every field has its type."""
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
     _require(isinstance(record.get("id"), str) and record["id"], where, "no id")
     _require(record.get("code") in FINDING_CODES, where, f"code {record.get('code')!r} is not a docs/CONTRACT.md §4 code")
@@ -89,76 +203,139 @@ def _load_signature(record: Dict, file: str, index: int) -> Signature:
     _require(isinstance(source, str) and source.startswith(("http://", "https://")), where, "no source URL")
     patterns: Any = record.get("patterns")
     _require(isinstance(patterns, list) and patterns, where, "no patterns")
-    for pattern in patterns:
-        _compile(pattern, where)  # each on its own so a bad one is named
-    scan = []
-    for pattern in patterns:
-        plain = _NAMED_GROUP.sub("(?:", pattern)
-        found = anchors(plain)
-        # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
-        # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
-        checks = tuple(tuple(c) for c in necessary_sets(plain) if not found or tuple(c) != tuple(found))
-        scan.append((tuple(found) if found else None, _compile(plain, where), checks))
     extractors = [p for p in patterns if _NAMED_GROUP.search(p)] + list(record.get("extract", []))
     context = record.get("context", [])
     _require(isinstance(context, list) and all(isinstance(c, str) and c for c in context), where,
              "context must be a list of regexes")
+    for pattern in list(patterns) + extractors + context:
+        _check_regex(pattern, where)  # each on its own so a bad one is named
     supersedes = record.get("supersedes", [])
     _require(isinstance(supersedes, list) and all(isinstance(i, str) and i for i in supersedes), where,
              "supersedes must be a list of signature ids")
     _require(not supersedes or context, where, "supersedes needs a context (an unconditional signature would "
              "simply replace the other one: edit that one instead)")
-    return Signature(
-        id=record["id"],
-        code=record["code"],
-        weight=float(weight),
-        generic=bool(record.get("generic", False)),
-        scan=tuple(scan),
-        extract=tuple(_compile(p, where) for p in extractors),
-        source=source,
-        file=file,
-        context=tuple(_compile(c, where) for c in context),
-        supersedes=tuple(supersedes),
-        explain=str(record.get("explain") or "diagnose.sig." + record["id"]),
-        origin=str(record.get("origin", "")),
-        harvested=bool(record.get("harvested")) or file == HARVESTED_FILE,
-    )
+    return {
+        "id": record["id"],
+        "code": record["code"],
+        "weight": float(weight),
+        "generic": bool(record.get("generic", False)),
+        "scan": [prepare_pattern(p) for p in patterns],
+        "extract": extractors,
+        "source": source,
+        "file": file,
+        "context": context,
+        "supersedes": supersedes,
+        "explain": str(record.get("explain") or "diagnose.sig." + record["id"]),
+        "origin": str(record.get("origin", "")),
+        "harvested": bool(record.get("harvested")) or "message" in record,
+        "harmless": bool(record.get("harmless", False)),
+    }
 
 
-def _load_codes(folder: Path) -> Dict[str, CodeInfo]:
-    codes: Dict[str, CodeInfo] = {}
+def _signature(prepared: Dict[str, Any]) -> Signature:
+    scan = tuple(ScanPattern(p["pattern"], tuple(p["anchors"]) if p["anchors"] else None,
+                             tuple((tuple(options), bool(as_written)) for options, as_written in p["required"]),
+                             bool(p["multi"]), bool(p["bare"]), p["lead"]) for p in prepared["scan"])
+    return Signature(**dict(prepared, scan=scan, extract=tuple(prepared["extract"]),
+                            context=tuple(prepared["context"]), supersedes=tuple(prepared["supersedes"])))
+
+
+def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
+    codes: Dict[str, Dict[str, Any]] = {}
     for code, record in load_toml(folder / CODES_FILE).items():
+        if code.startswith("_"):
+            continue  # not a code: the frameworks' own commands (_frameworks_of)
         where = f"{CODES_FILE} [{code}]"
         _require(code in FINDING_CODES, where, "not a docs/CONTRACT.md §4 code")
         _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
-        codes[code] = CodeInfo(
-            code=code,
-            rank=int(record["rank"]),
-            commands=tuple(record.get("commands", ())),
-            settle=tuple(record.get("settle", ())),
-            source=record["source"],
-        )
+        codes[code] = {"code": code, "rank": int(record["rank"]), "commands": list(record.get("commands", ())),
+                       "settle": list(record.get("settle", ())), "source": record["source"]}
+    return codes
+
+
+def _frameworks_of(folder: Path) -> Dict[str, Dict[str, str]]:
+    frameworks = load_toml(folder / CODES_FILE).get("_frameworks", {})
+    for name, record in frameworks.items():
+        where = f"{CODES_FILE} [_frameworks.{name}]"
+        _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
+        _require(isinstance(record.get("environment"), str) and isinstance(record.get("devices"), str), where,
+                 "environment and devices must be commands")
+    return {name: dict(record) for name, record in frameworks.items()}
+
+
+def _codes(prepared: Dict[str, Dict[str, Any]]) -> Dict[str, CodeInfo]:
+    codes = {code: CodeInfo(code, int(r["rank"]), tuple(r["commands"]), tuple(r["settle"]), r["source"])
+             for code, r in prepared.items()}
     # A code added to the vocabulary later and not yet described here ranks after the chain, with no commands.
     for code in FINDING_CODES:
         codes.setdefault(code, CodeInfo(code, 70, (), (), "https://github.com/gpuvet/gpuvet/blob/main/docs/CONTRACT.md"))
     return codes
 
 
-@lru_cache(maxsize=4)
-def load_signatures(folder: Optional[str] = None) -> SignatureBase:
-    """All signatures and code facts from ``folder`` (default: the shipped data), compiled once per process."""
-    path = Path(folder) if folder else DATA_DIR
+def _data_files(folder: Path) -> List[Path]:
+    return sorted(folder.glob("*.toml"))
+
+
+def data_digest(folder: Path) -> str:
+    """The sha256 of every data file's name and bytes: what a prepared index was made from."""
+    from gpuvet.tomlfile import sha256_hex as _sha256
+
+    parts = []
+    for file in _data_files(folder):
+        parts.append(file.name.encode("utf-8") + b"\0" + _sha256(file.read_bytes()).encode("ascii"))
+    return _sha256(b"\n".join(parts))
+
+
+def index_document(folder: Path) -> Dict[str, Any]:
+    """Every signature of ``folder`` validated and prepared, and the code facts: the prepared index's content
+    (tools/compile_data.py writes it as JSON). Raises KnowledgeBaseError naming the first broken record."""
     signatures = []
     seen = set()
-    for file in sorted(path.glob("*.toml")):
+    for file in _data_files(folder):
         if file.name == CODES_FILE:
             continue
         for index, record in enumerate(load_toml(file).get("signature", [])):
-            signature = _load_signature(record, file.name, index)
-            _require(signature.id not in seen, file.name, f"signature id {signature.id!r} defined twice")
-            seen.add(signature.id)
+            signature = _prepare_signature(record, file.name, index)
+            _require(signature["id"] not in seen, file.name, f"signature id {signature['id']!r} defined twice")
+            seen.add(signature["id"])
             signatures.append(signature)
+    # In id order, not file order: which file holds a record must change nothing (ties between equal weights
+    # included), so records can move between topic files freely.
+    signatures.sort(key=lambda s: s["id"])
     for signature in signatures:
-        for other in signature.supersedes:
-            _require(other in seen, signature.file, f"{signature.id} supersedes unknown signature {other!r}")
-    return SignatureBase(tuple(signatures), _load_codes(path))
+        for other in signature["supersedes"]:
+            _require(other in seen, signature["file"], f"{signature['id']} supersedes unknown signature {other!r}")
+    return {"sha256": data_digest(folder), "signatures": signatures, "codes": _prepare_codes(folder),
+            "frameworks": _frameworks_of(folder)}
+
+
+def index_text(folder: Path) -> str:
+    """The prepared index of ``folder`` as the JSON text tools/compile_data.py writes."""
+    return json.dumps(index_document(folder), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def index_path(folder: Path) -> Path:
+    return folder / COMPILED_DIR / INDEX_FILE
+
+
+def _current_index(folder: Path) -> Optional[Dict[str, Any]]:
+    path = index_path(folder)
+    if not os.path.isfile(path):
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or document.get("sha256") != data_digest(folder):
+        return None
+    return document
+
+
+@lru_cache(maxsize=4)
+def load_signatures(folder: Optional[str] = None) -> SignatureBase:
+    """All signatures and code facts from ``folder`` (default: the shipped data), once per process: from the
+    prepared index when it was made from exactly these files, else prepared (and validated) here."""
+    path = Path(folder) if folder else DATA_DIR
+    document = _current_index(path) or index_document(path)
+    return SignatureBase(tuple(_signature(s) for s in document["signatures"]), _codes(document["codes"]),
+                         dict(document.get("frameworks", {})))

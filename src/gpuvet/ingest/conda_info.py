@@ -51,7 +51,7 @@ def _first(fields: Dict[str, List[str]], name: str) -> Optional[str]:
 
 
 def looks_like(text: str) -> bool:
-    return bool(re.search(r"^\s*active environment :", text, re.M)) and bool(re.search(r"^\s*conda version :", text, re.M))
+    return bool(re.search(r"^[ \t]*active environment :", text, re.M)) and bool(re.search(r"^[ \t]*conda version :", text, re.M))
 
 
 def parse(text: str, name: str = "<input>") -> Dict[str, Any]:

@@ -83,11 +83,12 @@ def dataloader_fork_risks(sources: Mapping[str, str], python: Optional[str] = No
         if len(parts) == 2 and tuple(parts) >= (3, 14):
             return []  # forkserver by default on Linux
     trees: Dict[str, Any] = {}
+    from gpuvet.userfiles import parse_python
+
     for name, source in sources.items():
-        try:
-            trees[name] = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
+        tree = parse_python(source, name)  # bounded: a 100,000-term expression is left alone, not recursed into
+        if tree is not None:
+            trees[name] = tree
     touching: Dict[str, str] = {}  # dataset class -> "calls .cuda() in __getitem__ (data.py:17)"
     for name, tree in trees.items():
         for node in ast.walk(tree):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.ingest.common import clean_text
 from gpuvet.ingest.registry import REGISTRY
 
@@ -20,5 +21,6 @@ def detect_kind(text: str) -> Optional[str]:
             if kind.detect(cleaned):
                 return kind.name
         except Exception:  # a detector must never turn odd input into a traceback
+            survived(__name__, 'one paste-kind detector')
             continue
     return None

@@ -17,12 +17,12 @@ from gpuvet.ingest.common import input_error, pasted_source, set_fact, shell
 KIND = "docker-info"
 
 _KEY = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z ()]*?):[ \t]*(?P<value>.*?)\s*$")
-_DEFAULT_RUNTIME = re.compile(r"^\s*Default Runtime:\s*\S+", re.MULTILINE)
-_RUNTIMES = re.compile(r"^\s*Runtimes:\s*\S+", re.MULTILINE)
+_DEFAULT_RUNTIME = re.compile(r"^[ \t]*Default Runtime:[ \t]*\S+", re.MULTILINE)
+_RUNTIMES = re.compile(r"^[ \t]*Runtimes:[ \t]*\S+", re.MULTILINE)
 # `docker info | grep Runtimes` alone: every Docker daemon registers runc (as runc or io.containerd.runc.v2)
-_RUNTIMES_WITH_RUNC = re.compile(r"^\s*Runtimes:(?:\s+[\w.-]+)*?\s+(?:runc|io\.containerd\.runc\.v2)(?:\s+[\w.-]+)*\s*$", re.MULTILINE)
-_SERVER_VERSION = re.compile(r"^\s*Server Version:\s*\d", re.MULTILINE)
-_STORAGE = re.compile(r"^\s*(?:Storage Driver|Docker Root Dir|Cgroup Driver):\s*\S+", re.MULTILINE)
+_RUNTIMES_WITH_RUNC = re.compile(r"^[ \t]*Runtimes:(?:[ \t]+[\w.-]+)*?[ \t]+(?:runc|io\.containerd\.runc\.v2)(?:[ \t]+[\w.-]+)*[ \t]*$", re.MULTILINE)
+_SERVER_VERSION = re.compile(r"^[ \t]*Server Version:[ \t]*\d", re.MULTILINE)
+_STORAGE = re.compile(r"^[ \t]*(?:Storage Driver|Docker Root Dir|Cgroup Driver):[ \t]*\S+", re.MULTILINE)
 # The keys docker info prints that a block of it is made of (to find its extent inside an issue text)
 _BLOCK_KEYS = ("Client", "Server", "Containers", "Running", "Paused", "Stopped", "Images", "Server Version",
                "Storage Driver", "Backing Filesystem", "Supports d_type", "Using metacopy", "Native Overlay Diff",

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
+from gpuvet.debuglog import survived
+from gpuvet.ingest import log_facts
 from gpuvet.ingest.common import clean_text, set_fact, shell
 from gpuvet.snapshot import merge_all, new_snapshot
 
@@ -42,6 +44,7 @@ def _attempt(parser: Callable[[str, str], Dict[str, Any]], text: str, limit: int
     try:
         return parser(text, "embedded")
     except Exception:  # a damaged block is skipped, never fatal: the rest of the log still counts
+        survived(__name__, 'one embedded block')
         return None
 
 
@@ -52,12 +55,22 @@ def parse_embedded(text: str) -> Dict[str, Any]:
     try:
         lines = _lines(text or "")
     except Exception:
+        survived(__name__, 'the facts stated in passing')
         return new_snapshot("pasted", [])
     parts: List[Mapping[str, Any]] = []
+    # The facts lines state in passing come first: a tool's whole block, merged after them, wins where both speak.
+    try:
+        loose = log_facts.parse("\n".join(lines), "embedded")
+    except Exception:  # as for a damaged block: skipped, never fatal
+        survived(__name__, 'the facts stated in passing')
+        loose = None
+    if loose is not None:
+        parts.append(loose)
     for kind in sorted((k for k in REGISTRY if k.find is not None), key=lambda k: k.embed_order):
         try:
             blocks = kind.find(lines)  # type: ignore[misc]
         except Exception:
+            survived(__name__, "one kind's blocks")
             continue
         for block in blocks:
             snapshot = _attempt(kind.parse, block, kind.max_chars)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.ingest import smi_table
 from gpuvet.ingest.common import (
     block_between,
@@ -317,6 +318,7 @@ def _with_smi(snapshot: Dict[str, Any], lines: List[str], source: str) -> Dict[s
         try:
             return merge(snapshot, smi_table.parse(table, "embedded"))
         except Exception:
+            survived(__name__, 'the nvidia-smi table in an environment report')
             banner = smi_table.BANNER.search(table)
             if banner:
                 set_fact(snapshot, "driver.version", banner.group("driver"), source)

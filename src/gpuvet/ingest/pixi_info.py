@@ -19,11 +19,11 @@ from gpuvet.ingest.common import input_error, pasted_source, set_fact, set_virtu
 KIND = "pixi-info"
 
 _FIELD = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)?\s*:\s(.*)$")
-_VERSION = re.compile(r"^\s*Pixi version:\s*(\d+\.\d+\S*)\s*$", re.M)
+_VERSION = re.compile(r"^[ \t]*Pixi version:[ \t]*(\d+\.\d+\S*)[ \t]*$", re.M)
 
 
 def looks_like(text: str) -> bool:
-    return _VERSION.search(text) is not None and re.search(r"^\s*Virtual packages:", text, re.M) is not None
+    return _VERSION.search(text) is not None and re.search(r"^[ \t]*Virtual packages:", text, re.M) is not None
 
 
 def _system_fields(lines: List[str]) -> Dict[str, List[str]]:

@@ -163,9 +163,17 @@ def _requirement(line: str, environment: Dict[str, str], declared: Declared) -> 
     if requirement.url:
         declared.skipped.append((line, msg("ingest.skipped.direct_url")))
         return None
-    if requirement.marker is not None and not requirement.marker.evaluate(environment):
-        declared.skipped.append((line, NOT_FOR_LINUX))
-        return None
+    if requirement.marker is not None:
+        from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+
+        try:
+            holds = requirement.marker.evaluate(environment)
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName) as exc:
+            declared.skipped.append((line, msg("ingest.skipped.not_pep508", error=str(exc).splitlines()[0][:200])))
+            return None
+        if not holds:
+            declared.skipped.append((line, NOT_FOR_LINUX))
+            return None
     return requirement
 
 
@@ -215,23 +223,33 @@ def read_requirements(text: str, python: Optional[str] = None) -> Declared:
     return declared
 
 
-def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) -> Declared:
+def field_error(name: str, where: str, expected: str) -> Exception:
+    from gpuvet.userfiles import ReadRefused
+
+    return ReadRefused("invalid", f"{name}: {where} must be {expected}")
+
+
+def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None,
+                   name: str = "pyproject.toml") -> Declared:
     """``[project] dependencies`` (PEP 621), with uv's ``[tool.uv.sources]`` / ``[[tool.uv.index]]`` deciding the
-    build of the packages it maps to an index."""
+    build of the packages it maps to an index. A field of another type than PEP 621 and uv say (``project`` a
+    string, ``dependencies`` a number) is one InputError naming it."""
+    from gpuvet.userfiles import field, list_of
+
     declared = Declared()
     environment = _environment(python)
-    project = document.get("project") or {}
-    uv = (document.get("tool") or {}).get("uv") or {}
-    indexes = {str(i.get("name")): str(i.get("url") or "") for i in uv.get("index") or [] if isinstance(i, dict)}
-    sources = uv.get("sources") or {}
+    dependencies = list_of(document, "project.dependencies", str, name)
+    uv = field(document, "tool.uv", dict, name, {})
+    indexes = {str(i.get("name")): str(i.get("url") or "") for i in list_of(document, "tool.uv.index", dict, name)}
+    sources = field(document, "tool.uv.sources", dict, name, {})
     # torch-backend is respected by `uv pip` commands only ("At present, --torch-backend is only available in the
     # uv pip interface": https://docs.astral.sh/uv/guides/integration/pytorch/): uv sync installs what the lock says
     for where, table in (("[tool.uv.pip]", uv.get("pip")), ("[tool.uv]", uv)):
         if isinstance(table, dict) and "torch-backend" in table:
             declared.skipped.append(("%s torch-backend = %s" % (where, table["torch-backend"]),
                                      msg("ingest.skipped.torch_backend")))
-    for line in project.get("dependencies") or []:
-        requirement = _requirement(str(line), environment, declared)
+    for line in dependencies:
+        requirement = _requirement(line, environment, declared)
         if requirement is None:
             continue
         source = sources.get(requirement.name)
@@ -242,10 +260,13 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None) ->
                 continue
             marker = choice.get("marker")
             if marker:
-                from packaging.markers import Marker
+                from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
 
-                if not Marker(str(marker)).evaluate(environment):
-                    continue
+                try:
+                    if not Marker(str(marker)).evaluate(environment):
+                        continue
+                except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+                    raise field_error(name, f"tool.uv.sources.{requirement.name}", "a valid PEP 508 marker") from None
             variant = _variant(indexes.get(str(choice["index"]), ""))
             break
         declared.targets.append(_qualified(requirement, variant))
@@ -325,47 +346,56 @@ def _pixi_spec(value: Any) -> Optional[str]:
     return value
 
 
-def _pixi_tables(document: Mapping[str, Any], key: str) -> List[Mapping[str, Any]]:
+def _pixi_tables(document: Mapping[str, Any], key: str, name: str = "pixi.toml") -> List[Mapping[str, Any]]:
     """``key`` (dependencies, pypi-dependencies, system-requirements) of the default environment: the top level,
-    its linux-64 target, and the features the ``default`` environment lists (with their linux-64 targets)."""
-    environments = document.get("environments") or {}
-    default = environments.get("default") if isinstance(environments, dict) else None
+    its linux-64 target, and the features the ``default`` environment lists (with their linux-64 targets). A table
+    of another type (``feature`` a list, ``target`` a string) is one InputError naming it."""
+    from gpuvet.userfiles import field
+
+    environments = field(document, "environments", dict, name, {})
+    default = environments.get("default")
     features = default.get("features") if isinstance(default, dict) else default
-    scopes: List[Mapping[str, Any]] = [document]
-    for name in features if isinstance(features, list) else []:
-        feature = ((document.get("feature") or {}).get(str(name)) or {})
+    scopes: List[Tuple[str, Mapping[str, Any]]] = [("", document)]
+    for feature_name in features if isinstance(features, list) else []:
+        feature = field(document, "feature", dict, name, {}).get(str(feature_name))
         if isinstance(feature, dict):
-            scopes.append(feature)
+            scopes.append(("feature.%s." % feature_name, feature))
     tables: List[Mapping[str, Any]] = []
-    for scope in scopes:
-        for table in (scope.get(key), ((scope.get("target") or {}).get("linux-64") or {}).get(key)):
+    for prefix, scope in scopes:
+        target = field(scope, "target", dict, name + " " + prefix if prefix else name, {})
+        linux = target.get("linux-64")
+        if linux is not None and not isinstance(linux, dict):
+            raise field_error(name, prefix + "target.linux-64", "a table")
+        for where, table in ((prefix + key, scope.get(key)), (prefix + "target.linux-64." + key, (linux or {}).get(key))):
             if isinstance(table, dict):
                 tables.append(table)
+            elif table is not None:
+                raise field_error(name, where, "a table")
     return tables
 
 
-def read_pixi_toml(document: Mapping[str, Any], python: Optional[str] = None) -> Declared:
+def read_pixi_toml(document: Mapping[str, Any], python: Optional[str] = None, name: str = "pixi.toml") -> Declared:
     """A ``pixi.toml`` (or ``[tool.pixi]`` of a pyproject): the default environment's conda ``dependencies`` (the
     frameworks under their conda names), its ``pypi-dependencies``, and ``[system-requirements]``, which pixi
     turns into virtual packages the machine must provide (``cuda = "12"``: ``__cuda >= 12``;
     https://pixi.sh/latest/workspace/system_requirements/)."""
     declared = Declared()
     environment = _environment(python)
-    for table in _pixi_tables(document, "system-requirements"):
-        for name, value in table.items():
-            if isinstance(value, (str, int, float)):
-                declared.system_requirements[str(name)] = str(value)
+    for table in _pixi_tables(document, "system-requirements", name):
+        for key, value in table.items():
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                declared.system_requirements[str(key)] = str(value)[:100]
     for key, conda in (("dependencies", True), ("pypi-dependencies", False)):
-        for table in _pixi_tables(document, key):
-            for name, value in table.items():
+        for table in _pixi_tables(document, key, name):
+            for package, value in table.items():
                 spec = _pixi_spec(value)
                 if spec is None:
-                    declared.skipped.append((str(name), msg("ingest.skipped.path_or_git")))
+                    declared.skipped.append((str(package), msg("ingest.skipped.path_or_git")))
                     continue
-                name = _CONDA_NAMES.get(str(name).lower(), str(name)) if conda else str(name)
-                if conda and name.lower() in ("python", "pip", "cuda-version", "cuda"):
+                package = _CONDA_NAMES.get(str(package).lower(), str(package)) if conda else str(package)
+                if conda and package.lower() in ("python", "pip", "cuda-version", "cuda"):
                     continue
-                requirement = _requirement(name + spec, environment, declared)
+                requirement = _requirement(package + spec, environment, declared)
                 if requirement is not None:
                     declared.targets.append(_qualified(requirement, None))
     return declared

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Dict, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
+from gpuvet.userfiles import LIMITS
 
-MAX_BYTES = 32 * 1024 * 1024  # the longest real paste (nvidia-smi -q of 16 GPUs) is well under 1 MiB
+MAX_BYTES = LIMITS["paste"]
 
 
 def split_spec(spec: str) -> Tuple[Optional[str], str]:
@@ -25,44 +25,33 @@ def split_spec(spec: str) -> Tuple[Optional[str], str]:
 
 
 def decode(data: bytes, name: str) -> str:
-    """Text from bytes: UTF-8 (with or without BOM) or UTF-16 with BOM (PowerShell's `>`); else it is binary."""
-    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            raise input_error("ingest.binary", "ingest.hint_text", name=name)
-    if b"\x00" in data[:65536]:
-        raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    """Text from bytes, as every user file is decoded (gpuvet.userfiles.decode_text: a BOM, UTF-16, UTF-8, GB18030,
+    Big5, Shift-JIS); bytes that are none of them are binary."""
+    from gpuvet.userfiles import ReadRefused, decode_text
+
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        # nvidia-smi on a Chinese Windows console writes GBK; anything else non-UTF-8 is not a tool's text
-        text = data.decode("gb18030")
-    except UnicodeDecodeError:
-        raise input_error("ingest.binary", "ingest.hint_text", name=name)
-    if sum(1 for ch in text if ord(ch) < 32 and ch not in "\n\r\t\x1b") > len(text) // 100:
-        raise input_error("ingest.binary", "ingest.hint_text", name=name)
-    return text
+        return decode_text(data, name, "paste")
+    except ReadRefused:
+        raise input_error("ingest.binary", "ingest.hint_text", name=name) from None
 
 
 def read_bytes(path: str) -> bytes:
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        data = stream.read(MAX_BYTES + 1) if stream is not None else sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
-    else:
-        from gpuvet.probe.files import ReadError
-        from gpuvet.probe.files import read_bytes as read_regular
+    """The bytes of one --from file or stdin, read as every user file is (gpuvet.userfiles.read_bytes: a regular
+    file or a pipe the user made, never a device, bounded in size and a pipe in time); errors worded by the
+    catalog."""
+    from gpuvet.userfiles import ReadRefused
+    from gpuvet.userfiles import read_bytes as read_user_bytes
 
-        try:  # regular files only: a FIFO would block forever, /dev/zero never ends
-            data = read_regular(path, MAX_BYTES + 1)
-        except ReadError as exc:
-            error = str(exc).split(": ", 1)[-1]
-            raise input_error("ingest.unreadable", "ingest.hint_file", name=path, error=error)
-    if len(data) > MAX_BYTES:
-        raise input_error("ingest.too_large", name=path, limit=MAX_BYTES // (1024 * 1024))
-    return data
+    try:
+        return read_user_bytes(path, "paste", MAX_BYTES, binary_ok=False)
+    except ReadRefused as exc:
+        name = "stdin" if path == "-" else path
+        if exc.reason == "too_large":
+            raise input_error("ingest.too_large", name=name, limit=MAX_BYTES // (1024 * 1024)) from None
+        if exc.reason == "binary":
+            raise input_error("ingest.binary", "ingest.hint_text", name=name) from None
+        error = exc.message[len(path):].lstrip(": ") if exc.message.startswith(path) else exc.message
+        raise input_error("ingest.unreadable", "ingest.hint_file", name=name, error=error) from None
 
 
 def read_input(spec: str) -> Dict[str, Any]:

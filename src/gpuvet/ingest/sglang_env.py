@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Tuple
 
+from gpuvet.debuglog import survived
 from gpuvet.ingest import nvcc
 from gpuvet.ingest.common import (
     blocks_starting,
@@ -99,7 +100,7 @@ def parse(text: str, name: str = "<input>") -> Dict[str, Any]:
         try:
             set_fact(snapshot, "topology", smi.parse_topo("\n".join(topology), details=True), source)
         except Exception:  # a matrix cut short says nothing; the rest of the report still counts
-            pass
+            survived(__name__, 'a topology matrix cut short')
     return snapshot
 
 

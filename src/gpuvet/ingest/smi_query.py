@@ -37,7 +37,7 @@ _GPU_HEADER = re.compile(r"^GPU\s+(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-
 def looks_like(text: str) -> bool:
     return "NVSMI LOG" in text or (
         re.search(r"^Attached GPUs\s*:", text, re.MULTILINE) is not None
-        and re.search(r"^\s+Product Name\s*:", text, re.MULTILINE) is not None
+        and re.search(r"^[ \t]+Product Name[ \t]*:", text, re.MULTILINE) is not None
     )
 
 

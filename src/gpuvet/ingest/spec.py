@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List
 
+from gpuvet.debuglog import survived
 from gpuvet.ingest import packages as package_parsers
 from gpuvet.ingest.common import input_error, new_gpu, python_record, set_fact
 from gpuvet.snapshot import new_snapshot
@@ -39,8 +40,8 @@ VIRTUALIZATION = {"passthrough": "passthrough", "pass-through": "passthrough", "
 
 
 def looks_like(text: str) -> bool:
-    if not re.search(r"^\s*\[(gpu|image|driver|offer)\]\s*$", text, re.MULTILINE) and not re.search(
-        r"^\s*(driver|cuda)\s*=\s*\"", text, re.MULTILINE
+    if not re.search(r"^[ \t]*\[(gpu|image|driver|offer)\][ \t]*$", text, re.MULTILINE) and not re.search(
+        r"^[ \t]*(driver|cuda)[ \t]*=[ \t]*\"", text, re.MULTILINE
     ):
         return False
     try:
@@ -48,6 +49,7 @@ def looks_like(text: str) -> bool:
 
         loads_toml(text)
     except Exception:
+        survived(__name__, "a spec detector's parse")
         return False
     return True
 

@@ -139,18 +139,82 @@ def _may_hold(name: str, prefixes: Tuple[str, ...], version: Any) -> bool:
 
 
 def _parse(path: str) -> Tuple[List[Dict[str, Any]], List[str]]:
+    """The builds of one overlay file and its problems (one line each). The file is read as every user file is
+    (gpuvet.userfiles: a regular file inside the overlay's folder, bounded; a FIFO, a device or a link out of the
+    folder is a problem, not a hang), parsed bounded in depth, and each ``[[build]]`` checked field by field: a
+    record of the wrong shape (``sass = 5``, ``source = 5``) is left out with a line naming the field."""
+    from gpuvet.errors import InputError
+    from gpuvet.userfiles import check_document, read_bytes
+
     builds: List[Dict[str, Any]] = []
-    problems: List[str] = []
     try:
-        document = load_toml(path)  # its JSON twin (harvest.write_release) when made from these bytes, else the TOML
+        data = read_bytes(path, "overlay record", root=os.path.dirname(path), pipes=False)
+        document = check_document(load_toml(path, data), path, "overlay file")  # its JSON twin when made from these bytes
+    except InputError as exc:
+        return builds, [f"{path}: cannot be read ({exc.message})"]
+    except RecursionError:
+        return builds, [f"{path}: cannot be read (nested too deeply)"]
     except (OSError, ValueError) as exc:
         return builds, [f"{path}: cannot be read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"]
-    for build in document.get("build", ()):
+    records = document.get("build", ())
+    if not isinstance(records, list):
+        return builds, [f"{path}: build must be a list of [[build]] tables"]
+    problems: List[str] = []
+    for index, build in enumerate(records):
         if not isinstance(build, dict) or not build.get("framework") or not build.get("version") or not build.get("source"):
             problems.append(f"{path}: a [[build]] lacks framework, version or source")
             continue
+        wrong = record_problem(build)
+        if wrong:
+            problems.append(f"{path}: build[{index}].{wrong}; the record is left out")
+            continue
         builds.append(dict(build, overlay_file=path))
     return builds, problems
+
+
+_STRING_FIELDS = ("framework", "version", "source", "platform", "wheel", "sha256", "index_url", "distribution")
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def record_problem(build: Mapping[str, Any]) -> Optional[str]:
+    """What is wrong with the shape of one overlay ``[[build]]`` (``"sass must be a list of strings"``), or None:
+    every field the loader, the compatibility model and ``kb status`` read, with the type they read it as."""
+    for key in _STRING_FIELDS:
+        if key in build and not isinstance(build[key], str):
+            return f"{key} must be a string"
+    for key in ("sass", "ptx"):
+        if key in build and not _strings(build[key]):
+            return f"{key} must be a list of strings"
+    if "library" not in build:
+        return None
+    if not isinstance(build["library"], list):
+        return "library must be a list of tables"
+    for number, library in enumerate(build["library"]):
+        at = f"library[{number}]"
+        if not isinstance(library, dict):
+            return f"{at} must be a table"
+        if not isinstance(library.get("file", ""), str):
+            return f"{at}.file must be a string"
+        units = library.get("units", [])
+        if not isinstance(units, list):
+            return f"{at}.units must be a list of tables"
+        for place, unit in enumerate(units):
+            where = f"{at}.units[{place}]"
+            if not isinstance(unit, dict):
+                return f"{where} must be a table"
+            for key in ("sass", "ptx"):
+                if key in unit and not _strings(unit[key]):
+                    return f"{where}.{key} must be a list of strings"
+            count = unit.get("count", 1)
+            if not isinstance(count, int) or isinstance(count, bool):
+                return f"{where}.count must be a whole number"
+            isa = unit.get("isa", {})
+            if not isinstance(isa, dict) or not all(isinstance(v, str) for v in isa.values()):
+                return f"{where}.isa must be a table of PTX ISA versions"
+    return None
 
 
 def _normal(location: str) -> str:

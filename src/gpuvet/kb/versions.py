@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 def parse(text: str) -> Optional[Version]:
     try:
         return Version(str(text).strip())
-    except (InvalidVersion, TypeError):
+    except (InvalidVersion, TypeError, ValueError):  # ValueError: a 5,000-digit part is past int()'s limit
         return None
 
 

@@ -433,7 +433,18 @@ def diagnose_report(document: Mapping[str, Any], lang: str) -> Report:
     title = text(lang, "reports.title.diagnose")
     blocks: List[Any] = [Title(title, subtitle=_kb_line(document, lang))]
     blocks += _machine(document, lang)
-    if not diagnoses:
+    judged = document.get("judged") or {}
+    if judged.get("text"):
+        blocks.append(Para(_s(judged["text"]), muted=True))
+    unknown = document.get("no_known_cause")
+    if unknown:
+        blocks.append(Para(text(lang, "diagnose.ui.no_known_cause"), verdict="unknown"))
+        blocks += [Para(text(lang, "diagnose.ui.error_lines")),
+                   Pre(tuple("%s: %s" % (_s(e.get("line")), _s(e.get("text"))) for e in unknown.get("error_lines") or []))]
+        facts = unknown.get("facts") or {}
+        blocks.append(Para(text(lang, "diagnose.ui.facts", facts="; ".join("%s %s" % kv for kv in facts.items()))
+                           if facts else text(lang, "diagnose.ui.no_facts")))
+    elif not diagnoses:
         blocks.append(Para(text(lang, "reports.diagnose.none"), verdict="unknown"))
     else:
         blocks.append(Heading(text(lang, "reports.diagnose.count", count=len(diagnoses))))
@@ -466,6 +477,14 @@ def diagnose_report(document: Mapping[str, Any], lang: str) -> Report:
             tag += " · " + text(lang, "reports.diagnose.confidence", confidence="%.2f" % confidence)
         card_verdict = "info" if item.get("code") == "not_a_stack_problem" else ("fail" if number == 1 else "warn")
         blocks.append(Card(card_verdict, "%d. %s" % (number, _s(item.get("title"))), tag, tuple(body)))
+    nearest = (unknown or {}).get("nearest") or document.get("nearest") or []
+    if nearest:
+        blocks.append(Para(text(lang, "diagnose.ui.nearest" if unknown else "diagnose.ui.near_misses")))
+        blocks.append(Bullets(tuple("%s [%s]" % (_s(n.get("title")), _s(n.get("code"))) for n in nearest)))
+    harmless = document.get("harmless") or []
+    if harmless:
+        blocks.append(Para(text(lang, "diagnose.ui.harmless"), muted=True))
+        blocks.append(Pre(tuple("%s: %s" % (_s(e.get("line")), _s(e.get("text"))) for e in harmless)))
     return Report(lang, "%s: %s" % (title, _word(lang, verdict)), tuple(blocks), _footer(document, lang))
 
 

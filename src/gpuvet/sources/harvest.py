@@ -84,9 +84,11 @@ def parse_requirement(requirement: str) -> Tuple[str, str]:
 def redact_url(url: str) -> str:
     """Credentials out of a URL as every other report removes them (gpuvet.probe.redact.redact_url): the whole
     user-info part (``https://user:token@host/simple`` -> ``https://***@host/simple``) and secret query values."""
-    from gpuvet.probe.redact import redact_url as redact
+    from gpuvet.probe.redact import redact
+    from gpuvet.probe.redact import redact_url as redact_credentials
 
-    return str(redact(url))
+    # then the whole pass: a token shape in the path (/hf_…/, a presigned /AKIA…/ key) is a secret there too
+    return str(redact(str(redact_credentials(url)), free=False))
 
 
 def framework_of(distribution: str) -> str:
@@ -107,11 +109,16 @@ def pip_env() -> Dict[str, str]:
     return env
 
 
-def _run_pip(args: Sequence[str], timeout: float) -> Tuple[int, str]:
+def _run_pip(args: Sequence[str], timeout: float, scratch: Optional[str] = None) -> Tuple[int, str]:
+    """pip's exit code and output, within ``timeout``. ``scratch``: pip's temporary folder (TMPDIR), one gpuvet
+    removes, so what a pip stopped at the timeout leaves (a half-unpacked download) goes with it."""
     command = [sys.executable, "-m", "pip"] + list(args)
+    env = pip_env()
+    if scratch is not None:
+        env["TMPDIR"] = scratch
     try:
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              universal_newlines=True, env=pip_env(), timeout=max(1.0, timeout))
+                              universal_newlines=True, env=env, timeout=max(1.0, timeout))
     except subprocess.TimeoutExpired:
         raise InputError(f"the package index did not answer within {timeout:.0f} s",
                          hint="check the index URL and the network (pip config list), or raise --timeout") from None
@@ -178,7 +185,7 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
         if index_url:
             args += ["--index-url", index_url]
         args.append(requirement)
-        code, output = _run_pip(args, left)
+        code, output = _run_pip(args, left, scratch=dest)
         wheels = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
         if code == 0 and wheels:
             return os.path.join(dest, wheels[0]), _provenance(output, python, index_url)
@@ -240,7 +247,7 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
                 "-d", dest] + target
         if index_url:
             args += ["--index-url", index_url]
-        code, output = _run_pip(args + [requirement], left)
+        code, output = _run_pip(args + [requirement], left, scratch=dest)
         got = sorted(n for n in os.listdir(dest) if n.endswith(".whl"))
         if code == 0 and got:
             break
@@ -488,8 +495,51 @@ def _free_bytes(folder: str) -> Optional[int]:
         return None
 
 
-def read_wheel(path: str, distribution: str, version: str, platform: str, work: Optional[str] = None) -> Dict[str, Any]:
-    """The ``[[build]]`` record of one downloaded wheel (provenance other than the file's own is added by harvest)."""
+# A wheel's bounds: the largest real wheels (torch, tensorflow) unpack to a few GB in a few thousand members, with
+# deflate ratios under 10 for their libraries; deflate itself cannot pass about 1,032. Past these it is a zip bomb.
+WHEEL_MAX_MEMBERS = 100_000
+WHEEL_MAX_UNPACKED = 32 * 1024 ** 3
+WHEEL_MAX_RATIO = 200
+_BOMB_FLOOR = 16 * 1024 * 1024  # a member this small may compress as well as it likes
+
+
+def hostile_wheel(zf: "zipfile.ZipFile") -> Optional[str]:
+    """Why a wheel must not be read, or None: a member whose path leaves the wheel (``../``, absolute, a drive),
+    members overlapping in the archive (one compressed body counted many times: the classic zip bomb), a member or
+    a total that unpacks past what any wheel holds, or more members than any wheel has. Read from the central
+    directory alone: nothing is unpacked to decide."""
+    infos = zf.infolist()
+    if len(infos) > WHEEL_MAX_MEMBERS:
+        return f"{len(infos)} members, more than any wheel holds ({WHEEL_MAX_MEMBERS})"
+    total = 0
+    for info in infos:
+        name = info.filename.replace("\\", "/")
+        if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in name.split("/"):
+            return f"member {name[:200]!r} points outside the wheel"
+        total += info.file_size
+        if info.file_size > _BOMB_FLOOR and info.file_size > WHEEL_MAX_RATIO * max(1, info.compress_size):
+            return f"member {name[:200]!r} unpacks {info.file_size // max(1, info.compress_size)} times its size"
+    if total > WHEEL_MAX_UNPACKED:
+        return f"its members unpack to {total // 1024 ** 3} GiB, more than any wheel"
+    spans = sorted((info.header_offset, info.header_offset + 30 + len(info.orig_filename.encode("utf-8", "replace"))
+                    + info.compress_size) for info in infos)
+    for (_, end), (start, _) in zip(spans, spans[1:]):
+        if start < end:
+            return "its members overlap in the archive (a zip bomb)"
+    return None
+
+
+def _past(deadline: Optional[float], wheel: str) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise InputError(f"reading wheel {wheel} took longer than the timeout; stopped",
+                         hint="raise --timeout for a large wheel")
+
+
+def read_wheel(path: str, distribution: str, version: str, platform: str, work: Optional[str] = None,
+               deadline: Optional[float] = None) -> Dict[str, Any]:
+    """The ``[[build]]`` record of one downloaded wheel (provenance other than the file's own is added by harvest).
+    A hostile wheel (:func:`hostile_wheel`) is refused before a byte is unpacked; ``deadline`` (time.monotonic())
+    bounds the reading, checked between members and between pieces of each."""
     wheel = os.path.basename(path)
     try:
         zf = zipfile.ZipFile(path)
@@ -497,6 +547,9 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         raise InputError(f"wheel {wheel} is not a readable zip file (corrupt or truncated download): {exc}",
                          hint="harvest it again; if it persists the index serves a broken file") from None
     with zf:
+        why = hostile_wheel(zf)
+        if why is not None:
+            raise InputError(f"wheel {wheel} refused: {why}", hint="the index serves a file that is not a real wheel")
         meta = _metadata(zf, wheel, platform)
         version_files: Dict[str, str] = {}
         for name in _VERSION_FILES:
@@ -517,6 +570,7 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
         scratch = tempfile.mkdtemp(prefix="gpuvet-harvest-", dir=work)
         try:
             for info in so_members:
+                _past(deadline, wheel)
                 free = _free_bytes(scratch)
                 if free is not None and free < info.file_size:
                     unreadable[info.filename] = f"not enough temporary space ({info.file_size} bytes needed)"
@@ -524,7 +578,12 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
                 target = os.path.join(scratch, "member.so")
                 try:
                     with zf.open(info) as src, open(target, "wb") as dst:
-                        shutil.copyfileobj(src, dst, 1 << 22)
+                        while True:
+                            piece = src.read(1 << 22)
+                            if not piece:
+                                break
+                            dst.write(piece)
+                            _past(deadline, wheel)
                 except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as exc:
                     unreadable[info.filename] = f"cannot be extracted: {exc}"
                     continue
@@ -590,10 +649,11 @@ def harvest(requirement: str, index_url: Optional[str] = None, platform: str = "
             timeout: float = DEFAULT_TIMEOUT, work: Optional[str] = None, today: Optional[str] = None) -> Dict[str, Any]:
     """Download and read one release's wheel for PLATFORM: its ``[[build]]`` record, provenance included."""
     name, version = parse_requirement(requirement)
+    deadline = time.monotonic() + timeout  # --timeout covers the download and the reading of the wheel
     dest = tempfile.mkdtemp(prefix="gpuvet-wheel-", dir=work)
     try:
         path, provenance = download(name, version, platform, dest, index_url=index_url, timeout=timeout)
-        record = read_wheel(path, name, version, platform, work=work)
+        record = read_wheel(path, name, version, platform, work=work, deadline=deadline)
     finally:
         shutil.rmtree(dest, ignore_errors=True)
     record["index_url"] = provenance["index_url"]
@@ -657,10 +717,13 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
     path = release_path(folder, first["distribution"], first["version"])
     existing: List[Dict[str, Any]] = []
     if path.is_file():
-        try:
-            existing = list(loads_toml(path.read_text(encoding="utf-8")).get("build", ()))
-        except (OSError, ValueError):
-            existing = []  # a broken file is replaced whole
+        from gpuvet.userfiles import read_bytes
+
+        try:  # as the overlay is read (gpuvet.kb.overlay): a regular file inside it, bounded
+            data = read_bytes(str(path), "overlay record", root=str(path.parent), pipes=False)
+            existing = [b for b in loads_toml(data.decode("utf-8")).get("build", ()) if isinstance(b, dict)]
+        except (InputError, OSError, ValueError, RecursionError):
+            existing = []  # a broken file (or a link out of the overlay) is replaced whole
     merged = list(existing)
     for record in records:
         same = [i for i, b in enumerate(merged) if b.get("platform") == record.get("platform")]

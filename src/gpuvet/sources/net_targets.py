@@ -145,10 +145,11 @@ def _conda_targets(environ: Mapping[str, str], mirrors: Any, asked: Optional[Map
 
 
 def docker_registry_mirrors(path: str = DOCKER_DAEMON_JSON) -> List[str]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (OSError, ValueError):
+    from gpuvet.probe.files import ReadError, read_text
+
+    try:  # regular files only, bounded: a FIFO put there must not hold gpuvet net
+        document = json.loads(read_text(path))
+    except (ReadError, ValueError, RecursionError):
         return []
     found = document.get("registry-mirrors") if isinstance(document, dict) else None
     return [str(u) for u in found if isinstance(u, str)] if isinstance(found, list) else []

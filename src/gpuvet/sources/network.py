@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional
 
+from gpuvet.debuglog import survived
 from gpuvet.models import Message, msg
 from gpuvet.probe.facts import found
 from gpuvet.probe.redact import redact_url
@@ -25,6 +26,7 @@ def pip_default_index() -> Optional[str]:
     try:
         from pip._internal.models.index import PyPI  # pip's constant; importing it loads no resolver
     except Exception:  # no pip in this environment, or a pip that moved it: nothing to probe
+        survived(__name__, "pip's PyPI location")
         return None
     url = getattr(PyPI, "simple_url", None)
     return url if isinstance(url, str) else None
@@ -52,18 +54,20 @@ def conda_defaults(environ: Optional[Mapping[str, str]] = None, timeout: float =
     import json
     import os
     import shutil
-    import subprocess
+
+    from gpuvet.probe.runner import run
 
     environ = os.environ if environ is None else environ
     exe = environ.get("CONDA_EXE") or shutil.which("conda", path=environ.get("PATH"))
     if not exe:
         return {}
+    # the probe's runner: conda in a process group of its own, the whole group killed at the timeout (a conda
+    # script whose Python hangs leaves no child behind holding the pipe, and gpuvet net keeps its deadline)
+    completed = run([exe, "config", "--show", "channel_alias", "default_channels", "--json"], timeout=timeout,
+                    env=dict(environ))
     try:
-        completed = subprocess.run([exe, "config", "--show", "channel_alias", "default_channels", "--json"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                                   timeout=timeout, env=dict(environ), universal_newlines=True)
-        document = json.loads(completed.stdout) if completed.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError, ValueError):
+        document = json.loads(completed.stdout) if completed.ok else None
+    except ValueError:
         return {}
     if not isinstance(document, dict):
         return {}

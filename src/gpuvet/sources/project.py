@@ -3,6 +3,7 @@ gpuvet.ingest.project), following ``-r`` includes inside the project, bounded.""
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -11,21 +12,40 @@ from gpuvet.ingest import dataloader, lockfiles, project
 from gpuvet.models import msg
 
 _MAX_FILES = 64
-_MAX_BYTES = 1024 * 1024
+_MAX_CODE_BYTES = 8 * 1024 * 1024  # all the Python and config files the lints read together: a data folder of
+# sixty 1 MiB sources costs seconds of parsing, not minutes
 
 
-_MAX_LOCK_BYTES = 64 * 1024 * 1024  # a lockfile of a large workspace runs to megabytes
+def _read(root: Path, path: Path, kind: str = "project file") -> str:
+    """A file of the project read as every user file is (gpuvet.userfiles): a regular file whose real path stays
+    inside the project (a link to a private file elsewhere is never read), bounded in size; decoded from UTF-8,
+    UTF-16 or a legacy CJK encoding, else UTF-8 with replacements (a requirement line is ASCII)."""
+    from gpuvet.userfiles import ReadRefused, decode_text, read_bytes
 
-
-def _read(path: Path, limit: int = _MAX_BYTES, kind: str = "a requirements file") -> str:
+    data = read_bytes(str(path), kind, root=str(root), pipes=False,
+                      hint="a project's files are read only when they are regular files inside it")
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise InputError(f"{path} is over {limit // 1024} KiB: not {kind}")
-    return data.decode("utf-8", "replace")
+        return decode_text(data, str(path), kind)
+    except ReadRefused:
+        return data.decode("utf-8", "replace")
+
+
+def _readable(root: Path, path: Path, where: str, skipped: List[Dict[str, Any]]) -> bool:
+    """Whether ``path`` may be read as a file of the project; when not (a link out of it, a FIFO, a device), the
+    reason is noted in ``skipped`` and the rest of the project is read."""
+    from gpuvet.userfiles import inside
+
+    if not inside(str(path), str(root)):
+        skipped.append({"file": where, "line": "", "why": msg("ingest.skipped.outside_project")})
+        return False
+    try:
+        regular = path.is_file() and stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        skipped.append({"file": where, "line": "", "why": msg("ingest.skipped.not_regular")})
+        return False
+    return True
 
 
 _SKIP_DIRS = {".git", ".venv", "venv", "env", "node_modules", "site-packages", "__pycache__", ".tox", "build", "dist"}
@@ -36,16 +56,17 @@ _MAX_CODE_FILES = 400
 
 
 def _project_files(root: Path) -> List[Path]:
-    """The project's own text files, top-down, leaving out environments, caches and build output (bounded)."""
+    """The project's own text files, top-down, leaving out environments, caches and build output (bounded in depth
+    and count, links out of the project and special files never listed: gpuvet.userfiles.tree_files)."""
+    from gpuvet.userfiles import tree_files
+
     out: List[Path] = []
-    for path in sorted(root.rglob("*")):
-        if len(out) >= _MAX_CODE_FILES:
-            break
-        relative = path.relative_to(root)
-        if any(part in _SKIP_DIRS or part.startswith(".") for part in relative.parts[:-1]) or len(relative.parts) > 6:
-            continue
-        if path.suffix.lower() in _TEXT_SUFFIXES and path.is_file():
+    for name in tree_files(str(root), skip_dir=lambda part: part in _SKIP_DIRS or part.startswith(".")):
+        path = Path(name)
+        if path.suffix.lower() in _TEXT_SUFFIXES:
             out.append(path)
+            if len(out) >= _MAX_CODE_FILES:
+                break
     return out
 
 
@@ -53,14 +74,21 @@ def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, Any]]:
     """Code and configs moved from Windows: absolute Windows paths in Python string literals and config values,
     and text files that are not UTF-8 (what Chinese Windows saves as GB18030 fails to decode on Linux, where
     open() without an encoding reads UTF-8, and a Python source in it does not even import), and DataLoaders whose
-    workers would use CUDA once they fork instead of spawn."""
+    workers would use CUDA once they fork instead of spawn. At most _MAX_CODE_BYTES are read in all."""
+    from gpuvet.errors import InputError
+    from gpuvet.userfiles import read_bytes
+
     found: List[Dict[str, Any]] = []
     code: Dict[str, str] = {}
+    budget = _MAX_CODE_BYTES
     for path in _project_files(root):
+        if budget <= 0:
+            break
         try:
-            data = path.read_bytes()[:_MAX_BYTES]
-        except OSError:
-            continue
+            data = read_bytes(str(path), "project file", root=str(root), pipes=False)
+        except InputError:
+            continue  # too big, or replaced by a link or a FIFO since it was listed: not linted
+        budget -= len(data)
         name = str(path.relative_to(root))
         guess = project.encoding_guess(data)
         if guess is not None:
@@ -74,23 +102,13 @@ def code_lint(root: Path, python: Optional[str] = None) -> List[Dict[str, Any]]:
     return found + dataloader.dataloader_fork_risks(code, python)
 
 
-def _load_lock(path: Path, kind: str) -> Any:
-    """A lockfile parsed: TOML (uv.lock) or YAML (pixi.lock, with the optional PyYAML); a file that does not parse is
-    an input error naming it."""
-    text = _read(path, _MAX_LOCK_BYTES, "a lockfile")
-    if kind == "toml":
-        from gpuvet.tomlfile import loads_toml
+def _load_lock(root: Path, path: Path, kind: str) -> Any:
+    """A lockfile parsed: TOML (uv.lock) or YAML (pixi.lock, with the optional PyYAML), bounded in depth and size;
+    a file that does not parse is an input error naming it."""
+    from gpuvet.userfiles import parse_toml, parse_yaml
 
-        try:
-            return loads_toml(text)
-        except ValueError as exc:
-            raise InputError(f"{path}: not valid TOML ({str(exc).splitlines()[0]})") from None
-    import yaml  # the optional extra gpuvet[project]
-
-    try:
-        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml's when built with it
-    except yaml.YAMLError as exc:
-        raise InputError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
+    text = _read(root, path, "lockfile")
+    return parse_toml(text, str(path), "lockfile") if kind == "toml" else parse_yaml(text, str(path), "lockfile")
 
 
 # The manifests each lockfile resolves (pixi reads [tool.pixi] of a pyproject.toml too)
@@ -115,7 +133,7 @@ def _locked(root: Path, python: Optional[str], targets: List[str], origins: List
     replaced: Dict[str, set] = {}  # manifest -> the framework names its lock pins
     for name, kind, reader in (("uv.lock", "toml", lockfiles.read_uv_lock), ("pixi.lock", "yaml", lockfiles.read_pixi_lock)):
         path = root / name
-        if not path.is_file():
+        if not path.exists() or not _readable(root, path, name, skipped):
             continue
         seen.append(path.resolve())
         if kind == "yaml":
@@ -124,7 +142,7 @@ def _locked(root: Path, python: Optional[str], targets: List[str], origins: List
             except ImportError:
                 skipped.append({"file": name, "line": "", "why": msg("ingest.skipped.needs_yaml")})
                 continue
-        declared = reader(_load_lock(path, kind), python, wanted)
+        declared = reader(_load_lock(root, path, kind), python, wanted)
         locked += declared.targets
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
         for manifest in _LOCKED_MANIFESTS[name]:
@@ -148,6 +166,9 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     root = Path(folder).expanduser()
     if not root.is_dir():
         raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
+    given, root = str(root), root.resolve()  # every file read must stay inside this real folder
+    if not root.is_dir():
+        raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
     queue: List[Path] = sorted(root.glob("requirements*.txt")) + sorted((root / "requirements").glob("*.txt"))
     seen: List[Path] = []
     lint: List[Dict[str, Any]] = []
@@ -155,11 +176,15 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     origins: List[str] = []  # the file each target came from
     skipped: List[Dict[str, Any]] = []
     while queue and len(seen) < _MAX_FILES:
-        path = queue.pop(0).resolve()
-        if path in seen or not path.is_file():
+        listed = queue.pop(0)
+        where = str(listed.relative_to(root)) if root in listed.parents else str(listed)
+        if not _readable(root, listed, where, skipped):
+            continue
+        path = listed.resolve()
+        if path in seen:
             continue
         seen.append(path)
-        text = _read(path)
+        text = _read(root, path)
         relative = str(path.relative_to(root.resolve())) if root.resolve() in path.parents else str(path)
         lint += project.windows_lint(text, relative)
         declared = project.read_requirements(text, python)
@@ -177,62 +202,65 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
             else:
                 queue.append(candidate)
     system_requirements: List[Dict[str, Any]] = []
+    from gpuvet.userfiles import parse_toml, parse_yaml
+
     for name, reader in (("pyproject.toml", project.read_pyproject), ("pixi.toml", project.read_pixi_toml)):
         manifest = root / name
-        if not manifest.is_file():
+        if not manifest.exists() or not _readable(root, manifest, name, skipped):
             continue
-        from gpuvet.tomlfile import loads_toml
-
-        try:
-            document = loads_toml(_read(manifest))
-        except ValueError as exc:
-            raise InputError(f"{manifest}: not valid TOML ({str(exc).splitlines()[0]})") from None
+        document = parse_toml(_read(root, manifest), str(manifest), name)
         seen.append(manifest.resolve())
-        declared = reader(document, python)
+        declared = reader(document, python, str(manifest))
         targets += declared.targets
         origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
         system_requirements += [{"file": name, "name": k, "value": v} for k, v in declared.system_requirements.items()]
     for name in ("environment.yml", "environment.yaml"):
         conda_file = root / name
-        if not conda_file.is_file():
+        if not conda_file.exists() or not _readable(root, conda_file, name, skipped):
             continue
         seen.append(conda_file.resolve())
         try:
-            import yaml  # the optional extra gpuvet[project]: YAML needs a real parser
+            import yaml  # noqa: F401  (the optional extra gpuvet[project]: YAML needs a real parser)
         except ImportError:
             skipped.append({"file": name, "line": "", "why": msg("ingest.skipped.needs_yaml")})
             continue
-        try:
-            document = yaml.safe_load(_read(conda_file))
-        except yaml.YAMLError as exc:
-            raise InputError(f"{conda_file}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        document = parse_yaml(_read(root, conda_file), str(conda_file), name)
         declared = project.read_environment_yml(document, python)
         targets += declared.targets
         origins += [name] * len(declared.targets)
         skipped += [{"file": name, "line": line, "why": why} for line, why in declared.skipped]
     for dockerfile in sorted(root.glob("Dockerfile*"))[:_MAX_FILES] + sorted(root.glob("docker/Dockerfile*"))[:_MAX_FILES]:
-        if not dockerfile.is_file():
+        where = str(dockerfile.relative_to(root))
+        if dockerfile.is_dir() or not _readable(root, dockerfile, where, skipped):
             continue
         seen.append(dockerfile.resolve())
-        where = str(dockerfile.relative_to(root))
-        declared = project.read_dockerfile(_read(dockerfile), python)
+        declared = project.read_dockerfile(_read(root, dockerfile), python)
         targets += declared.targets
         origins += [where] * len(declared.targets)
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
     targets = _locked(root, python, targets, origins, seen, skipped)
+    if not seen and skipped:  # there were such files, none of them readable: say which and why
+        from gpuvet.i18n import render
+
+        first = skipped[0]
+        raise InputError(f"--project {folder}: no file gpuvet can read there ({first['file']}: "
+                         f"{render(first['why'], 'en')})", hint="replace links out of the project and pipes "
+                         "by regular files")
     if not seen:
         raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
                          "uv.lock, pixi.lock or Dockerfile there")
     lint += code_lint(root, python)
+    from gpuvet.userfiles import read_bytes
+
     for script in sorted(root.glob("*.sh"))[:_MAX_FILES]:  # CRLF in a shell script: "bad interpreter: /bin/bash^M"
         try:
-            head = script.read_bytes()[:_MAX_BYTES]
-        except OSError:
-            continue
+            head = read_bytes(str(script), "project file", root=str(root), pipes=False)
+        except InputError:
+            continue  # a FIFO, a link out of the project or a huge file: not a script to lint
         if b"\r\n" in head:
             lint.append({"file": script.name, "line": "", "problem": "crlf"})
-    return {"path": str(root), "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
+    return {"path": given, "files": [str(p.relative_to(root.resolve())) if root.resolve() in p.parents else str(p)
                                          for p in seen],
             "targets": list(dict.fromkeys(targets)), "skipped": skipped, "lint": lint,
             "system_requirements": system_requirements}

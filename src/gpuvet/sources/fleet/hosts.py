@@ -80,10 +80,10 @@ def parse_hosts_text(text: str, name: str = "hosts file") -> List[HostSpec]:
 
 
 def read_hosts_file(path: str) -> List[HostSpec]:
-    from gpuvet.sources.userfiles import read_user_text
+    from gpuvet.userfiles import read_text
 
-    # A hosts list of 100,000 lines is 4 MB: a FIFO or /dev/zero is refused, not read until memory runs out.
-    text = read_user_text(path, limit=16 * 1024 * 1024, what="hosts file", hint=_HINT)
+    # A hosts list of 100,000 lines is 4 MB: /dev/zero is refused, not read until memory runs out.
+    text = read_text(path, "hosts file", hint=_HINT)
     return parse_hosts_text(text, name=path)
 
 

@@ -132,10 +132,16 @@ def collect(lines: Sequence[Mapping[str, Any]], signal_name: str, error: Optiona
     width = len(devices)
 
     def column(key: str, index: int) -> List[Optional[float]]:
-        out = []
+        """Device ``index``'s series of ``key``; a reading that is no number, or a utilization outside 0-100 (a
+        broken NVML or a sampler's garbled line), is None: never a point of the smoke document."""
+        out: List[Optional[float]] = []
         for sample in samples:
-            row = sample.get(key) or []
-            out.append(row[index] if index < len(row) else None)
+            row = sample.get(key)
+            value = row[index] if isinstance(row, list) and index < len(row) else None
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value or value < 0 \
+                    or (key == "values" and value > 100) or value == float("inf"):
+                value = None
+            out.append(value)
         return out
 
     return {

@@ -1,4 +1,4 @@
-"""Round-9 families (issue 5): the Hugging Face / LLM-serving / launcher wordings the ninth blind round found missing.
+"""Hugging Face, LLM-serving and launcher wordings as the emitting code prints them.
 
 Each test feeds the engine a message as the emitting code prints it (transformers, accelerate, vLLM, SGLang, TGI,
 llama.cpp, bitsandbytes, torch.distributed) inside ordinary noise and checks that the cause a user would act on comes

@@ -1,4 +1,4 @@
-"""Round-5 families (issue 5): wordings from framework/library sources that the fifth blind round found missing.
+"""Framework wordings (JAX, numba, XLA, Paddle, MindSpore, cuBLAS) as the emitting code prints them.
 
 Each test feeds the engine a message as the emitting code prints it (jax's _check_cuda_versions, numba's nvvm.py,
 XLA's cudart_stub/asm compiler, Paddle's framework.py, MindSpore's actors, cuBLAS) and checks the cause a user would

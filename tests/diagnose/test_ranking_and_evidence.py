@@ -1,4 +1,4 @@
-"""Behaviours found wrong in the fresh-eyes review: each test failed before its fix."""
+"""Ranking (a clear stack cause before "the stack is fine"), evidence line numbers and redaction of extracted values."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Round-6 families (issue 5): wordings the sixth blind round found missing, fed as the emitting program prints them
-(TensorRT's engine deserialiser, Paddle's cuDNN check, the CUDA runtime's numeric error codes, DeepSpeed's batch
-assertion, the dynamic loader's glibc message, conda/pip CPU builds, MIG), inside ordinary noise. Each checks the
+"""Run-time wordings (TensorRT, Paddle cuDNN checks, numeric CUDA error codes, DeepSpeed, glibc, conda/pip CPU builds,
+MIG), fed as the emitting program prints them inside ordinary noise. Each checks the
 cause a user would act on comes first and, where a pattern was narrowed, that the look-alike does not claim it.
 """
 

@@ -1,4 +1,4 @@
-"""Round-4 families (issue 5): message wordings from framework/library sources that the blind round found missing.
+"""Library and framework wordings (TensorFlow, NCCL, xformers, pip, jaxlib) as the emitting code prints them.
 
 Each test feeds the engine the wording as the emitting code prints it (TensorFlow's cuda_dnn.cc, NCCL's socket.cc,
 xformers' operator table, pip's vendored urllib3, jaxlib's Linux-only CUDA wheels) inside ordinary noise, and checks
