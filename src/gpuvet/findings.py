@@ -65,6 +65,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "checks.image_gpu_below": ("gpu_unsupported_by_cuda", "gpu", FAIL),
     "checks.image_gpu_unlisted": ("gpu_unsupported_by_cuda", "gpu", FAIL),  # WARN where the image's CUDA targets it
     "checks.cudnn_mismatch": ("cudnn_mismatch", "cudnn", FAIL),
+    "checks.library_shadowed": ("cudnn_mismatch", "cudnn", WARN),  # layer and code per library (cuDNN, NCCL)
     "checks.nccl_mismatch": ("nccl_mismatch", "nccl", FAIL),
     "checks.nccl_ptx_only": ("ptx_jit", "nccl", INFO),
     "checks.toolkit_mismatch": ("toolkit_mismatch", "cuda", WARN),

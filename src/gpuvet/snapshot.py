@@ -117,6 +117,7 @@ GPU_FIELDS: Dict[str, Tuple[type, ...]] = {
     "virtualization_mode": (str,), "persistence_mode": (bool,), "power_limit_w": _NUMBER,
     "power_default_limit_w": _NUMBER, "power_draw_w": _NUMBER, "temperature_c": _NUMBER,
     "throttle_reasons": (list,), "processes": (list,), "pci_bus_id": (str,), "vbios": (str,),
+    "utilization_percent": _NUMBER,
 }
 
 

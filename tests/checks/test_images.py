@@ -177,8 +177,14 @@ def test_replay_bases_a_system_cuda_on_an_nvidia_cuda_tag_the_target_runs():
     capture = _capture([("cupy", "13.0.0")], toolkit="12.4.131")
     base = replay_base(capture, _snapshot(H100_550_Q), load())
     assert base["image"] == "nvidia/cuda:12.4.1-runtime-ubuntu22.04" and base["reason"] == "cuda_image"
-    # R450 runs no CUDA 12.4 tag (no clause for it, below CUDA 12's floor): a Python image, and the comment says why
-    assert replay_base(capture, _snapshot(T4_450), load())["reason"] == "no_cuda_image"
+    # R450 is below CUDA 12's floor (525.60.13): no CUDA 12.4 runtime runs there, in a tag or added by hand, and the
+    # Dockerfile says so instead of "add the runtime yourself"
+    from gpuvet.report.replay import dockerfile
+
+    base = replay_base(capture, _snapshot(T4_450), load())
+    assert base["reason"] == "driver_below_cuda" and base["minimum"] == "525.60.13"
+    text = dockerfile(capture, base)
+    assert "yourself" not in text and "below 525.60.13" in text and text.count("FROM ") == 1
 
 
 def test_a_project_dockerfile_on_a_known_base_image_checks_that_image():

@@ -72,7 +72,8 @@ def _commands(result):
     ("torch==2.7.0", "pip install torch==2.7.0 --index-url https://download.pytorch.org/whl/cu128", PYTORCH_2_7_BLOG),
     ("torch==2.8.0", "pip install torch==2.8.0 --index-url https://download.pytorch.org/whl/cu129",
      "pytorch/test-infra@21480431: CUDA_AARCH64_ARCHES = ['12.9-aarch64']"),
-    ("torch==2.10.0", "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu130",
+    # cu130 is an aarch64 build too, but driver 550 runs no CUDA 13 build: the fix offers only what runs here
+    ("torch==2.10.0", "pip install torch==2.10.0 --index-url https://download.pytorch.org/whl/cu128",
      "pytorch/test-infra@e8208cf2: CUDA_AARCH64_ARCHES = ['12.6-aarch64', '12.8-aarch64', '13.0-aarch64']"),
 ])
 def test_pypi_torch_for_arm_is_a_cpu_build_on_a_gh200_and_the_fix_names_pytorchs_own_aarch64_build(target, command, source):
@@ -81,6 +82,7 @@ def test_pypi_torch_for_arm_is_a_cpu_build_on_a_gh200_and_the_fix_names_pytorchs
     (cpu,) = [f for f in result.findings if f.code == "cpu_only_build"]
     assert cpu.severity is Severity.FAIL and "Linux aarch64" in _en(cpu.detail)
     assert command in cpu.fix.commands, (source, cpu.fix.commands)
+    assert not any("/whl/cu13" in c for c in cpu.fix.commands), "driver 550 serves no CUDA 13 build"
     # PyPI's wheel was read: the aarch64 wheel itself is cited, with the matrix behind the fix
     assert any("manylinux" in s and "aarch64" in s for s in cpu.sources)
     assert not any(f.code == "arch_list_unknown" for f in result.findings)
@@ -371,3 +373,17 @@ def test_the_new_sentences_read_chinese(snapshot, target):
             text = render(message, "zh") if message is not None else ""
             runs = [m.group(0) for line in text.splitlines() for m in _ENGLISH_RUN.finditer(_CODE_SPANS.sub(" ", line))]
             assert runs == [], (finding.code, text)
+
+
+def test_on_native_windows_every_cuda_build_recommend_offers_names_its_cuda_index():
+    """PyPI's Windows wheels of torch are CPU builds: a plain `pip install torch==X` there installs the CPU wheel, so
+    each CUDA build recommend says fits comes with PyTorch's own index (the [[windows]] record's source)."""
+    from gpuvet.recommend import recommend
+    from gpuvet.snapshot import SnapshotView
+
+    kb = load()
+    picks = recommend(SnapshotView(_pasted(WINDOWS)), kb.framework("torch"), kb)
+    assert picks
+    for pick in picks:
+        (command,) = pick.to_dict()["install"]
+        assert pick.candidate.variant.cuda and "--index-url https://download.pytorch.org/whl/cu" in command, command

@@ -85,3 +85,22 @@ def test_diff_exits_1_when_snapshots_differ_like_diff1(tmp_path, capsys):
     assert main(["diff", str(a), str(b), "--format", "json"]) == 1
     assert main(["diff", str(a), str(a), "--format", "json"]) == 0
     capsys.readouterr()
+
+
+def test_diff_text_opens_with_its_answer(tmp_path, capsys):
+    import json as _json
+
+    from snapshots import gpu, snapshot
+
+    from gpuvet.cli import main
+
+    a = tmp_path / "node01.json"
+    b = tmp_path / "node02.json"
+    a.write_text(_json.dumps(snapshot(driver="535.104.05", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")])))
+    b.write_text(_json.dumps(snapshot(driver="550.54.15", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")])))
+    capsys.readouterr()
+    main(["diff", str(a), str(b)])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Verdict: ") and "driver" in first.lower(), first
+    main(["diff", str(a), str(a)])
+    assert capsys.readouterr().out.splitlines()[0] == "Verdict: PASS · the 2 hosts agree"

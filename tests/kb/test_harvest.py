@@ -377,7 +377,8 @@ def test_a_harvested_release_the_shipped_data_lacks_is_checked(index, sandbox, c
     overlay = sandbox / "home" / "data" / "gpuvet" / "kb"
     assert doc["kb"]["overlay"] == {"path": str(overlay), "files": 1}  # the report names the overlay it used
     assert main(argv[:-2] + ["--from", str(a10)]) == 0
-    assert str(overlay) in capsys.readouterr().out.splitlines()[0]
+    banner = capsys.readouterr().out.splitlines()[1]  # the answer first, then the banner naming the overlay
+    assert banner.startswith("gpuvet check") and str(overlay) in banner
 
     assert main(argv + ["--from", str(t4)]) == 1
     (target,) = json.loads(capsys.readouterr().out)["targets"]

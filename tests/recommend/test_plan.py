@@ -63,3 +63,31 @@ def test_plan_in_chinese_has_the_checklist(capsys):
 def test_bad_size_is_a_usage_error(capsys):
     assert main(["plan", "--framework", "torch", "--model-size", "lots", "--task", "infer"]) == 2
     assert "error: cannot read model size" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("size", ["7", "13", "0.5"])
+def test_a_size_without_its_unit_is_refused_not_read_as_parameters(capsys, size):
+    # "7" read as seven parameters once printed "7e-09B" and exited 0
+    assert main(["plan", "--framework", "torch", "--model-size", size, "--task", "lora"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "needs its unit" in err and "7B" in err  # one error line and its hint
+
+
+@pytest.mark.parametrize("framework, hint", [("pytorch", "did you mean torch?"), ("nosuchthing", "known: ")])
+def test_an_unknown_framework_is_a_usage_error(capsys, framework, hint):
+    assert main(["plan", "--framework", framework, "--model-size", "7B", "--task", "lora"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "not a framework the knowledge base knows" in captured.err and hint in captured.err
+
+
+def test_text_says_how_many_models_it_left_out_and_all_lists_them(capsys):
+    argv = ["plan", "--framework", "torch", "--model-size", "13B", "--task", "lora"]
+    main(argv + ["--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["plan"]["gpus"]
+    fitting = sum(1 for row in rows if row["fits"])
+    main(argv)
+    short = capsys.readouterr().out
+    assert f"showing 20 of {len(rows)} GPU models ({fitting} fit); --all lists every one" in short
+    main(argv + ["--all"])
+    full = capsys.readouterr().out
+    assert "showing" not in full and all(row["model"] in full for row in rows)

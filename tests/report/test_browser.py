@@ -5,6 +5,7 @@ Skipped with a reason when chromium is absent; ``.ci/install-chromium.sh`` insta
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -105,3 +106,39 @@ def test_the_check_page_opens_with_its_one_line_summary(capsys):
     html = run_cli(capsys, ["check", *CHECK_ARGS, "--format", "html", "--lang", "en"])
     first = html.split("</header>", 1)[1].split("<h2>")[0]
     assert "Summary: torch==2.1.2+cu121 warn." in first
+
+
+def _bottom_of(tmp_path, html, name, needles, width, height):
+    """The bottom edge (px from the top of the page) of the first element holding each needle, in a window of
+    ``width`` x ``height``; the copy measured drops the page's CSP so one script can read the layout."""
+    csp = html.index('<meta http-equiv="Content-Security-Policy"')
+    measured = html[:csp] + html[html.index(">", csp) + 1:]
+    script = ("<script>var out=[];%s.forEach(function(n){var hit=null;"
+              "document.querySelectorAll('p,pre,h3,h4,summary').forEach(function(e){"
+              "if(!hit&&e.textContent.indexOf(n)>=0){hit=e;}});"
+              "out.push(hit?Math.round(hit.getBoundingClientRect().bottom):-1);});"
+              "document.title='B='+out.join(',');</script></body>") % json.dumps(list(needles))
+    page = tmp_path / f"{name}.html"
+    page.write_text(measured.replace("</body>", script), encoding="utf-8")
+    dom = _chromium(tmp_path, page, "--dump-dom", "--virtual-time-budget=2000", "--window-size=%d,%d" % (width, height))
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    title = dom.stdout[dom.stdout.index("<title>") + 7: dom.stdout.index("</title>")]
+    return [int(v) for v in title[2:].split(",")]
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (600, 900)])
+def test_the_failing_reason_and_its_fix_are_on_the_first_screen(tmp_path, capsys, width, height):
+    """A failing check at 1280 and 600 px: the reason and the command that fixes it are on the first screen, above
+    the machine's facts and the sources (folded under <details>), and a screenshot of that screen is taken."""
+    vllm = Path(__file__).resolve().parents[1] / "fixtures" / "vllm-collect-env" / \
+        "rtx5090_vllm0.9.0_torch2.8dev-cu128_drv570.144_unfenced.txt"
+    html = run_cli(capsys, ["check", "--no-network", "--from", str(vllm), "vllm==0.9.0", "--format", "html", "--lang", "en"])
+    reason, command = "has no kernels for NVIDIA GeForce RTX 5090", "pip install vllm==0.11.2"
+    bottoms = _bottom_of(tmp_path, html, "first-screen", [reason, command], width, height)
+    assert all(0 < bottom <= height for bottom in bottoms), (width, bottoms)
+    assert html.index(reason) < html.index("<details>")  # sources and notes come folded, after the answer
+    page = tmp_path / "shot.html"
+    page.write_text(html, encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    _chromium(tmp_path, page, "--screenshot=%s" % shot, "--window-size=%d,%d" % (width, height))
+    assert _png_size(shot) == (width, height)

@@ -188,3 +188,30 @@ def test_every_command_has_both_renderers(lang):
             module = importlib.import_module(MARKUP_MODULES[fmt])
             rendered = module.render(command, {"schema_version": 1, "gpuvet_version": "0.1.0"}, lang)
             assert rendered.strip(), (command, fmt)
+
+
+def test_fleet_html_keeps_each_targets_reason_and_fix_per_host_group():
+    """Two nodes fail torch for different reasons: the page names each reason, its fix and its host."""
+    from pathlib import Path
+
+    from gpuvet.checks import run_checks
+    from gpuvet.ingest import detect_kind
+    from gpuvet.ingest import parse as parse_input
+    from gpuvet.kb import load
+    from gpuvet.report.findings import check_to_dict
+    from gpuvet.report.fleet_document import targets_entry
+
+    smi = Path(__file__).resolve().parents[1] / "fixtures" / "nvidia-smi"
+    per_host = {}
+    for host, name in (("k80", "tesla-k80-4gpu_drv375.66.txt"), ("h100", "h100-80gb-hbm3-1gpu_drv590.48.01_idle.txt"),
+                       ("t4", "tesla-t4-1gpu_drv450.51.06.txt")):
+        text = (smi / name).read_text(encoding="utf-8")
+        report = check_to_dict(run_checks(parse_input(detect_kind(text), text, name), ["torch==2.7.0"], load()), "en")
+        per_host[host] = [dict(t, details=t["findings"]) for t in report["targets"]]
+    document = {"hosts": [{"host": h, "status": "ok"} for h in per_host], "summary": {"total": 3},
+                "targets": targets_entry(per_host, ["torch==2.7.0"])}
+    page = render("fleet", document, "en")
+    assert_self_contained_and_inert(page)
+    assert "Driver 375.66 is too old for torch==2.7.0" in page and "Driver 450.51.06 is too old" in page
+    assert "No driver for this GPU serves CUDA 12.6" in page  # the K80's fix, said for its host
+    assert "(k80)" in page and "(t4)" in page

@@ -188,3 +188,81 @@ def test_an_iommu_without_passthrough_is_a_note():
     assert (note.code, note.severity.value) == ("link_note", "info") and "intel_iommu=on" in note.actual
     iommu = dict(iommu, cmdline=["intel_iommu=on", "iommu=pt"], passthrough=True)
     assert findings_for(_gpus(2), pci=_pci([], iommu=iommu)) == []
+
+
+# ------------------------------------------------------------------------------------- someone else on the GPU
+def _pasted_table(name):
+    from gpuvet.ingest import detect_kind, parse
+
+    text = (FIXTURES / "nvidia-smi" / name).read_text(encoding="utf-8")
+    return parse(detect_kind(text), text, name)
+
+
+def test_a_pasted_busy_h100_warns_and_names_the_processes_holding_its_memory():
+    snapshot = _pasted_table("h100-80gb-hbm3-1gpu_drv590.48.01_load.txt")
+    (gpu,) = snapshot["gpus"]["value"]
+    assert gpu["utilization_percent"] == 100 and gpu["memory_used_mib"] == 19818
+    (found,) = [f for f in health_findings(SnapshotView(snapshot)) if f.title.id.startswith("smoke.health.others")]
+    assert found.severity is Severity.WARN and found.code == "virtualization_limit"
+    title, detail = render(found.title, "en"), render(found.detail, "en")
+    assert "3 other process(es) hold 19.3 GiB of 79.6 GiB" in title
+    assert "./gpu_burn (pid 11345, 15.3 GiB)" in detail and "/root/tools/memhog (pid 11327" in detail
+    assert "100 % busy" in detail
+    assert "gpu_burn" in render(found.detail, "zh")
+
+
+def test_busy_with_no_process_listed_is_said_as_a_process_this_view_cannot_see():
+    # the L40S capture: 242 W in P0, 100 % GPU-Util, "No running processes found"
+    found = [f for f in health_findings(SnapshotView(_pasted_table("l40s-1gpu_drv595.80_idle.txt")))
+             if f.code == "virtualization_limit"]
+    assert [f.title.id for f in found] == ["smoke.health.unlisted_busy.title"]
+
+
+def test_an_idle_gpu_and_a_desktop_with_its_own_small_jobs_do_not_warn():
+    for name in ("h100-80gb-hbm3-1gpu_drv590.48.01_idle.txt", "h200-1gpu_drv590.48.01_idle.txt",
+                 "rtx-2080-super-1gpu_drv595.71.05_load.txt"):  # gnome-shell and two ffmpeg, 600 MiB, 8 %
+        found = [f for f in health_findings(SnapshotView(_pasted_table(name))) if f.code == "virtualization_limit"]
+        assert found == [], name
+
+
+def test_check_says_the_busy_gpu_first():
+    import contextlib
+    import io
+
+    from gpuvet.cli import main
+
+    path = FIXTURES / "nvidia-smi" / "h200-1gpu_drv590.48.01_load.txt"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["check", "--no-network", "--from", str(path), "torch==2.7.0"])
+    assert code == 0  # a warning: the build still runs
+    first = out.getvalue().splitlines()[0]
+    assert first.startswith("Verdict: WARN") and "other process(es) hold" in first
+
+
+def test_the_live_probes_xml_reads_utilization_and_a_v100_shared_with_four_processes_warns():
+    from gpuvet.ingest import detect_kind, parse
+
+    path = FIXTURES / "nvidia-smi-q-x"
+    hits = []
+    for xml in sorted(path.glob("*.xml")):
+        text = xml.read_text(encoding="utf-8")
+        snapshot = parse(detect_kind(text), text, xml.name)
+        for finding in health_findings(SnapshotView(snapshot)):
+            if finding.title.id == "smoke.health.others_on_gpu.title":
+                hits.append(render(finding.title, "en"))
+    assert any("Tesla V100-PCIE-32GB): 4 other process(es) hold 12.0 GiB" in h for h in hits), hits
+
+
+def test_persistence_mode_is_a_note_on_a_data_center_gpu_and_none_on_a_consumer_card():
+    """DCGM's check is data-center practice: a renter of a GeForce card cannot act on it, so it is not said there."""
+    from gpuvet.kb import load
+
+    kb = load()
+
+    def persistence(name):
+        found = health_findings(SnapshotView(_pasted_table(name)), kb)
+        return [f for f in found if f.title.id == "smoke.health.persistence_off.title"]
+
+    assert persistence("rtx-3080-1gpu_drv550.54.14.txt") == []  # GeForce RTX 3080, Persistence-M Off
+    assert len(persistence("l40s-1gpu_drv595.80_idle.txt")) == 1  # L40S, Persistence-M Off

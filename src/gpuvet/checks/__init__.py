@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping, Optional, Sequence
 
+from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
-from gpuvet.checks.companions import companion_findings
+from gpuvet.checks.companions import companion_findings, install_with_companions
 from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
@@ -27,8 +28,11 @@ from gpuvet.checks.stack import (
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
 from gpuvet.kb import loader, versions
-from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Severity, TargetResult, Verdict, msg
+from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Message, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
+
+# Findings whose fix is an install: with every install it offered dropped as failing, what is left says nothing.
+_INSTALL_FIXES = {"abi_mismatch", "package_conflict", "cpu_only_build", "arch_not_in_build", "companion_mismatch"}
 
 # Findings whose fix gains "or install this build instead" when another build fits the machine as it stands.
 _ALTERNATIVE_HELPS = {"driver_too_old", "gpu_unsupported_by_cuda", "arch_not_in_build", "python_unsupported", "no_driver"}
@@ -73,10 +77,14 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
 
 
 def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
-                 binaries: Optional[Sequence[Any]] = None, torch: Optional[TorchBuild] = None) -> TargetResult:
+                 binaries: Optional[Sequence[Any]] = None, torch: Optional[TorchBuild] = None, verify: bool = True,
+                 offer: bool = True) -> TargetResult:
     """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
     its kernels on them, each file on its own, as it does an installed build's. ``torch``: the torch build the
-    check's other targets install (a package built per torch, flash-attn, is judged with it when none is installed)."""
+    check's other targets install (a package built per torch, flash-attn, is judged with it when none is installed).
+    ``verify``: each install a fix offers is applied to the snapshot and checked again before it is kept (off while
+    checking such a plan). ``offer``: search the builds that fit instead of a failing one (off where only the
+    verdict is wanted)."""
     resolution: Resolution = resolve(view, target, kb)
     if resolution.candidate is None:
         link = Link("framework", Verdict.UNKNOWN, None, target.text)
@@ -92,11 +100,13 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
         links = tuple(link._replace(verdict=Verdict.FAIL) if link.layer == "framework" else link for link in links)
         findings = (removed,) + tuple(findings)
     findings = stack_findings(view, candidate, kb, findings, depth, torch)
-    if blocking(findings):
+    if offer and blocking(findings):
         findings = _with_alternatives(view, candidate, kb, findings)
     if resolution.note is not None:
         findings = findings + (resolution.note,)
     findings = one_truth(findings)
+    if depth == 0 and verify:
+        findings = verified(view, target, findings, kb)
     resolved = f"{candidate.framework.name}=={candidate.release.version}"
     if candidate.variant.name:
         resolved += f" ({candidate.variant.name})"
@@ -139,6 +149,74 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
     return tuple(alternatives_note(candidate, list(findings) + extra))
 
 
+def _recheck(snapshot: Mapping[str, Any], target: str, kb: Any) -> str:
+    """The verdict of ``target`` on ``snapshot``, as ``check`` gives it (its own fixes not verified again)."""
+    return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False, offer=False).verdict.value
+
+
+def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: Any) -> tuple:
+    """Each finding with only the install options that pass ``check`` once applied to this snapshot
+    (gpuvet.checks.fixplan): an option whose environment still fails is dropped, and a fix left with no install
+    it offered is no fix. Notes and warnings keep theirs only where they pass too."""
+    result = []
+    held: dict = {}  # one re-check per distinct option: findings of one target often offer the same install
+    for finding in findings:
+        fix = finding.fix
+        if fix is None or not fix.commands:
+            result.append(finding)
+            continue
+        kept: List[str] = []
+        dropped = False
+        for option in fixplan.options(fix.commands):
+            if option not in held:
+                held[option] = fixplan.holds(view.document, option, kb, lambda s, t: _recheck(s, t, kb),
+                                             also=(target.text,))
+            ok = held[option]
+            if ok is False:
+                dropped = True
+                continue
+            kept += [c for c in option if c not in kept]
+        if not dropped:
+            result.append(finding)
+            continue
+        summary = _summary_of_kept(fix, kept)
+        if summary is not None and (any(fixplan.plan_of((c,), kb) is not None for c in kept)
+                                    or (kept and finding.code not in _INSTALL_FIXES)):
+            result.append(finding._replace(fix=Fix(summary, tuple(kept))))
+        else:
+            result.append(finding._replace(fix=None))
+    return tuple(result)
+
+
+def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
+    """The fix's summary naming only the builds whose install was kept. "install a build that fits: A / B" lists the
+    builds whose commands close the fix's list, and "X Or Y" puts Y's after X's (``_with_alternatives``), so the
+    summary is read from its end. None: it named only dropped builds."""
+    commands = list(fix.commands)
+
+    def keep(summary: Any) -> Optional[Any]:
+        if not isinstance(summary, Message):
+            return summary
+        if summary.id == "checks.fix_or.fix":
+            second = keep(summary.params.get("second"))
+            first = keep(summary.params.get("first"))
+            if first is None or second is None:
+                return first if second is None else second
+            return msg("checks.fix_or.fix", first=first, second=second)
+        if summary.id != "checks.alternative.fix":
+            # What is left of the list before the alternatives is this sentence's own: with all of them dropped,
+            # the sentence introduces nothing.
+            own, commands[:] = list(commands), []
+            return None if own and not any(c in kept for c in own) else summary
+        labels = str(summary.params.get("builds", "")).split(" / ")
+        installs = commands[len(commands) - len(labels):]
+        del commands[len(commands) - len(labels):]
+        left = [label for label, command in zip(labels, installs) if command in kept]
+        return msg("checks.alternative.fix", builds=" / ".join(left)) if left else None
+
+    return keep(fix.summary)
+
+
 def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding]) -> tuple:
     options = alternatives(view, candidate, kb)
     if not options:
@@ -152,7 +230,7 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
             alternative = msg("checks.alternative.fix", builds=labels)
             combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
             finding = finding._replace(
-                fix=Fix(combined, commands + tuple(option.install for option in options))
+                fix=Fix(combined, commands + tuple(install_with_companions(view, option, kb) for option in options))
             )
         better.append(finding)
     return tuple(better)

@@ -304,6 +304,15 @@ def _own_index_command(candidate: Candidate, variant: Any) -> str:
     return f"pip install {framework.distributions[0]}=={release.version} --index-url {index}"
 
 
+def install_here(view: SnapshotView, candidate: Candidate, kb: Any) -> str:
+    """The command that installs this very build on this machine. On native Windows a plain ``pip install torch==X``
+    takes PyPI's CPU wheel (``on_platform``), so a CUDA build is named from its publisher's own index there."""
+    if (candidate.variant.cuda and model_host(view, kb).os == "windows"
+            and not on_platform(view, candidate, kb).variant.cuda):
+        return _own_index_command(candidate, candidate.variant)
+    return candidate.install
+
+
 def platform_cuda_builds(candidate: Candidate, host: compat.Host, gpus: Sequence[compat.Gpu]) -> Tuple[Tuple[str, str], ...]:
     """(install command, source) of each CUDA build of the candidate's release that its publisher makes for this Arm
     host (the framework file's ``[[platform_build]]``: PyTorch's own index for Linux aarch64) and that the platform
@@ -463,10 +472,32 @@ def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: An
         for g in view.gpus if g.get("name")
     )
     summary_id = "checks.driver_too_old.fix_datacenter" if compat_helps else "checks.driver_too_old.fix"
+    commands = _driver_commands(view, branch)
+    facts: Dict[str, Any] = {}
+    ended = _last_branch_below(view, kb, minimum)
+    sources = sources_of(floor, candidate.variant)
+    if ended is not None:
+        # A driver new enough for this CUDA does not exist for this GPU (Kepler ends at R470): never advise one.
+        family, last_branch, source = ended
+        summary_id, commands, facts = "checks.driver_too_old.fix_past_last", (), {"family": family, "last_branch": last_branch}
+        sources = tuple(sources) + tuple(s for s in (source,) if s and s not in sources)
     return make("checks.driver_too_old", driver=actual, build=candidate.label, cuda=major_minor(cuda), minimum=minimum,
                 driver_floor=minimum,
                 branch=branch, fix=summary_id, expected=f"driver >= {minimum}", actual=actual,
-                commands=_driver_commands(view, branch), sources=sources_of(floor, candidate.variant))
+                commands=commands, sources=sources, **facts)
+
+
+def _last_branch_below(view: SnapshotView, kb: Any, minimum: str) -> Optional[Tuple[str, int, str]]:
+    """(architecture, its last driver branch, source) of a GPU here whose last branch is older than ``minimum``."""
+    needed = version_or_none(minimum)
+    if needed is None:
+        return None
+    host_os = ((view.value("host.os") or {}).get("id") or "linux")
+    for _, gpu in model_gpus(view, kb):
+        floor = kb.gpu_driver_floor(gpu.name, gpu.cc, gpu.architecture, host_os)
+        if floor is not None and floor.last_branch and needed.major > floor.last_branch:
+            return floor.label, floor.last_branch, floor.source
+    return None
 
 
 def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -> Finding:
@@ -532,14 +563,17 @@ def _library_layer(
     have_text = f"{package['name']} {package.get('version')}" if package else None
     if not wanted:
         # The build does not pin one (TensorFlow, JAX plugins load what is installed): show what the machine has.
-        return LayerResult(Link(layer, Verdict.PASS, have_text or msg("link.not_installed"), None))
+        # A library that is not there is never marked as passing (a row "✔ cuDNN not installed" contradicts itself).
+        return LayerResult(Link(layer, Verdict.PASS if have_text else Verdict.SKIP, have_text or msg("link.not_installed"), None))
     installed = _installed_version(view, candidate)
     if installed is None:
         # The build is not installed yet: pip brings the pinned library along.
         actual = have_text or msg("link.not_installed")
         return LayerResult(Link(layer, Verdict.PASS, msg("link.comes_with_build", version=wanted, have=actual), wanted))
     if package is None:
-        return LayerResult(Link(layer, Verdict.PASS, msg("link.not_installed"), wanted))
+        # Installed, yet no wheel of the library is among the packages: the build may carry its own copy (older
+        # wheels did) or load a system one; nothing here says it passes, nor that it fails.
+        return LayerResult(Link(layer, Verdict.SKIP, msg("link.not_installed"), wanted))
     source = view.source("packages")  # pip-metadata when probed; pasted:pip-freeze or spec when read from text
     have, want = version_or_none(package.get("version")), version_or_none(wanted)
     if have is None or want is None:
@@ -869,6 +903,14 @@ def _free_threaded_findings(view: SnapshotView, candidate: Candidate) -> Tuple[O
                                expected=expected, actual=actual, sources=sources_of(record) + FREE_THREADED_SOURCES)]
 
 
+def _python_in(spec: SpecifierSet) -> str:
+    """A Python minor the build supports, to name in the fix: the newest in ``spec`` up to 3.13, else the oldest
+    above it (so the command is one that runs, never a placeholder)."""
+    minors = [f"3.{minor}" for minor in range(6, 20) if spec.contains(f"3.{minor}.0", prereleases=True)]
+    settled = [m for m in minors if Version(m) <= Version("3.13")]
+    return (settled or minors or ["3"])[-1 if settled else 0]
+
+
 def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
     findings: List[Finding] = []
     release = candidate.release
@@ -884,7 +926,8 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
         if spec is not None and py is not None and not spec.contains(Version(f"{py.major}.{py.minor}.{py.micro}"), prereleases=True):
             verdict = Verdict.FAIL
             findings.append(make("checks.python_unsupported", build=candidate.label, python=python, spec=release.python,
-                                 expected=f"Python {release.python}", actual=python, sources=sources_of(release)))
+                                 suggested=_python_in(spec), expected=f"Python {release.python}", actual=python,
+                                 sources=sources_of(release)))
     glibc = view.value("host.glibc")
     if glibc and release.glibc_min and version_or_none(glibc) and version_or_none(release.glibc_min):
         if version_or_none(glibc) < version_or_none(release.glibc_min):  # type: ignore[operator]  # both parse: checked on the line above

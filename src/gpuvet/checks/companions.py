@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
 
-from gpuvet.checks.chain import Candidate, sources_of, version_or_none
+from gpuvet.checks.chain import Candidate, install_here, sources_of, version_or_none
 from gpuvet.findings import make
 from gpuvet.models import Finding, Severity
 from gpuvet.snapshot import SnapshotView
@@ -53,3 +53,18 @@ def companion_findings(view: SnapshotView, candidate: Candidate, installed_relea
                  sources=sources_of(candidate.release))
         )
     return findings
+
+
+def install_with_companions(view: SnapshotView, candidate: Candidate, kb: Any) -> str:
+    """The build's install command with each installed companion at the release that goes with it, from the same
+    index (``torch==2.11.0 torchvision==0.26.0 --index-url .../cu128``): installed alone, the new torch leaves
+    torchvision made for the old one, which then fails to load."""
+    install = install_here(view, candidate, kb)
+    spec = f"{candidate.framework.distributions[0]}=={candidate.release.version}"
+    extra = [f"{name}=={wanted}" for name, wanted in (candidate.release.companions or {}).items()
+             if view.package_version(name) and _made_for(candidate.framework, name, view.package_version(name) or "")
+             not in (None, candidate.release.version)]
+    if not extra or spec not in install:
+        return install
+    return install.replace(spec, " ".join([spec] + extra), 1)
+

@@ -127,9 +127,52 @@ def power_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
                      limit="%.0f" % limit, default="%.0f" % default, percent="%d" % round(share * 100))]
 
 
-def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+def _mib(value: float) -> str:
+    return "%.1f GiB" % (value / 1024) if value >= 1024 else "%d MiB" % value
+
+
+def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
+    """Someone else on this GPU, the first question of a renter on a shared or oversold box: the compute processes
+    that hold its memory, each named, or memory in use that no listed process explains, and how busy it was when
+    read. What was pasted or probed is another moment than the job's, so this warns and never fails."""
+    label = _gpu_label(gpu)
+    processes = [p for p in gpu.get("processes") or [] if isinstance(p, dict) and "C" in str(p.get("type") or "C")]
+    held = sum(_float(p.get("memory_mib")) or 0 for p in processes)
+    used, total = _float(gpu.get("memory_used_mib")), _float(gpu.get("memory_total_mib"))
+    busy = _float(gpu.get("utilization_percent"))
+    busy_now = busy is not None and busy >= float(rules["busy_utilization_warn_percent"])
+    source = rules["others_source"]
+    if processes and (held >= float(rules["others_memory_warn_mib"]) or busy_now):
+        ranked = sorted(processes, key=lambda p: -(_float(p.get("memory_mib")) or 0))
+        names = ", ".join("%s (pid %s, %s)" % (p.get("name") or "?", p.get("pid") if p.get("pid") is not None else "?",
+                                                _mib(_float(p.get("memory_mib")) or 0)) for p in ranked[:5])
+        more = len(ranked) - 5
+        return [_finding("virtualization_limit", Severity.WARN, "others_on_gpu", label, source,
+                         msg("smoke.health.value.gpu_to_yourself"), "%s / %s" % (_mib(held), _mib(total or 0)),
+                         ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+                         detail_variant="busy" if busy_now else "",
+                         count=len(processes), held=_mib(held), total=_mib(total) if total else "?",
+                         processes=names + (" +%d" % more if more > 0 else ""),
+                         utilization="%d" % busy if busy is not None else "?")]
+    if gpu.get("processes") is None:
+        return []  # the input did not list processes (a query CSV): nothing says whose the memory or time is
+    unlisted = (used or 0) - held
+    memory_unlisted = used is not None and unlisted >= float(rules["unlisted_memory_warn_mib"])
+    if memory_unlisted or (busy_now and not processes):
+        return [_finding("virtualization_limit", Severity.WARN, "unlisted_use" if memory_unlisted else "unlisted_busy",
+                         label, source,
+                         msg("smoke.health.value.gpu_to_yourself"),
+                         "%s / %s" % (_mib(used or 0), _mib(total or 0)),
+                         ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
+                         used=_mib(used or 0), total=_mib(total) if total else "?",
+                         utilization="%d" % busy if busy is not None else "?")]
+    return []
+
+
+def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any], segment: Optional[str] = None) -> List[Finding]:
     label, out = _gpu_label(gpu), []
-    if gpu.get("persistence_mode") is False:
+    # Persistence mode is data-center practice (DCGM's check); on a consumer card it is nothing a renter acts on.
+    if gpu.get("persistence_mode") is False and segment != "consumer":
         out.append(_finding("health_problem", Severity.INFO, "persistence_off", label, rules["persistence_source"],
                             "Enabled", "Disabled", ("sudo nvidia-smi -pm 1",)))
     virt = (gpu.get("virtualization_mode") or "").lower()
@@ -257,6 +300,14 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
+def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
+    """datacenter | workstation | consumer | embedded, as the knowledge base's GPU model says; None when unknown."""
+    if kb is None or not name:
+        return None
+    model = kb.gpu(name)
+    return getattr(model, "segment", None) if model is not None else None
+
+
 def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
     if kb is None or not name:
         return None
@@ -276,7 +327,8 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
         findings += throttle_findings(gpu, rules)
         findings += pcie_findings(gpu, rules, _kb_pcie_gen(kb, gpu.get("name")))
         findings += power_findings(gpu, rules)
-        findings += mode_findings(gpu, rules)
+        findings += mode_findings(gpu, rules, _kb_segment(kb, gpu.get("name")))
+        findings += others_findings(gpu, rules)
     events = view.value("xid_events")
     if isinstance(events, list):
         findings += xid_findings(events, rules)

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from gpuvet.checks.chain import major_minor, model_gpus, model_host
 from gpuvet.checks.machine import requirement_findings
 from gpuvet.findings import make
-from gpuvet.kb import compat
+from gpuvet.kb import compat, versions
 from gpuvet.kb.images import PREFIX, VLLM, Image, describe, order, os_of, tags
 from gpuvet.models import Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
@@ -199,7 +199,8 @@ def replay_base(capture: Any, target: Any, kb: Any) -> Dict[str, Any]:
     ``wheels``: the lock holds NVIDIA's CUDA runtime wheel, so a Python image suffices. ``cuda_image``: the capture
     had a CUDA toolkit X.Y and no runtime wheel; the newest nvidia/cuda runtime tag of X.Y (kb/data/images.toml) that
     starts and runs on the target machine. ``no_cuda_image``: no listed tag of X.Y runs there. ``no_cuda``: the
-    capture names no CUDA at all."""
+    capture names no CUDA at all. ``driver_below_cuda``: the target's driver is below the floor of X.Y itself, so
+    no runtime of it runs there, in an image or added by hand."""
     from gpuvet.probe.names import canonical_name
 
     snapshot = capture.get("snapshot") or {}
@@ -224,4 +225,11 @@ def replay_base(capture: Any, target: Any, kb: Any) -> Dict[str, Any]:
         if image is not None and image.cuda and _judge(view, image, kb)[0] == compat.RUNS:
             return {"image": f"{image.family}:{image.tag}", "reason": "cuda_image", "cuda": cuda, "python": python,
                     "source": image.source}
+    floor = kb.min_driver_for_cuda(cuda, model_host(view, kb).os)
+    driver = versions.parse(view.driver_version or "")
+    minimum = versions.parse(floor.minimum) if floor is not None and floor.minimum else None
+    if floor is not None and driver is not None and minimum is not None and driver < minimum:
+        # No runtime of that CUDA runs on this driver at all: adding one by hand would fail the same way.
+        return {"image": slim, "reason": "driver_below_cuda", "cuda": cuda, "python": python,
+                "driver": view.driver_version, "minimum": floor.minimum}
     return {"image": slim, "reason": "no_cuda_image", "cuda": cuda, "python": python}

@@ -250,7 +250,7 @@ def _as_pixi(command: str, kb: Any) -> Written:
 def translate(command: str, installer: str, kb: Any) -> str:
     """One install command as ``installer`` writes it."""
     if installer == "uv":
-        return as_uv(command)
+        return " && ".join(as_uv(part.strip()) for part in command.split(" && "))
     if installer == "conda":
         return as_conda(command, kb)
     if installer == "pixi":

@@ -207,6 +207,9 @@ def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     findings += merge_per_gpu(health_findings(view, kb))
     findings += precision_findings(view, kb)
     findings += binary_findings(view, kb)
+    from gpuvet.checks.dynamic_loader import shadow_findings
+
+    findings += shadow_findings(view)
     return findings
 
 

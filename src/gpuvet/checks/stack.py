@@ -108,13 +108,34 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
         severity = Severity.FAIL if this_is_installed else Severity.WARN
         # Installed against another pin, a compiled extension meets symbols it was not built with.
         key = "checks.requires.broken" if this_is_installed else "checks.requires.replaces"
+        fix, commands, facts = "checks.requires.fix", (candidate.install,), {}
+        pinned = _pinned_build(view, framework, spec, kb) if framework is not None else None
+        if pinned is not None:
+            # pip keeps an installed build that meets the pin, so the build of the pinned package that runs here goes
+            # first; left to pip, a range takes the newest release on PyPI, whatever CUDA it is built for.
+            fix, facts = "checks.requires.fix_with", {"pinned": pinned.label}
+            commands = (f"{pinned.install} && {candidate.install}",)
         findings.append(
             make(key, severity=severity, build=candidate.label, package=name, spec=spec, have=have,
-                 fix="checks.requires.fix", expected=f"{name}{spec}", actual=f"{name} {have}",
-                 commands=(candidate.install,), sources=sources_of(candidate.release),
+                 fix=fix, expected=f"{name}{spec}", actual=f"{name} {have}",
+                 commands=commands, sources=sources_of(candidate.release), **facts,
             )
         )
     return findings, pinned_targets
+
+
+def _pinned_build(view: SnapshotView, framework: Any, spec: str, kb: Any) -> Optional[Candidate]:
+    """The build of a pinned framework to install first: the newest that meets the pin and fits this machine, when
+    it is not what pip would take on its own (the newest release in the pin, its default build); None otherwise."""
+    from gpuvet.checks.resolve import first_fit
+
+    fitting = first_fit(view, framework, kb, admit=lambda release: _admits(spec, release.version))
+    if fitting is None:
+        return None
+    plain = next((r for r in framework.releases if _admits(spec, r.version)), None)
+    if plain is not None and (fitting.release.version, fitting.variant.name) == (plain.version, plain.default_variant):
+        return None
+    return fitting
 
 
 def _unavailable_pin(candidate: Candidate, package: str, spec: str) -> Optional[Mapping[str, Any]]:

@@ -161,6 +161,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
                    help="the GPU rental platform you will rent on: its disks answer the storage questions")
     p.add_argument("--installer", choices=INSTALLERS, default="pip",
                    help="write the install commands for pip (default), uv, conda or pixi (as check --installer)")
+    p.add_argument("--all", action="store_true", help="list every GPU model in text (default: the first 20, and how many more)")
     _add_report_options(p)
 
     p = sub.add_parser("diagnose", help="explain a pasted error log in the context of a snapshot")

@@ -72,7 +72,10 @@ def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace,
 
         return prometheus.render(command, document)
     if fmt == "text":
-        return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width())
+        # --all (plan): every row in text too, where the terminal view shows the first ones and says how many more
+        extra = {"show_all": True} if getattr(args, "all", False) else {}
+        return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width(),
+                                              **extra)
     from gpuvet.report.blocks import BUILDERS
 
     if fmt not in MARKUP_MODULES or command not in BUILDERS:

@@ -170,6 +170,8 @@ def _gpu_from_rows(row: "re.Match[str]", following: List[str], windows: bool) ->
         gpu["memory_total_mib"] = memory["total"]
         gpu["memory_used_mib"] = memory["used"]
         gpu["compute_mode"] = na(stats.group("compute"))
+        util = na(stats.group("util"))
+        gpu["utilization_percent"] = to_int(util.rstrip("%")) if util else None
     third = THIRD_ROW.match(following[1]) if len(following) > 1 else None
     if third:
         gpu["mig_mode"] = mig_mode(third.group("mig"))

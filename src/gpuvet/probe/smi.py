@@ -343,6 +343,9 @@ def _xml_gpu(position, node):
     if reasons is not None:
         gpu["throttle_reasons"] = [throttle_reason(item.tag) for item in reasons
                                    if throttle_reason(item.tag) and (item.text or "").strip() == "Active"]
+    busy = _xml(node, "utilization/gpu_util")  # "100 %": kernels ran this share of the last sample period
+    if busy:
+        gpu["utilization_percent"] = to_int(busy.replace("%", "").strip())
     processes = node.find("processes")
     if processes is not None:
         gpu["processes"] = [{"pid": to_int(_xml(p, "pid")), "type": _xml(p, "type"), "name": _xml(p, "process_name"),

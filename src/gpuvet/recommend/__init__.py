@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.checks import stack_findings
-from gpuvet.checks.chain import Candidate, evaluate
+from gpuvet.checks.chain import Candidate, evaluate, install_here
 from gpuvet.checks.resolve import candidates
 from gpuvet.checks.stack import effective
 from gpuvet.models import Finding, Severity, Verdict
@@ -41,6 +41,7 @@ class Recommendation:
     candidate: Candidate
     changes: Tuple[Need, ...] = ()
     warnings: Tuple[Finding, ...] = field(default=())
+    install: str = ""  # the command that installs this build here (chain.install_here); the build's own when empty
 
     @property
     def needs(self) -> Tuple[str, ...]:
@@ -58,7 +59,7 @@ class Recommendation:
             "variant": variant.name,
             "cuda": variant.cuda,
             "python": release.python,
-            "install": [self.candidate.install],
+            "install": [self.install or self.candidate.install],
             "needs": list(self.needs),
             "verdict": self.verdict,
             "sources": [s for s in (variant.source, release.source) if s],
@@ -128,7 +129,7 @@ def recommend_counted(view: SnapshotView, framework: Any, kb: Any, limit: int = 
         if needs is None or not _drivable(needs, last_branch):
             continue
         warnings = tuple(f for f in findings if f.severity is Severity.WARN)
-        recommendation = Recommendation(candidate, needs, warnings)
+        recommendation = Recommendation(candidate, needs, warnings, install_here(view, candidate, kb))
         if not needs:
             if candidate.release.version not in seen_releases and len(fitting) < limit:
                 fitting.append(recommendation)

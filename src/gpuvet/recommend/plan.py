@@ -32,12 +32,13 @@ USABLE_FRACTION = 0.9
 LORA_TRAINABLE_FRACTION = 0.01
 DEFAULT_SEQ = {"train": 2048, "lora": 2048, "qlora": 2048, "infer": 4096}
 DEFAULT_BATCH = {"train": 1, "lora": 1, "qlora": 1, "infer": 1}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmbt])\s*$", re.IGNORECASE)
 _MULTIPLIER = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
 
 
 def parse_model_size(text: str) -> float:
-    """``7B`` → 7e9, ``350M`` → 3.5e8, ``1.5b`` → 1.5e9."""
+    """``7B`` → 7e9, ``350M`` → 3.5e8, ``1.5b`` → 1.5e9. The unit is required: a bare ``7`` is seven parameters to
+    the arithmetic and almost surely 7B to the user, so it is refused rather than guessed."""
     match = _SIZE.match(text or "")
     if not match:
         raise UsageError.said("errors.model_size", size=repr(text))
@@ -251,7 +252,24 @@ QUESTIONS = (
 )
 
 
+def _known_framework(text: str, kb: Any) -> None:
+    """A plan for a framework the knowledge base does not know plans nothing: refused, with the nearest name."""
+    import difflib
+
+    from gpuvet.checks.targets import parse_target
+
+    target = parse_target(text)
+    if kb.framework(target.name) is not None:
+        return
+    names = sorted({f.name for f in kb.frameworks()} | {d for f in kb.frameworks() for d in f.distributions})
+    close = difflib.get_close_matches(target.name, names, n=1, cutoff=0.6)
+    suggestion = (msg("errors.plan_framework.did_you_mean", name=close[0]) if close
+                  else msg("errors.plan_framework.known", names=", ".join(f.name for f in kb.frameworks())))
+    raise UsageError.said("errors.plan_framework", name=repr(text), suggestion=suggestion)
+
+
 def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
+    _known_framework(args.framework, kb)
     parameters = parse_model_size(args.model_size)
     task, precision = args.task, args.precision
     # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.

@@ -108,6 +108,14 @@ class Card:
 
 
 @dataclass(frozen=True)
+class Details:
+    """Blocks folded under a one-line summary (HTML ``<details>``): context a reader opens when they want it."""
+
+    summary: str
+    body: Tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
 class Bar:
     label: str
     value_text: str
@@ -223,9 +231,12 @@ def _fix_blocks(fix: Optional[Mapping[str, Any]], lang: str) -> List[Any]:
 
 
 def _sources(sources: Optional[Sequence[str]], lang: str) -> List[Any]:
+    """The sources of a finding, folded: they back the sentence above, they are not what a reader acts on."""
     if not sources:
         return []
-    return [Para(text(lang, "reports.sources") + " " + " ".join(str(s) for s in sources), muted=True)]
+    # Inside the fold the line still opens with "Sources:", the mark of quoted text (a source is cited as published).
+    return [Details(text(lang, "reports.sources_count", count=len(sources)),
+                    (Para(text(lang, "reports.sources") + " " + " ".join(str(s) for s in sources), muted=True),))]
 
 
 def _findings(title: str, findings: Sequence[Mapping[str, Any]], lang: str) -> List[Any]:
@@ -252,15 +263,49 @@ def _check_summary(document: Mapping[str, Any], lang: str) -> str:
     return text(lang, "reports.summary", items=text(lang, "reports.summary.separator").join(items)) if items else ""
 
 
+_VERDICT_RANK = {"fail": 0, "unknown": 1, "warn": 2, "pass": 3, "skip": 4}
+
+
+def _answer_blocks(document: Mapping[str, Any], lang: str) -> List[Any]:
+    """The answer, before anything else: the verdict with its one reason and its one fix (report.answer)."""
+    from gpuvet.report.answer import answer
+
+    said = answer(document)
+    verdict = _verdict(said["verdict"])
+    if not said["reason"]:
+        return []
+    reason = "%s: %s" % (said["target"], said["reason"]) if said["target"] else _s(said["reason"])
+    blocks: List[Any] = [Para(reason, verdict)]
+    if said["fix"]:
+        blocks.append(Para(text(lang, "reports.fix") + " " + _s(said["fix"])))
+    if said["command"]:
+        blocks.append(Commands((str(said["command"]),)))
+    return blocks
+
+
+def _acted_on(findings: Sequence[Mapping[str, Any]], lang: str) -> List[Any]:
+    """Failures and warnings as cards; notes folded under one line (context, not something to act on)."""
+    cards: List[Any] = [finding_card(f, lang) for f in findings if f.get("severity") != "info"]
+    notes = [finding_card(f, lang) for f in findings if f.get("severity") == "info"]
+    if notes:
+        cards.append(Details(text(lang, "reports.notes_count", count=len(notes)), tuple(notes)))
+    return cards
+
+
 def check_report(document: Mapping[str, Any], lang: str) -> Report:
     verdict = _verdict(document.get("verdict"))
     blocks: List[Any] = [Title(text(lang, "reports.title.check"), verdict, _word(lang, verdict), _kb_line(document, lang))]
+    blocks += _answer_blocks(document, lang)
     summary = _check_summary(document, lang)
     if summary:
         blocks.append(Para(summary, verdict))
-    blocks += _machine(document, lang)
-    blocks += _findings(text(lang, "reports.machine_findings"), document.get("machine") or [], lang)
-    targets = document.get("targets") or []
+    machine_findings = document.get("machine") or []
+    acted = [f for f in machine_findings if f.get("severity") in ("fail", "warn")]
+    if acted:
+        blocks += [Heading(text(lang, "reports.machine_findings"))] + [finding_card(f, lang) for f in acted]
+    # The targets in the order a reader acts on them: failing first, each with its fix; the machine's facts and
+    # notes after them, folded.
+    targets = sorted(document.get("targets") or [], key=lambda t: _VERDICT_RANK.get(_verdict(t.get("verdict")), 5))
     if targets:
         blocks.append(Heading(text(lang, "reports.targets")))
     for target in targets:
@@ -280,12 +325,19 @@ def check_report(document: Mapping[str, Any], lang: str) -> Report:
         tv = _verdict(target.get("verdict"))
         blocks.append(Chain(_s(target.get("target")), subtitle, tv, _word(lang, tv), links, _chain_headers(lang)))
         findings = target.get("findings") or []
-        blocks += [finding_card(f, lang) for f in findings]
+        blocks += _acted_on(findings, lang)
         if not findings:
             blocks.append(Para(text(lang, "reports.no_findings"), muted=True))
-    blocks += _findings(text(lang, "reports.together"), document.get("together") or [], lang)
+    together = document.get("together") or []
+    if together:
+        blocks += [Heading(text(lang, "reports.together"))] + _acted_on(together, lang)
     if not targets:
         blocks.append(Para(text(lang, "reports.no_targets")))
+    machine = _machine(document, lang)
+    notes = [f for f in machine_findings if f.get("severity") not in ("fail", "warn")]
+    if machine or notes:
+        blocks.append(Details(text(lang, "reports.machine"),
+                              tuple(machine[1:]) + tuple(finding_card(f, lang) for f in notes)))
     return Report(lang, "%s: %s" % (text(lang, "reports.title.check"), _word(lang, verdict)), tuple(blocks), _footer(document, lang))
 
 
@@ -530,6 +582,23 @@ def _fleet_value(value: Any, lang: str) -> str:
     return text(lang, "reports.fleet.unknown") if value is None else _s(value)
 
 
+def _fleet_reasons(group: Mapping[str, Any], lang: str) -> str:
+    """Why these hosts have this verdict for a target: each failure or warning of theirs, with its fix, and the
+    hosts it holds for where only some of the group have it (a per-target reason is never dropped)."""
+    hosts = list(group.get("hosts") or [])
+    said = []
+    for finding in group.get("findings") or []:
+        if finding.get("severity") == "info":
+            continue
+        line = _s(finding.get("title"))
+        if finding.get("fix"):
+            line += " — %s %s" % (text(lang, "reports.fix"), _s(finding["fix"]))
+        if set(finding.get("hosts") or []) != set(hosts):
+            line += " (%s)" % ", ".join(str(h) for h in finding.get("hosts") or [])
+        said.append(line)
+    return "; ".join(said)
+
+
 def fleet_report(document: Mapping[str, Any], lang: str, command: str = "fleet") -> Report:
     hosts = document.get("hosts") or []
     summary = document.get("summary") or {}
@@ -575,10 +644,11 @@ def fleet_report(document: Mapping[str, Any], lang: str, command: str = "fleet")
     blocks += _findings(text(lang, "reports.fleet.findings"), document.get("findings") or [], lang)
     targets = document.get("targets") or []
     if targets:
-        headers = (text(lang, "reports.fleet.col.target"), text(lang, "reports.col.verdict"), text(lang, "reports.fleet.col.hosts"))
+        headers = (text(lang, "reports.fleet.col.target"), text(lang, "reports.col.verdict"), text(lang, "reports.fleet.col.hosts"),
+                   text(lang, "reports.fleet.col.reason"))
         trows = tuple(
             (Cell(_s(t.get("target"))), Cell(_word(lang, _verdict(g.get("verdict"))), verdict=_verdict(g.get("verdict"))),
-             Cell(", ".join(str(h) for h in g.get("hosts") or [])))
+             Cell(", ".join(str(h) for h in g.get("hosts") or [])), Cell(_fleet_reasons(g, lang)))
             for t in targets for g in t.get("verdicts") or []
         )
         blocks += [Heading(text(lang, "reports.fleet.checks")), Table(headers, trows)]

@@ -10,6 +10,7 @@ import re
 from typing import Any, List, Mapping
 
 from gpuvet.i18n import label, render, source_label, text
+from gpuvet.report.answer import answer_line
 from gpuvet.report.machine_summary import machine_lines
 from gpuvet.report.table import display_width, pad
 
@@ -129,6 +130,8 @@ def markup_lines(document: Mapping[str, Any], lang: str) -> List[str]:
     header = text(lang, 'report.kb', version=kb.get('version'), updated=kb.get('updated'))
     if kb.get("overlay"):
         header += text(lang, "report.kb_overlay", path=kb["overlay"].get("path"), files=kb["overlay"].get("files"))
+    # The answer first: a reader who stops after one line knows the verdict, why, and what to run.
+    out.append(f"[bold]{esc(answer_line(document, lang))}[/]")
     out.append(f"[bold]gpuvet check[/]  ·  {esc(header)}")
     for line in machine_lines(document.get("snapshot") or {}, lang):
         out.append(f"  {esc(line)}")

@@ -34,7 +34,9 @@ def _heading(document: Mapping[str, Any], lang: str) -> str:
 
 
 def render_text(document: Mapping[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
-    lines: List[str] = [_heading(document, lang), ""]
+    from gpuvet.report.answer import fleet_answer_line
+
+    lines: List[str] = [fleet_answer_line(document, lang), _heading(document, lang), ""]
     hosts = document["hosts"]
     name_width = min(max((display_width(h["host"]) for h in hosts), default=4), 40)
     status_width = max(display_width(t(lang, "fleet.status." + s)) for s in STATUSES)

@@ -169,6 +169,8 @@ def _block(block: Any) -> str:
         tag = '<div class="tag">%s</div>' % esc(block.tag) if block.tag else ""
         return '<article class="card %s"><h4>%s %s</h4>%s%s</article>' % (
             _cls(block.verdict), esc(ICONS.get(block.verdict, "?")), esc(block.title), tag, "".join(_block(b) for b in block.body))
+    if isinstance(block, B.Details):
+        return "<details><summary>%s</summary>%s</details>" % (esc(block.summary), "".join(_block(b) for b in block.body))
     if isinstance(block, B.Chart):
         return _chart(block)
     if isinstance(block, B.Timeline):

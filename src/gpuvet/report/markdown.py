@@ -120,6 +120,11 @@ def _block(block: Any, out: List[str]) -> None:
             out += [md_code(block.tag), ""]
         for inner in block.body:
             _block(inner, out)
+    elif isinstance(block, B.Details):
+        # No raw HTML in gpuvet's Markdown (a pasted value must never open a tag): the fold is said, not drawn.
+        out += ["*%s*" % md_text(block.summary), ""]
+        for inner in block.body:
+            _block(inner, out)
     elif isinstance(block, B.Chart):
         rows = tuple(
             (B.Cell(bar.label, verdict=bar.verdict), B.Cell(bar.value_text, numeric=True), B.Cell(bar.reference_text, numeric=True),

@@ -7,12 +7,24 @@ from typing import Any, Dict, List
 from gpuvet.checks.platform import images_message, size_text
 from gpuvet.i18n import render, text
 
+SHOWN = 20  # GPU models listed in text unless --all; the count of the rest is always said
 
-def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100) -> str:
+
+def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100,
+                     show_all: bool = False) -> str:
     plan = document["plan"]
     inputs = plan["inputs"]
     memory = plan["memory_gib"]
+    fitting = [row for row in plan["gpus"] if row["fits"]]
+    # The answer first: the smallest rental that holds the workload (the rows are sorted so), or that none does.
+    if fitting:
+        best = fitting[0]
+        answer = text(lang, "plan.answer", count=best["count"] or 1, model=best["model"], memory=f"{best['memory_gib']:g}",
+                      per_gpu=memory["per_gpu"], fitting=len(fitting), total=len(plan["gpus"]))
+    else:
+        answer = text(lang, "plan.answer_none", per_gpu=memory["per_gpu"], total=len(plan["gpus"]))
     lines = [
+        answer,
         text(lang, "plan.heading", params=f"{inputs['parameters'] / 1e9:g}B", task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
         "",
         text(lang, "plan.memory", **memory),
@@ -21,11 +33,14 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
     ]
     lines += [f"  - {a}" for a in plan["assumptions"]]
     lines += ["", text(lang, "plan.gpus")]
-    for row in plan["gpus"][:20]:
+    rows = plan["gpus"] if show_all else plan["gpus"][:SHOWN]
+    for row in rows:
         mark = "✔" if row["fits"] else "✘"
         count = f"{row['count']} ×" if row["count"] else "—"
         reason = f"  ({row['reason']})" if row.get("reason") else ""
         lines.append(f"  {mark} {count} {row['model']} ({row['memory_gib']:g} GiB){reason}")
+    if len(rows) < len(plan["gpus"]):
+        lines.append("  " + text(lang, "plan.more", shown=len(rows), total=len(plan["gpus"]), fitting=len(fitting)))
     software = plan["software"]
     lines += ["", text(lang, "plan.software")]
     if software.get("known"):

@@ -106,6 +106,11 @@ def dockerfile(capture: Mapping[str, Any], base: Optional[Mapping[str, Any]] = N
                           % base.get("cuda"),
                           "# runs on the target driver: a Python image is the base; add the CUDA %s runtime yourself."
                           % base.get("cuda")],
+        "driver_below_cuda": ["# The capture had CUDA %s outside the wheels; the target driver %s is below %s, the floor"
+                              % (base.get("cuda"), base.get("driver"), base.get("minimum")),
+                              "# of CUDA %s, so no runtime of it runs there: move that driver to >= %s first, or"
+                              % (base.get("cuda"), base.get("minimum")),
+                              "# rebuild the CUDA code the capture compiled for a CUDA that driver serves."],
         "cuda_image": ["# The capture had CUDA %s outside the wheels: %s is the newest nvidia/cuda runtime tag of it"
                        % (base.get("cuda"), base.get("image")),
                        "# that starts and runs on the target driver (gpuvet check image:%s says why)." % base.get("image"),
