@@ -25,7 +25,8 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
         answer = text(lang, "plan.answer_none", per_gpu=memory["per_gpu"], total=len(plan["gpus"]))
     lines = [
         answer,
-        text(lang, "plan.heading", params=f"{inputs['parameters'] / 1e9:g}B", task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
+        text(lang, "plan.heading", model=(plan.get("model") or {}).get("display", "?"), params=f"{inputs['parameters'] / 1e9:.3g}B",
+             task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
         "",
         text(lang, "plan.memory", **memory),
         "",
