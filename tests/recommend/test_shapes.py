@@ -9,8 +9,13 @@ import pytest
 from gpuvet.cli import main
 from gpuvet.errors import UsageError
 from gpuvet.kb import loader
-from gpuvet.recommend.shapes import (find_shape, known_shapes, kv_elements_per_token, nearest_dense_shape,
-                                     parameter_count)
+from gpuvet.recommend.shapes import (
+    find_shape,
+    known_shapes,
+    kv_elements_per_token,
+    nearest_dense_shape,
+    parameter_count,
+)
 
 REQUIRED = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size",
             "vocab_size", "max_position_embeddings", "tie_word_embeddings")

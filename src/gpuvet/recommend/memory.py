@@ -27,8 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuvet.recommend.shapes import (ModelShape, embedding_parameters, kv_elements_per_token, largest_tensor,
-                                     lora_parameters)
+from gpuvet.recommend.shapes import (
+    ModelShape,
+    embedding_parameters,
+    kv_elements_per_token,
+    largest_tensor,
+    lora_parameters,
+)
 
 # Bytes per value of a precision.
 BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "int8": 1.0, "int4": 0.5}

@@ -16,8 +16,15 @@ from typing import Any, Dict, List, Optional, Tuple
 from gpuvet.errors import UsageError
 from gpuvet.models import Message, msg
 from gpuvet.recommend import memory as techniques
-from gpuvet.recommend.shapes import (ModelShape, describe, find_shape, kv_elements_per_token, lora_parameters,
-                                     nearest_dense_shape, parameter_count)
+from gpuvet.recommend.shapes import (
+    ModelShape,
+    describe,
+    find_shape,
+    kv_elements_per_token,
+    lora_parameters,
+    nearest_dense_shape,
+    parameter_count,
+)
 
 GIB = 1024**3
 BYTES = techniques.BYTES
