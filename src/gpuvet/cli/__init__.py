@@ -281,7 +281,8 @@ HELP = {
                   ["gpuvet recommend torch", "gpuvet recommend vllm --gpu H100 --driver 535.104.05 --python 3.11"]),
     "plan": ("Memory a workload needs, the GPU models that hold it (and can run the build), the software and the "
              "questions to ask the provider.",
-             ["gpuvet plan --framework torch==2.4.1 --model-size 13B --task lora --gpus 2"]),
+             ["gpuvet plan --framework torch==2.4.1 --model-size 13B --task lora --gpus 2",
+              "gpuvet plan --framework vllm --model llama-3.1-70b --task infer --seq-len 32768"]),
     "diagnose": ("The likely cause of a pasted error log, judged against this machine or a pasted one, with the "
                  "evidence lines and the fix.",
                  ["gpuvet diagnose train.log", "kubectl logs pod/x | gpuvet diagnose - --from nvidia-smi.txt"]),

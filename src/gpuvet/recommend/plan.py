@@ -126,8 +126,8 @@ def assumptions_of(work: Workload, gpus: int) -> List[Message]:
             said.append(msg("plan.assume.adam_fp32" if work.precision == "fp32" else "plan.assume.adam"))
         else:
             adapters = lora_parameters(shape, work.lora_rank)
-            said.append(msg("plan.assume.lora", rank=work.lora_rank, adapters=f"{adapters / 1e6:.1f}",
-                            precision=work.precision))
+            base = work.precision if work.task == "lora" else f"{work.quant_bits}-bit"
+            said.append(msg("plan.assume.lora", rank=work.lora_rank, adapters=f"{adapters / 1e6:.1f}", precision=base))
             if work.task == "qlora":
                 said.append(msg("plan.assume.qlora", bits=work.quant_bits))
         said.append(msg("plan.assume.activations" if work.checkpointing else "plan.assume.activations_full",
@@ -218,6 +218,8 @@ def fit_gpus(work: Workload, gpus: Optional[int], kb: Any, target: Optional[str]
                 "segment": getattr(model, "segment", None),
                 "nvlink": getattr(model, "nvlink", None),
                 "count": count,
+                # What each of those GPUs must hold (differs from memory_gib.per_gpu when the count is gpuvet's).
+                "per_gpu_gib": round(per_gpu[count] / GIB, 1) if count else None,
                 "fits": bool(fits),
                 "runs": runs,
                 "reason": reason,

@@ -20,7 +20,8 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
     if fitting:
         best = fitting[0]
         answer = text(lang, "plan.answer", count=best["count"] or 1, model=best["model"], memory=f"{best['memory_gib']:g}",
-                      per_gpu=memory["per_gpu"], fitting=len(fitting), total=len(plan["gpus"]))
+                      per_gpu=best.get("per_gpu_gib") or memory["per_gpu"], fitting=len(fitting),
+                      total=len(plan["gpus"]))
     else:
         answer = text(lang, "plan.answer_none", per_gpu=memory["per_gpu"], total=len(plan["gpus"]))
     lines = [
