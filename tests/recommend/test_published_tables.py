@@ -2,7 +2,9 @@
 
 - LLaMA-Factory's README "Hardware Requirement" table, at commit ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30
   (https://github.com/hiyouga/LLaMA-Factory/blob/ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30/README.md#hardware-requirement).
-  Its columns are 7B, 14B, 30B and 70B (older revisions had 13B and 65B); GB there is 10^9 bytes (its last column
+  Its columns are 7B, 14B, 30B and 70B; the revision before 522a3e8 (18968405d06a325cb55ffaba665272cab58817d4,
+  https://github.com/hiyouga/LLaMA-Factory/blob/18968405d06a325cb55ffaba665272cab58817d4/README.md#hardware-requirement)
+  had 13B with the same figures as 14B now, and an 8x7B (Mixtral) column. GB there is 10^9 bytes (its last column
   writes the rows as x GB per x B parameters: 2x for 16-bit LoRA is two bytes a parameter). Its rows are estimates
   for LLaMA-Factory's defaults: activation checkpointing on, LoRA rank 8 on every linear layer, batch 1.
   gpuvet plans a ``--model-size`` alone with the published dense shape nearest it, as the CLI does.
@@ -36,7 +38,19 @@ LLAMA_FACTORY = [
     ("qlora_8bit", 7, 10), ("qlora_8bit", 14, 20), ("qlora_8bit", 30, 40), ("qlora_8bit", 70, 80),
     ("qlora_4bit", 7, 6), ("qlora_4bit", 14, 12), ("qlora_4bit", 30, 24), ("qlora_4bit", 70, 48),
     ("qlora_2bit", 7, 4), ("qlora_2bit", 30, 16),
+    # The 13B column of revision 18968405.
+    ("full_mixed", 13, 240), ("full_pure_bf16", 13, 120), ("lora", 13, 32), ("qlora_8bit", 13, 20),
+    ("qlora_4bit", 13, 12),
 ]
+
+# The 8x7B column of revision 18968405, for Mixtral 8x7B's own shape: (row, published GB).
+MIXTRAL = [("full_pure_bf16", 400), ("qlora_4bit", 30), ("qlora_2bit", 18)]
+MIXTRAL_CANNOT_MATCH = {
+    ("full_mixed", 900): "the column's figures imply about 50-60 B parameters (LoRA at 2 bytes: 120 GB, 8-bit: 60 GB), "
+                         "where Mixtral 8x7B's config.json gives 46.7 B",
+    ("lora", 120): "as above: 120 GB is 2 bytes for 60 B parameters",
+    ("qlora_8bit", 60): "as above: 60 GB is 1 byte for 60 B parameters",
+}
 
 # Rows that cannot match, and why (each is asserted to stay out of the tolerance, so a change that "fixes" one
 # is noticed and the reason revisited).
@@ -47,13 +61,16 @@ CANNOT_MATCH = {
     ("qlora_2bit", 14, 8): "x/4 GB counts only the 2-bit weights; the 16-bit embeddings and output head "
                            "(bitsandbytes and HQQ leave them unquantised) and the logits are not in it",
     ("qlora_2bit", 70, 24): "as at 14B: Llama 3.1 70B's embeddings and output head alone are 4.2 GB in 16-bit",
+    ("qlora_2bit", 13, 8): "as at 14B",
 }
+# Not compared: the Freeze row (20/40/80/200 GB in revision 18968405): gpuvet plans no freeze-tuning technique.
 
 
-def figure(row: str, size_b: float) -> float:
-    """gpuvet's figure for a row of LLaMA-Factory's table, in GB (10^9 bytes)."""
-    parameters = size_b * 1e9
-    shape = nearest_dense_shape(parameters)
+def figure(row: str, size_b: float, model: str = "") -> float:
+    """gpuvet's figure for a row of LLaMA-Factory's table, in GB (10^9 bytes): for a size, with the published dense
+    shape nearest it (as ``--model-size``); for MODEL, with its shape and parameter count (as ``--model``)."""
+    shape = find_shape(model)[0] if model else nearest_dense_shape(size_b * 1e9)
+    parameters = float(parameter_count(shape)) if model else size_b * 1e9
     if row == "full_mixed":
         result = memory.full_finetune(shape, parameters, "bf16", SEQ, BATCH, True)
     elif row == "full_pure_bf16":
@@ -75,6 +92,17 @@ def test_llama_factory_hardware_table(row, size, published):
 def test_rows_that_cannot_match_are_named_and_still_differ(cell):
     row, size, published = cell
     assert figure(row, size) != pytest.approx(published, rel=TOLERANCE), CANNOT_MATCH[cell]
+
+
+@pytest.mark.parametrize("row, published", MIXTRAL)
+def test_llama_factory_mixtral_column(row, published):
+    assert figure(row, 0, "mixtral-8x7b") == pytest.approx(published, rel=TOLERANCE)
+
+
+@pytest.mark.parametrize("cell", sorted(MIXTRAL_CANNOT_MATCH))
+def test_mixtral_cells_that_cannot_match_are_named(cell):
+    row, published = cell
+    assert figure(row, 0, "mixtral-8x7b") != pytest.approx(published, rel=TOLERANCE), MIXTRAL_CANNOT_MATCH[cell]
 
 
 def test_the_30b_full_rows_match_the_tables_own_formula():

@@ -110,3 +110,21 @@ def test_an_unknown_model_exits_2_with_one_line(capsys):
 def test_neither_model_nor_size_exits_2(capsys):
     code = main(["plan", "--framework", "torch", "--task", "infer"])
     assert code == 2 and "--model" in capsys.readouterr().err
+
+
+def test_text_says_the_model_its_source_and_the_technique(capsys):
+    code = main(["plan", "--framework", "torch", "--model", "llama-3.1-8b", "--task", "train", "--gpus", "8",
+                 "--zero-stage", "2", "--no-checkpointing"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Llama 3.1 8B" in out and "meta-llama/Llama-3.1-8B/blob/main/config.json" in out
+    assert "ZeRO stage 2" in out and "no activation checkpointing" in out and "sequence 2048 × batch 1" in out
+
+
+def test_the_answer_says_what_each_gpu_of_the_count_holds(capsys):
+    main(["plan", "--framework", "torch", "--model", "llama-3.1-70b", "--task", "infer", "--format", "json"])
+    plan = json.loads(capsys.readouterr().out)["plan"]
+    best = next(row for row in plan["gpus"] if row["fits"])
+    assert best["count"] > 1 and best["per_gpu_gib"] < plan["memory_gib"]["per_gpu"] / (best["count"] - 0.5)
+    main(["plan", "--framework", "torch", "--model", "llama-3.1-70b", "--task", "infer"])
+    assert f"{best['per_gpu_gib']} GiB per GPU needed" in capsys.readouterr().out.splitlines()[0]
