@@ -122,9 +122,9 @@ def test_text_says_the_model_its_source_and_the_technique(capsys):
 
 
 def test_the_answer_says_what_each_gpu_of_the_count_holds(capsys):
-    main(["plan", "--framework", "torch", "--model", "llama-3.1-70b", "--task", "infer", "--format", "json"])
+    main(["plan", "--framework", "torch", "--model", "deepseek-v3", "--task", "infer", "--format", "json"])
     plan = json.loads(capsys.readouterr().out)["plan"]
     best = next(row for row in plan["gpus"] if row["fits"])
     assert best["count"] > 1 and best["per_gpu_gib"] < plan["memory_gib"]["per_gpu"] / (best["count"] - 0.5)
-    main(["plan", "--framework", "torch", "--model", "llama-3.1-70b", "--task", "infer"])
+    main(["plan", "--framework", "torch", "--model", "deepseek-v3", "--task", "infer"])
     assert f"{best['per_gpu_gib']} GiB per GPU needed" in capsys.readouterr().out.splitlines()[0]
