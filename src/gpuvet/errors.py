@@ -1,6 +1,7 @@
 """One exception hierarchy, handled in one place (cli.main): it prints ``error: ...`` and ``hint: ...``."""
 
 import enum
+from typing import Any, Dict, Optional, Tuple
 
 
 class ExitCode(enum.IntEnum):
@@ -15,14 +16,41 @@ class ExitCode(enum.IntEnum):
 
 
 class GpuvetError(Exception):
-    """Base of every error gpuvet reports to a user. ``message`` is one line; ``hint`` says what to do."""
+    """Base of every error gpuvet reports to a user. ``message`` is one line; ``hint`` says what to do.
+
+    An error made with :meth:`said` names its catalog entry (``errors.<name>``, and ``errors.<name>.hint`` when it
+    has one) and its facts: ``message``/``hint`` hold the English, and the command line says it in the report's
+    language (:meth:`in_language`)."""
 
     exit_code = ExitCode.USAGE
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", key: Optional[str] = None,
+                 params: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        self.key = key
+        self.params: Dict[str, Any] = dict(params or {})
+
+    @classmethod
+    def said(cls, key: str, **params: Any) -> "GpuvetError":
+        """The error whose sentence is the catalog entry ``key`` filled with ``params`` (a parameter may itself be a
+        catalog message, :class:`gpuvet.models.Message`, said in the same language)."""
+        error = cls("", key=key, params=params)
+        error.message, error.hint = error.in_language("en")
+        error.args = (error.message,)
+        return error
+
+    def in_language(self, lang: str) -> Tuple[str, str]:
+        """(message, hint) in ``lang``: the catalog's sentences for an error made with :meth:`said`."""
+        if not self.key:
+            return self.message, self.hint
+        from gpuvet.i18n import has_message, render
+        from gpuvet.models import Message
+
+        hint_key = self.key + ".hint"
+        hint = render(Message(hint_key, self.params), lang) if has_message(hint_key) else self.hint
+        return render(Message(self.key, self.params), lang), hint
 
 
 class UsageError(GpuvetError):

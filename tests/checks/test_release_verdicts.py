@@ -133,8 +133,13 @@ def test_no_fitting_wheel_warns_of_a_source_build(target, torch, cuda, python):
     (result,) = run_checks(_with_torch(torch, cuda, python), [target]).targets
     (warning,) = [f for f in result.findings if f.code == "no_prebuilt_wheel"]
     assert warning.severity.value == "warn"
-    assert "MAX_JOBS=4 pip install " + target + " --no-build-isolation" in warning.fix.commands
     assert not any(f.code == "prebuilt_wheel" for f in result.findings)
+    if any(f.code == "python_unsupported" and f.severity.value == "fail" for f in result.findings):
+        # the release itself has no build for this Python: its source build still fails check once applied, so it
+        # is not printed (gpuvet.checks.fixplan); the python fix names a release that has one
+        assert warning.fix is None
+        return
+    assert "MAX_JOBS=4 pip install " + target + " --no-build-isolation" in warning.fix.commands
 
 
 def test_the_wheel_matrix_agrees_with_the_framework_file():

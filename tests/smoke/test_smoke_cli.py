@@ -1,12 +1,14 @@
 """`gpuvet smoke` end to end through the CLI with real torch on CPU and a real 2-process gloo torchrun."""
 
 import json
+import re
 import socket
 
 import pytest
 
 from gpuvet.cli import main
 from gpuvet.i18n import catalog
+from gpuvet.kb.thresholds import load_thresholds
 
 
 def run_json(capsys, argv):
@@ -66,8 +68,12 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     # The same run, sampled by each rank's CPU time (no GPU here): the ranks were found and busy while they worked.
     section = doc["utilization"]
     assert section["signal"] == "process_cpu" and [d["label"] for d in section["devices"]] == ["rank 0", "rank 1"]
-    for device in section["devices"]:
-        assert max(v for v in device["samples"] if v is not None) >= 50
+    # Busy is judged against this run, not against an absolute share: on a loaded 2-core machine a rank gets what
+    # the scheduler leaves it (30 % or less beside two CPU hogs). Each rank peaked at half the busiest rank's peak or
+    # more, and the busiest one above the floor below which the sync verdict does not judge a sample.
+    peaks = [max(v for v in device["samples"] if v is not None) for device in section["devices"]]
+    assert max(peaks) >= float(load_thresholds().sync["active_min_percent"]), peaks
+    assert min(peaks) >= max(peaks) / 2, peaks
     assert results["utilization_sync"]["status"] in ("pass", "warn")  # judged, never skipped: two busy ranks
     train = results["ddp_train"]  # DDP keeps every replica identical, and the loss falls
     assert train["status"] == "pass" and train["replicas_identical"] is True
@@ -110,3 +116,15 @@ def test_smoke_quick_on_gpu_compares_with_datasheet(capsys):
     assert doc["device"] == "cuda"
     matmul = [r for r in doc["results"] if r["name"] == "matmul_bf16" and r["status"] != "skip"]
     assert matmul and all(r["value"] > 0 for r in matmul)
+
+
+def test_smoke_details_are_said_in_chinese(capsys):
+    # Each run's detail is a catalog message the worker names, said in the report's language, not the worker's English.
+    code, doc = run_json(capsys, ["smoke", "--quick", "--framework", "torch", "--format", "json", "--lang", "zh"])
+    assert code == 0
+    details = {r["name"]: r["detail"] for r in doc["results"]}
+    assert details["matmul_fp16"] == catalog("zh")["smoke.detail.fp16_cpu"]
+    assert details["device_discovery"].endswith("没有 CUDA 设备，在 CPU 上运行")
+    for name, detail in details.items():
+        assert re.search(r"[\u4e00-\u9fff]", detail), (name, detail)
+        assert "median of" not in detail and "; " not in detail, (name, detail)

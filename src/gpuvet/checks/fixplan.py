@@ -124,7 +124,10 @@ def plan_of(commands: Sequence[str], kb: Any) -> Optional[Plan]:
             for spec in pip.specs:
                 parts = _spec_parts(spec)
                 if parts is None:
-                    return None
+                    if kb.framework(canonical_name(spec.strip("'\"").split("[")[0].split("=")[0].split("<")[0]
+                                                   .split(">")[0])) is not None:
+                        return None  # a framework pip would choose itself: no exact plan
+                    continue  # a helper the build needs (ninja): nothing the check judges
                 name, version, local = parts
                 framework = kb.framework(name)
                 installs.append(Build(framework.name if framework else name, version,
@@ -266,12 +269,14 @@ def _target_name(target: str, kb: Any) -> str:
 
 
 def options(commands: Sequence[str]) -> List[Tuple[str, ...]]:
-    """A fix's commands as its options: each install with the uninstalls just before it; other commands alone."""
+    """A fix's commands as its options: each exact install with the pip steps just before it (an uninstall, an
+    unpinned helper such as ``pip install ninja`` for a source build); other commands alone."""
     grouped: List[Tuple[str, ...]] = []
     pending: List[str] = []
     for command in commands:
         pip = parse_pip(command.split(" && ")[0])
-        if pip is not None and pip.action == "uninstall":
+        step = pip is not None and (pip.action == "uninstall" or not any(_spec_parts(s) for s in pip.specs))
+        if step:
             pending.append(command)
             continue
         grouped.append(tuple(pending) + (command,))

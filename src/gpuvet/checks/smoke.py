@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from gpuvet.i18n import text
+from gpuvet.i18n import has_message, text
 from gpuvet.kb.thresholds import Thresholds, status_for
 from gpuvet.sources.smoke.metrics import PCIE_SOURCE, fraction, pcie_bandwidth_gbs
 
@@ -34,11 +34,21 @@ def _reference(raw: Dict[str, Any], model: Any) -> "tuple[Optional[float], Optio
     return None, None, kind or ""
 
 
+def _said(say: Any, lang: str) -> str:
+    """A worker's detail as the catalog message it named ({"id": "smoke.detail.*", "params"}), in ``lang``; "" when
+    it named none (or one this gpuvet does not have: the worker's English detail is used)."""
+    if not isinstance(say, dict) or not isinstance(say.get("id"), str) or not str(say["id"]).startswith("smoke.detail."):
+        return ""
+    if not has_message(say["id"], lang):
+        return ""
+    return text(lang, say["id"], **dict(say.get("params") or {}))
+
+
 def score_result(raw: Dict[str, Any], thresholds: Thresholds, lookup: Optional[GpuLookup], lang: str = "en",
                  gpu_expected: bool = False) -> Dict[str, Any]:
     result: Dict[str, Any] = {key: raw.get(key) for key in CONTRACT_KEYS}
     result.update({key: raw[key] for key in _PASSTHROUGH if key in raw})
-    result["detail"] = raw.get("detail") or ""
+    result["detail"] = _said(raw.get("say"), lang) or raw.get("detail") or ""
     kind = raw.get("kind")
     if kind == "discovery":
         if gpu_expected and not raw.get("cuda_available"):
@@ -55,7 +65,7 @@ def score_result(raw: Dict[str, Any], thresholds: Thresholds, lookup: Optional[G
     if gpu_name is None:  # CPU: nothing to compare with, and we say so instead of inventing a reference
         result["status"] = raw.get("status") or "pass"
         if kind in ("matmul", "memcpy"):
-            result["detail"] = _join(result["detail"], text(lang, "smoke.cpu_no_reference"))
+            result["detail"] = _join(result["detail"], text(lang, "smoke.cpu_no_reference"), lang)
         return result
     model = lookup(gpu_name) if lookup else None
     reference, source, metric = _reference(raw, model)
@@ -63,9 +73,9 @@ def score_result(raw: Dict[str, Any], thresholds: Thresholds, lookup: Optional[G
         result["status"] = raw.get("status") or "pass"
         if kind in ("matmul", "memcpy"):
             result["detail"] = _join(result["detail"], text(lang, "smoke.no_datasheet", gpu=gpu_name,
-                                                             what=raw.get("dtype") or "bandwidth"))
+                                                             what=raw.get("dtype") or "bandwidth"), lang)
         elif kind in ("host_to_device", "device_to_host"):
-            result["detail"] = _join(result["detail"], text(lang, "smoke.no_pcie_link"))
+            result["detail"] = _join(result["detail"], text(lang, "smoke.no_pcie_link"), lang)
         return result
     rule = thresholds.rule(metric, gpu_name)
     share = fraction(raw["value"], reference)
@@ -84,8 +94,8 @@ def score_all(raws: List[Dict[str, Any]], thresholds: Thresholds, lookup: Option
     return [score_result(raw, thresholds, lookup, lang, gpu_expected) for raw in raws]
 
 
-def _join(first: str, second: str) -> str:
-    return "%s; %s" % (first, second) if first else second
+def _join(first: str, second: str, lang: str) -> str:
+    return text(lang, "smoke.detail.join", first=first, second=second) if first else second
 
 
 def kb_gpu_lookup() -> Optional[GpuLookup]:

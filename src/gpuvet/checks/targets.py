@@ -69,10 +69,7 @@ def _parse_requirement(text: str):
     except (InvalidRequirement, InvalidSpecifier) as exc:  # some packaging releases raise the latter directly
         # packaging's message continues with the text and a caret line under it: keep the error to one line.
         reason = (str(exc).splitlines() or [""])[0]
-        raise UsageError(
-            f"cannot read target {text!r}: {reason}",
-            hint="write targets as pip requirements: torch, torch==2.1.2, torch==2.1.2+cu121, tensorflow>=2.15",
-        )
+        raise UsageError.said("errors.target_unreadable", target=repr(text), reason=reason)
 
 
 def parse_target(text: str) -> Target:
@@ -83,7 +80,7 @@ def parse_target(text: str) -> Target:
         try:
             version = Version(specs[0].version)
         except InvalidVersion:
-            raise UsageError(f"cannot read the version in target {text!r}")
+            raise UsageError.said("errors.target_version", target=repr(text))
         pinned, local = version.public, version.local
     return Target(
         text=text.strip(),

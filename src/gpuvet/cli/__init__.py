@@ -33,7 +33,7 @@ HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
 
 def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS_REPORT) -> None:
     parser.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
-    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANG/LC_ALL)")
+    parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG, as gettext)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
     parser.add_argument(
         "--redact-host", action="store_true", help="remove host names, IPs, UUIDs and serials (for public sharing)"
@@ -302,7 +302,8 @@ HELP = {
             "and registries with the mirror fixes that answered.",
             ["gpuvet net 203.0.113.7", "gpuvet net"]),
     "mcp": ("A Model Context Protocol server on stdio for AI agents: probe, check, diagnose, recommend, plan and archs "
-            "as tools returning the JSON documents of the CLI (read-only; smoke with --allow-smoke).",
+            "as tools with typed parameters, returning the JSON documents of the CLI without the snapshot unless "
+            "asked (read-only; each call bounded by --tool-timeout; smoke with --allow-smoke).",
             ["gpuvet mcp", "gpuvet mcp --allow-smoke"]),
 }
 
@@ -435,9 +436,12 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
         handler = _load_handler(HANDLERS[args.command])
         return int(handler(args, output))
     except GpuvetError as exc:
-        print(f"error: {printable(exc.message)}", file=stderr)
-        if exc.hint:
-            print(f"hint: {printable(exc.hint)}", file=stderr)
+        # In the report's language where the error has catalog sentences; the "error:"/"hint:" words stay, as
+        # scripts and log filters look for them.
+        message, hint = exc.in_language(getattr(args, "lang", None) or "en")
+        print(f"error: {printable(message)}", file=stderr)
+        if hint:
+            print(f"hint: {printable(hint)}", file=stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("error: interrupted", file=stderr)

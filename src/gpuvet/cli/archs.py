@@ -116,6 +116,8 @@ def render_text(results, paths, lang):
 
 
 def _file_lines(item, cuda_of, lang, text):
+    from gpuvet.report.table import pad
+
     total = sum(group["count"] for group in item.get("units", ()))
     path = printable(item["path"])
     if not total:
@@ -126,7 +128,7 @@ def _file_lines(item, cuda_of, lang, text):
         counts = item.get("coverage", {})
         for kind, archs in (("sass", item["sass"]), ("ptx", item["ptx"])):
             shown = _covered(archs, counts, total, lang, text) if archs else text(lang, "binary.archs.none")
-            lines.append("  %-5s %s" % (text(lang, "binary.archs." + kind) + ":", shown))
+            lines.append("  %s %s" % (pad(text(lang, "binary.archs." + kind) + ":", 5), shown))
         lines.extend(" " * 8 + line for line in _isa_lines(item.get("ptx_isa", {}), cuda_of, lang, text))
     relocatable = item.get("relocatable")
     if relocatable:

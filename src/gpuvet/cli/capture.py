@@ -31,9 +31,9 @@ def build_capture(args: argparse.Namespace) -> dict:
         try:
             smoke = json.loads(read_user_text(args.smoke, what="smoke report", hint="gpuvet smoke --format json -o smoke.json"))
         except ValueError as exc:
-            raise InputError(f"{args.smoke}: not a smoke JSON report ({exc})", hint="gpuvet smoke --format json -o smoke.json")
+            raise InputError.said("errors.not_smoke_report", path=args.smoke, why=exc)
         if not isinstance(smoke, dict) or not isinstance(smoke.get("results"), list):
-            raise InputError(f"{args.smoke}: not a smoke JSON report (no results)", hint="gpuvet smoke --format json -o smoke.json")
+            raise InputError.said("errors.not_smoke_report_results", path=args.smoke)
         document["smoke"] = {"device": smoke.get("device"), "results": smoke["results"]}
     return document
 

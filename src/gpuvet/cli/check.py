@@ -72,9 +72,7 @@ def image_to_target(argument: str) -> str:
         return target
     if describe(ref, load()) is not None:
         return argument
-    raise UsageError(f"{argument}: gpuvet reads the tags of pytorch/pytorch, nvidia/cuda, NGC framework and vLLM images only"
-                     " (REPOSITORY:TAG, no digest)",
-                     hint="for another image, paste its `docker image inspect IMAGE` with --from")
+    raise UsageError.said("errors.image_unknown", argument=argument)
 
 
 def with_platform(snapshot: dict, name: str) -> dict:

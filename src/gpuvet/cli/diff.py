@@ -34,7 +34,7 @@ def load_results(paths: List[str]) -> List[R.HostResult]:
 
 def run(args: argparse.Namespace, output: Any) -> int:
     if len(args.snapshots) < 2:
-        raise InputError("gpuvet diff needs at least two snapshots", hint="gpuvet diff node01.json node02.json")
+        raise InputError.said("errors.diff_two")
     results = load_results(args.snapshots)
     # The snapshots are already files the user has: the report names them instead of embedding them again.
     return finish(results, args, output, via=None, embed_snapshots=False)

@@ -19,9 +19,9 @@ from gpuvet.sources.fleet.hosts import HostSpec, gather_hosts, safe_file_name
 
 def _validate(args: argparse.Namespace) -> None:
     if args.parallel < 1:
-        raise UsageError("--parallel must be at least 1")
+        raise UsageError.said("errors.at_least_one", option="--parallel")
     if not all(0 < seconds < math.inf for seconds in (args.connect_timeout, args.timeout)):  # NaN fails both
-        raise UsageError("--connect-timeout and --timeout must be positive numbers of seconds")
+        raise UsageError.said("errors.fleet_timeouts")
 
 
 def _check_targets_parse(targets: Sequence[str]) -> None:
@@ -43,9 +43,9 @@ def _prepare_out_dir(path: Optional[str]) -> Optional[Path]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"cannot create --out-dir {path}: {exc.strerror or exc}") from None
+        raise InputError.said("errors.out_dir_create", path=path, reason=exc.strerror or exc) from None
     if not os.access(str(folder), os.W_OK):
-        raise InputError(f"--out-dir {path} is not writable")
+        raise InputError.said("errors.out_dir_writable", path=path)
     return folder
 
 
@@ -72,7 +72,7 @@ def save_snapshots(results: Sequence[R.HostResult], folder: Path) -> None:
         try:
             _write_json_atomically(path, item.snapshot)
         except OSError as exc:
-            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --out-dir") from None
+            raise GpuvetError.said("errors.out_dir_write", path=path, reason=exc.strerror or exc) from None
         item.snapshot_file = str(path)
 
 
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace, output: Any, script: Optional[str] = None) -> 
     _validate(args)
     specs = gather_hosts(args.hosts, args.hosts_file)
     if not specs and args.via == "ssh":
-        raise InputError("no hosts to probe", hint="gpuvet fleet node01 user@node02:2222, or --hosts hosts.txt")
+        raise InputError.said("errors.fleet_no_hosts")
     _check_targets_parse(args.check_targets)
     _prepare_out_dir(args.out_dir)  # fail on an unusable folder before probing, not after
     if script is None:

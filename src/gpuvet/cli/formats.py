@@ -79,5 +79,5 @@ def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace,
     from gpuvet.report.blocks import BUILDERS
 
     if fmt not in MARKUP_MODULES or command not in BUILDERS:
-        raise UsageError(f"--format {fmt} is not available for gpuvet {command}")
+        raise UsageError.said("errors.format_unavailable", format=fmt, command=command)
     return importlib.import_module(MARKUP_MODULES[fmt]).render(command, document, lang)

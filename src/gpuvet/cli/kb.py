@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from gpuvet.errors import ExitCode, InputError
-from gpuvet.i18n import text
+from gpuvet.i18n import label, text
 from gpuvet.kb import load, loader
 from gpuvet.report.envelope import dumps, envelope
+from gpuvet.report.table import pad
 
 
 def run(args, output) -> int:
@@ -71,7 +72,7 @@ def _show(name: str, files, fmt: str, lang: str, versions: Sequence[str] = ()) -
         scalars = ", ".join(f"{k}={_shown(v)}" for k, v in record.items() if k != "source" and not _is_table_list(v))
         lines.append(f"  {item['id']}: {scalars}")
         if record.get("source"):
-            lines.append(f"      {text(lang, 'report.sources')}: {'; '.join(loader.sources_of(record['source']))}")
+            lines.append(f"      {label(lang, 'report.sources')}{'; '.join(loader.sources_of(record['source']))}")
     return "\n".join(lines)
 
 
@@ -114,7 +115,7 @@ def _show_framework(path, lang: str, versions: Sequence[str]) -> str:
         requires = release.extra.get("requires")
         if requires:
             lines.append("    " + text(lang, "kb.requires") + ": " + ", ".join(f"{k}{v}" for k, v in dict(requires).items()))
-        lines.append(f"    {text(lang, 'report.sources')}: {release.source}")
+        lines.append(f"    {label(lang, 'report.sources')}{release.source}")
     return "\n".join(lines)
 
 
@@ -382,16 +383,17 @@ def _status(args, output, fmt: str) -> int:
             kb=dict(kb.describe(), shipped_builds=sum(len(v) for v in shipped.values())),
             overlay={"path": str(folder), "exists": exists, "builds": rows, "problems": problems})))
         return int(ExitCode.OK)
-    lines = [f"Knowledge base {kb.version} (updated {kb.updated}): {sum(len(v) for v in shipped.values())} builds read "
-             "from real wheels shipped",
-             f"Overlay: {folder} ({'exists' if exists else 'not created yet: gpuvet kb harvest writes it'})"]
+    lang = getattr(args, "lang", None) or "en"
+    lines = [text(lang, "kb.status.shipped", version=kb.version, updated=kb.updated,
+                  count=sum(len(v) for v in shipped.values())),
+             text(lang, "kb.status.overlay_exists" if exists else "kb.status.overlay_missing", folder=folder)]
     counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("adds", "same", "disagrees")}
     if rows:
-        lines.append(f"  {len(rows)} builds: {counts['adds']} new, {counts['same']} the same as shipped, "
-                     f"{counts['disagrees']} disagreeing (the shipped list is used)")
+        lines.append("  " + text(lang, "kb.status.counts", count=len(rows), adds=counts["adds"], same=counts["same"],
+                                 disagrees=counts["disagrees"]))
     for row in rows:
         sass, ptx = overlay.archs_of(row)
-        what = f"  {row['status']:<9} {row['distribution']} {row['version']} {row.get('platform', 'x86_64')}: " \
+        what = f"  {pad(row['status'], 9)} {row['distribution']} {row['version']} {row.get('platform', 'x86_64')}: " \
                f"sass {' '.join(sass) or '-'}, ptx {' '.join(ptx) or '-'}"
         if row["status"] == "disagrees":
             what += (f"; shipped sass {' '.join(row['shipped_sass']) or '-'}, ptx {' '.join(row['shipped_ptx']) or '-'}"
@@ -404,7 +406,7 @@ def _status(args, output, fmt: str) -> int:
         lines += _library_lines(row, "            ")
         if row["status"] == "disagrees":
             lines += _library_lines({"library": row["shipped_library"]}, "            shipped ")
-    lines += [f"  problem: {p}" for p in problems]
+    lines += ["  " + text(lang, "kb.status.problem", problem=p) for p in problems]
     output.write("\n".join(lines))
     return int(ExitCode.OK)
 

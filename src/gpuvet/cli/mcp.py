@@ -1,116 +1,295 @@
 """``gpuvet mcp``: a Model Context Protocol server on stdio (the official ``mcp`` SDK, ``pip install gpuvet[mcp]``).
 
-An agent setting up a rented box calls the same commands a person runs: the tools ``probe``, ``check``,
-``diagnose``, ``recommend``, ``plan`` and ``archs`` (``smoke`` only with ``--allow-smoke``) each run that command line
-in-process and return its JSON document, the one ``--format json`` prints, unchanged. Read-only: no tool takes
-``--output``, and ``kb harvest``/``fleet`` are not offered. A bad argument is the CLI's own one-line error, returned as
-a tool error; the server keeps serving. stdout is the protocol channel, so nothing else is ever printed there.
+An agent setting up a rented box calls the same commands a person runs, with typed parameters it can read from the
+tool list instead of learning the command line: ``check(targets, pasted, gpu...)``, ``recommend(framework, gpu,
+driver, python, installer)``, ``diagnose(log_text)``, ``plan(...)``, ``probe``, ``archs`` (``smoke`` only with
+``--allow-smoke``). Each call builds a command line from its parameters alone and runs ``gpuvet COMMAND ...
+--format json`` in a child process of its own:
+
+- the answer is the CLI's: the same document ``--format json`` prints, with its exit code, less the snapshot of the
+  machine (kilobytes an agent rarely reads) unless it asks for it with ``include_snapshot``;
+- every value goes in as ``--option=VALUE`` or after ``--``, so no value can become an option: nothing reaches
+  ``--output`` or any other write, and the tools offer no free-form options;
+- an argument the tool does not declare is a tool error, not silently dropped;
+- each call is bounded (``--tool-timeout``; the child and its children are killed) and runs beside the others, so one
+  stuck call cannot block the rest, and a crash in one cannot take the server down;
+- pasted tool outputs (``pasted``) and a log's text (``log_text``) travel as text: pasted ones through files in a
+  private temporary folder removed after the call, a log through the child's stdin.
+
+A usage, input or internal error is returned as a tool error carrying the CLI's one-line message; the server keeps
+serving. stdout is the protocol channel, so nothing else is ever printed there. The server ends at the end of its
+stdin, as a stdio server should when its client goes away.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: the SDK reads each tool's parameter types from its annotations, and
+# those name types made inside build_server (the mcp extra is optional), which only evaluated annotations can reach.
 import argparse
-import io
-import json
-import threading
-from typing import Any, Dict, List, Optional
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence
 
 from gpuvet.errors import ExitCode, UsageError
 
-# One command at a time: a command reads process-wide state (the environment, the knowledge-base caches).
-_LOCK = threading.Lock()
-# Options no tool may pass: writing files, or reading this server's own stdin (the protocol channel).
-_REFUSED = ("--output", "-o")
+# Seconds one tool call may run before its process group is killed (gpuvet mcp --tool-timeout).
+DEFAULT_TOOL_TIMEOUT = 120.0
+# The most text one call may paste (all of pasted + log_text): the CLI's own reader bounds each input again.
+MAX_PASTED_BYTES = 64 * 1024 * 1024
+INSTALLERS = ("pip", "uv", "conda", "pixi")
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("mcp", help="serve gpuvet's commands to AI agents over MCP (stdio)")
     p.add_argument("--allow-smoke", action="store_true", help="also offer the smoke tool (it runs real workloads)")
+    p.add_argument("--tool-timeout", type=float, default=DEFAULT_TOOL_TIMEOUT, metavar="SECONDS",
+                   help="seconds one tool call may run before it is stopped and answered with a tool error")
 
 
-def _tool_error(message: str) -> Exception:
-    from mcp.server.mcpserver.exceptions import ToolError  # the SDK answers it as a tool error, not a crash
-
-    return ToolError(message)
+class ToolFailure(Exception):
+    """A call the CLI refused or could not finish: the text is what the agent reads."""
 
 
-def run_tool(command: str, arguments: List[str]) -> Dict[str, Any]:
-    """Run ``gpuvet COMMAND ARGUMENTS... --format json`` in-process: {"exit_code", "document"}; a usage or input error
-    is raised as a tool error with the CLI's error line (the client sees it, the server goes on)."""
-    from gpuvet.cli import run_command
+# --- building a command line from typed values (pure) ---------------------------------------------------------------
 
-    if any(a in _REFUSED or a.startswith("--output=") or a == "-" for a in arguments):
-        raise _tool_error("gpuvet mcp is read-only: --output and stdin ('-') are not available; pass a file path")
-    out, err = io.StringIO(), io.StringIO()
-    with _LOCK:
-        code = run_command([command, *arguments, "--format", "json"], out, err)
-    if code in (int(ExitCode.USAGE), int(ExitCode.INTERNAL)) or not out.getvalue().strip():
-        raise _tool_error(" ".join(err.getvalue().split()) or f"gpuvet {command} exited {code}")
-    return {"exit_code": code, "document": json.loads(out.getvalue())}
+def option(name: str, value: Any) -> List[str]:
+    """``--name=VALUE`` (one word, so a value that starts with '-' stays a value), nothing when unset."""
+    if value is None or value is False:
+        return []
+    if value is True:
+        return [name]
+    return [f"{name}={value}"]
 
 
-def _list(values: Optional[List[str]]) -> List[str]:
-    return [str(v) for v in values or []]
+def positionals(values: Sequence[str]) -> List[str]:
+    """Positional words after ``--``: argparse reads none of them as an option."""
+    return ["--", *[str(v) for v in values]] if values else []
 
 
-def build_server(allow_smoke: bool = False) -> Any:
+def server_paths(paths: Optional[Sequence[str]], what: str) -> List[str]:
+    """Paths on the server's machine; '-' (the child's stdin) is not a path an agent can fill."""
+    out = [str(p) for p in paths or []]
+    if any(p.strip() in ("", "-") for p in out):
+        raise ToolFailure(f"{what}: give a file path; pass text itself as pasted (or log_text for diagnose)")
+    return out
+
+
+def compact(document: Dict[str, Any], include_snapshot: bool) -> Dict[str, Any]:
+    """The CLI's document, less the machine's snapshot unless asked for."""
+    if include_snapshot or "snapshot" not in document:
+        return document
+    return {key: value for key, value in document.items() if key != "snapshot"}
+
+
+# --- running one call -------------------------------------------------------------------------------------------------
+
+def run_cli(argv: List[str], timeout: float, stdin_text: Optional[str] = None,
+            pasted: Sequence[str] = ()) -> Dict[str, Any]:
+    """``gpuvet ARGV --format json`` in a child process (pasted texts as ``--from`` files of a private folder):
+    {"exit_code", "document"}; ToolFailure with the CLI's error line, or when it ran past ``timeout``."""
+    import json  # here, not at the top: the full parser imports this module for its options at every start
+    import shutil
+    import tempfile
+
+    if sum(len(t.encode("utf-8", "surrogatepass")) for t in [*pasted, stdin_text or ""]) > MAX_PASTED_BYTES:
+        raise ToolFailure(f"the pasted text is larger than {MAX_PASTED_BYTES // (1024 * 1024)} MiB")
+    folder = tempfile.mkdtemp(prefix="gpuvet-mcp-") if pasted else None
     try:
+        inputs: List[str] = []
+        for number, text in enumerate(pasted):
+            path = os.path.join(folder or "", "pasted-%d.txt" % number)
+            with open(path, "w", encoding="utf-8", errors="surrogatepass") as handle:
+                handle.write(text)
+            inputs.append(f"--from={path}")
+        command = argv[:1] + inputs + argv[1:]
+        # the positionals come last, after "--": the format goes before them
+        split = command.index("--") if "--" in command else len(command)
+        command = command[:split] + ["--format=json"] + command[split:]
+        code, out, err = _run_child(command, timeout, stdin_text)
+    finally:
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+    if code in (int(ExitCode.USAGE), int(ExitCode.INTERNAL)) or code < 0 or not out.strip():
+        lines = [line for line in err.splitlines() if line.strip()]
+        raise ToolFailure(" ".join(lines) or f"gpuvet {argv[0]} exited {code}")
+    try:
+        document = json.loads(out)
+    except ValueError:
+        raise ToolFailure(f"gpuvet {argv[0]} did not answer with JSON (exit {code})") from None
+    return {"exit_code": code, "document": document}
+
+
+def _run_child(command: List[str], timeout: float, stdin_text: Optional[str]) -> "tuple[int, str, str]":
+    import subprocess
+
+    env = dict(os.environ)
+    env["PYTHONIOENCODING"] = "utf-8"  # the child's JSON, whatever the server's locale
+    env.pop("GPUVET_DEBUG", None)
+    child = subprocess.Popen([sys.executable, "-m", "gpuvet", *command], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        out, err = child.communicate((stdin_text or "").encode("utf-8", "surrogatepass"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(child)
+        child.communicate()
+        raise ToolFailure(f"gpuvet {command[0]} did not finish within {timeout:g} s and was stopped "
+                          f"(gpuvet mcp --tool-timeout raises the limit)") from None
+    except BaseException:
+        _kill_group(child)
+        raise
+    return child.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def _kill_group(child: Any) -> None:
+    import signal
+
+    try:
+        os.killpg(child.pid, signal.SIGKILL)  # the child and what it started (smoke's workers, pip)
+    except OSError:
+        child.kill()
+
+
+# --- the server -------------------------------------------------------------------------------------------------------
+
+def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_TIMEOUT) -> Any:
+    try:
+        from typing import Annotated, Literal
+
         from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+        from pydantic import Field
     except ImportError as exc:
         raise UsageError("gpuvet mcp needs the MCP SDK: pip install 'gpuvet[mcp]'",
                          hint="the mcp extra needs Python 3.10 or newer") from exc
     from gpuvet import __version__
 
-    server = MCPServer(name="gpuvet", version=__version__,
-                       instructions="Check whether an ML framework build runs on this GPU machine (or on a pasted "
-                                    "one), why not, and what to change. Every tool returns gpuvet's JSON document.")
+    class Server(MCPServer):
+        """MCPServer that refuses an argument its tool does not declare (the SDK's models ignore extra keys)."""
 
-    def with_inputs(arguments: List[str], from_files: Optional[List[str]], snapshot: Optional[str]) -> List[str]:
-        for path in _list(from_files):
-            arguments += ["--from", path]
-        if snapshot:
-            arguments += ["--snapshot", snapshot]
-        return arguments
+        async def call_tool(self, name: str, arguments: Dict[str, Any], context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            known = set(((tool.parameters or {}).get("properties") or {})) if tool is not None else set()
+            unknown = sorted(set(arguments or {}) - known) if tool is not None else []
+            if unknown:
+                raise ToolError("%s takes no argument %s; it takes: %s"
+                                % (name, ", ".join(unknown), ", ".join(sorted(known)) or "none"))
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:  # the SDK wraps what a tool raises: say gpuvet's own sentence, not its wrapper's
+                if isinstance(exc.__cause__, ToolFailure):
+                    raise ToolError(str(exc.__cause__)) from None
+                raise
+
+    server = Server(name="gpuvet", version=__version__,
+                    instructions="Whether an ML framework build runs on this GPU machine, or on one described by "
+                                 "pasted tool outputs (nvidia-smi, pip freeze, collect_env) or by gpu/driver/python; "
+                                 "why not, and what to change. Each tool returns {exit_code, document}: gpuvet's JSON "
+                                 "document (exit 0 no failure, 1 a failure found, 3 undecided).")
+
+    def call(argv: List[str], stdin_text: Optional[str] = None, pasted: Optional[List[str]] = None,
+             include_snapshot: bool = False) -> Dict[str, Any]:
+        result = run_cli(argv, tool_timeout, stdin_text, [str(t) for t in pasted or []])
+        result["document"] = compact(result["document"], include_snapshot)
+        return result
+
+    Lang = Annotated[Optional[Literal["en", "zh"]], Field(description="language of the sentences (default: the "
+                                                                      "server's locale)")]
+    Pasted = Annotated[Optional[List[str]], Field(description="texts of tool outputs describing the machine "
+                                                              "instead of this one: nvidia-smi, nvidia-smi -q, pip "
+                                                              "freeze, torch.utils.collect_env, nvcc --version ...")]
+    FromFiles = Annotated[Optional[List[str]], Field(description="paths on the server of such tool outputs")]
+    Snapshot = Annotated[Optional[str], Field(description="path on the server of a saved snapshot (gpuvet probe -o)")]
+    IncludeSnapshot = Annotated[bool, Field(description="also return the machine's snapshot (kilobytes)")]
+    Installer = Annotated[Literal["pip", "uv", "conda", "pixi"], Field(description="whose install commands to write")]
+
+    def inputs(from_files: Optional[List[str]], snapshot: Optional[str]) -> List[str]:
+        words = [f"--from={p}" for p in server_paths(from_files, "from_files")]
+        return words + ([f"--snapshot={p}" for p in server_paths([snapshot], "snapshot")] if snapshot else [])
 
     @server.tool(description="Probe this machine into a snapshot (driver, GPUs, CUDA, libraries, packages).")
-    def probe(no_binaries: bool = False, redact_host: bool = False) -> Dict[str, Any]:
-        return run_tool("probe", (["--no-binaries"] if no_binaries else []) + (["--redact-host"] if redact_host else []))
+    def probe(no_binaries: bool = False, redact_host: bool = False, lang: Lang = None) -> Dict[str, Any]:
+        return call(["probe", *option("--no-binaries", no_binaries), *option("--redact-host", redact_host),
+                     *option("--lang", lang)])
 
-    @server.tool(description="Check framework targets (pip requirements such as torch==2.4.1) against this machine, "
-                            "or against pasted tool outputs (from_files) or a saved snapshot.")
-    def check(targets: Optional[List[str]] = None, from_files: Optional[List[str]] = None,
-              snapshot: Optional[str] = None, no_network: bool = True, options: Optional[List[str]] = None) -> Dict[str, Any]:
-        arguments = with_inputs(_list(targets), from_files, snapshot) + (["--no-network"] if no_network else [])
-        return run_tool("check", arguments + _list(options))
+    @server.tool(description="Check framework targets (pip requirements such as torch==2.4.1; none: every installed "
+                             "framework) against this machine, or against pasted tool outputs.")
+    def check(targets: Annotated[Optional[List[str]], Field(description="pip requirements: torch==2.4.1, vllm, "
+                                                                       "tensorflow>=2.15 ...")] = None,
+              pasted: Pasted = None, from_files: FromFiles = None, snapshot: Snapshot = None,
+              installer: Installer = "pip",
+              project: Annotated[Optional[str], Field(description="path on the server of a project folder whose "
+                                                                   "requirements are checked too")] = None,
+              platform: Annotated[Optional[str], Field(description="the GPU rental platform (a profile name)")] = None,
+              network: Annotated[bool, Field(description="also test the package index's reachability")] = False,
+              include_snapshot: IncludeSnapshot = False, lang: Lang = None) -> Dict[str, Any]:
+        argv = ["check", *inputs(from_files, snapshot), *option("--installer", installer),
+                *option("--project", server_paths([project], "project")[0] if project else None),
+                *option("--platform", platform), *([] if network else ["--no-network"]), *option("--lang", lang),
+                *positionals(targets or [])]
+        return call(argv, pasted=pasted, include_snapshot=include_snapshot)
 
-    @server.tool(description="The likely cause of an error log (log_file), with evidence and fix, judged against "
-                            "this machine or pasted outputs.")
-    def diagnose(log_file: str, from_files: Optional[List[str]] = None, snapshot: Optional[str] = None,
-                 options: Optional[List[str]] = None) -> Dict[str, Any]:
-        return run_tool("diagnose", with_inputs([log_file], from_files, snapshot) + _list(options))
+    @server.tool(description="The likely cause of an error log, with the evidence lines and the fix, judged against "
+                             "this machine or pasted tool outputs. Give the log's text (log_text) or a path on the "
+                             "server (log_file).")
+    def diagnose(log_text: Annotated[Optional[str], Field(description="the error log itself")] = None,
+                 log_file: Annotated[Optional[str], Field(description="path on the server of the log")] = None,
+                 pasted: Pasted = None, from_files: FromFiles = None, snapshot: Snapshot = None,
+                 include_snapshot: IncludeSnapshot = False, lang: Lang = None) -> Dict[str, Any]:
+        if (log_text is None) == (log_file is None):
+            raise ToolFailure("diagnose takes one of log_text (the log itself) or log_file (a path on the server)")
+        argv = ["diagnose", *inputs(from_files, snapshot), *option("--lang", lang)]
+        if log_file is not None:
+            return call(argv + positionals(server_paths([log_file], "log_file")), pasted=pasted,
+                        include_snapshot=include_snapshot)
+        return call(argv + ["-"], stdin_text=log_text, pasted=pasted, include_snapshot=include_snapshot)
 
-    @server.tool(description="The newest builds of a framework that fit this machine (or --gpu/--driver options).")
-    def recommend(framework: str, from_files: Optional[List[str]] = None, options: Optional[List[str]] = None) -> Dict[str, Any]:
-        return run_tool("recommend", with_inputs([framework], from_files, None) + _list(options))
+    @server.tool(description="The newest builds of a framework that fit this machine, or a machine described by "
+                             "gpu/driver/python (planning before renting) or by pasted tool outputs.")
+    def recommend(framework: Annotated[str, Field(description="torch, vllm, jax, tensorflow, paddle ...")],
+                  gpu: Annotated[Optional[str], Field(description="GPU model: H100, NVIDIA GeForce RTX 5090 ...")] = None,
+                  driver: Annotated[Optional[str], Field(description="NVIDIA driver version: 570.133.07")] = None,
+                  python: Annotated[Optional[str], Field(description="Python version: 3.11")] = None,
+                  installer: Installer = "pip", pasted: Pasted = None, from_files: FromFiles = None,
+                  snapshot: Snapshot = None, include_snapshot: IncludeSnapshot = False,
+                  lang: Lang = None) -> Dict[str, Any]:
+        argv = ["recommend", *inputs(from_files, snapshot), *option("--gpu", gpu), *option("--driver", driver),
+                *option("--python", python), *option("--installer", installer), *option("--lang", lang),
+                *positionals([framework])]
+        return call(argv, pasted=pasted, include_snapshot=include_snapshot)
 
-    @server.tool(description="Memory and GPUs a workload needs (options as gpuvet plan takes them, e.g. "
-                            "['--framework', 'torch==2.4.1', '--model-size', '13B', '--task', 'lora']).")
-    def plan(options: List[str]) -> Dict[str, Any]:
-        return run_tool("plan", _list(options))
+    @server.tool(description="Memory and GPUs a workload needs, the GPU models that hold it and can run the build, "
+                             "and the questions to ask the provider.")
+    def plan(framework: Annotated[str, Field(description="a pip requirement: torch==2.4.1, vllm ...")],
+             model_size: Annotated[str, Field(description="parameters: 7B, 13B, 70B, 350M ...")],
+             task: Literal["train", "lora", "qlora", "infer"],
+             gpus: Annotated[Optional[int], Field(description="how many GPUs (default: the fewest that hold it)")] = None,
+             precision: Literal["fp32", "bf16", "fp16", "int8", "int4"] = "bf16",
+             seq_len: Annotated[Optional[int], Field(description="tokens per sequence")] = None,
+             batch_size: Annotated[Optional[int], Field(description="sequences per step")] = None,
+             platform: Annotated[Optional[str], Field(description="the GPU rental platform")] = None,
+             installer: Installer = "pip", lang: Lang = None) -> Dict[str, Any]:
+        return call(["plan", *option("--framework", framework), *option("--model-size", model_size),
+                     *option("--task", task), *option("--gpus", gpus), *option("--precision", precision),
+                     *option("--seq-len", seq_len), *option("--batch-size", batch_size),
+                     *option("--platform", platform), *option("--installer", installer), *option("--lang", lang)])
 
-    @server.tool(description="The SASS and PTX archs compiled into CUDA binaries (files or folders).")
+    @server.tool(description="The SASS and PTX archs compiled into CUDA binaries (files or folders on the server).")
     def archs(paths: List[str]) -> Dict[str, Any]:
-        return run_tool("archs", _list(paths))
+        return call(["archs", *positionals(server_paths(paths, "paths"))])
 
     if allow_smoke:
         @server.tool(description="Real runs (matmul, copies, training); slow. Offered because the server was started "
-                                "with --allow-smoke.")
-        def smoke(quick: bool = True, options: Optional[List[str]] = None) -> Dict[str, Any]:
-            return run_tool("smoke", (["--quick"] if quick else []) + _list(options))
+                                 "with --allow-smoke.")
+        def smoke(quick: bool = True,
+                  framework: Optional[Literal["torch", "tensorflow", "jax", "paddle"]] = None,
+                  timeout: Annotated[Optional[float], Field(description="seconds each run may take")] = None,
+                  lang: Lang = None) -> Dict[str, Any]:
+            return call(["smoke", *option("--quick", quick), *option("--framework", framework),
+                         *option("--timeout", timeout), *option("--lang", lang)])
 
     return server
 
 
 def run(args: argparse.Namespace, output: Any) -> int:
-    build_server(allow_smoke=args.allow_smoke).run("stdio")
+    if not args.tool_timeout > 0:
+        raise UsageError("--tool-timeout must be a positive number of seconds")
+    build_server(allow_smoke=args.allow_smoke, tool_timeout=args.tool_timeout).run("stdio")
     return int(ExitCode.OK)

@@ -41,9 +41,9 @@ def run(args: argparse.Namespace, output) -> int:
     from gpuvet.sources.network import CONDA_ASK_TIMEOUT
 
     if args.timeout <= 0 or args.connect_timeout <= 0 or (args.count is not None and args.count < 1):
-        raise InputError("--timeout, --connect-timeout and --count must be positive")
+        raise InputError.said("errors.net_positive")
     if not 0 <= args.sample_mb <= 8:
-        raise InputError("--sample-mb must be between 0 and 8", hint="the sample is a few MB at most, never a file")
+        raise InputError.said("errors.net_sample_mb")
     targets = [host_target(h) for h in args.hosts] + [url_target(u) for u in args.index_urls]
     notes: list = []
     started = time.monotonic()
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, output) -> int:
         configured, notes = server_endpoints(conda_timeout=min(CONDA_ASK_TIMEOUT, args.timeout / 2))
         targets = configured + targets
     if not targets:
-        raise InputError("nothing to test", hint="name HOST[:PORT] or --index-url URL, or drop --no-defaults")
+        raise InputError.said("errors.net_nothing")
     mirrors = kb.load().mirrors()
     count = args.count or (10 if args.hosts else 3)
     left = args.timeout - (time.monotonic() - started)

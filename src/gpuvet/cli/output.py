@@ -42,15 +42,15 @@ def write_file(path: str, text: str, state: Any = None) -> None:
     except FileNotFoundError:
         info = None
     except OSError as exc:
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+        raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise GpuvetError(f"cannot write {path}: it is a directory", hint="give a file name, e.g. -o report.html")
+        raise GpuvetError.said("errors.write_directory", path=path)
     if info is not None and not stat.S_ISREG(info.st_mode):
         try:  # a device or a pipe: its reader is waiting for the bytes, not for a new file in its place
             with open(target, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as exc:
-            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
         return
     import tempfile  # only when writing a file: keeps start-up light
 
@@ -59,7 +59,7 @@ def write_file(path: str, text: str, state: Any = None) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", dir=folder)
     except OSError as exc:
-        raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+        raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -71,7 +71,7 @@ def write_file(path: str, text: str, state: Any = None) -> None:
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}", hint="choose another --output path") from None
+            raise GpuvetError.said("errors.write", path=path, reason=exc.strerror or exc) from None
         raise
 
 
@@ -95,7 +95,9 @@ class Output:
         if not text.endswith("\n"):
             text += "\n"
         if self.path is None:
-            self.stdout.write(_redacted(text, self.redaction))
+            from gpuvet.report.console import console_encoding, for_console
+
+            self.stdout.write(for_console(_redacted(text, self.redaction), console_encoding(self.stdout)))
             self.stdout.flush()
             return
         write_file(self.path, text, self.redaction)

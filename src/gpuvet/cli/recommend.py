@@ -12,15 +12,17 @@ from gpuvet.probe.facts import found
 # What a stated version must look like. An unreadable driver ("abc") left the driver link undecided, and recommend
 # then called the newest CUDA build "fits as the machine stands".
 _STATED_FORMS = {
-    "--driver": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a driver version like 535.104.05"),
-    "--python": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "a Python version like 3.11"),
+    "--driver": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "errors.stated.driver"),
+    "--python": (re.compile(r"^\d+\.\d+(\.\d+)?$"), "errors.stated.python"),
 }
 
 
 def _check_stated(option: str, value: str) -> None:
     pattern, expected = _STATED_FORMS[option]
     if not pattern.match(value.strip()):
-        raise UsageError(f"cannot read {option} {value!r}", hint=f"write {expected}")
+        from gpuvet.models import msg
+
+        raise UsageError.said("errors.stated_value", option=option, value=repr(value), expected=msg(expected))
 
 
 def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: Any) -> Dict[str, Any]:
@@ -37,7 +39,7 @@ def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: An
         model = kb.gpu(args.gpu)
         if model is None:
             known = ", ".join(sorted({m.name for m in kb.gpu_models()})[:12])
-            raise UsageError(f"unknown GPU model {args.gpu!r}", hint=f"known models include: {known}, ...")
+            raise UsageError.said("errors.unknown_gpu", gpu=repr(args.gpu), known=known)
         snapshot["gpus"] = found(
             [{"index": 0, "name": model.name, "compute_capability": model.compute_capability,
               "memory_total_mib": int(model.memory_gib * 1024) if model.memory_gib else None}],
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace, output) -> int:
     framework = kb.framework(args.framework)
     if framework is None:
         names = ", ".join(f.name for f in kb.frameworks())
-        raise UsageError(f"unknown framework {args.framework!r}", hint=f"known: {names}")
+        raise UsageError.said("errors.unknown_framework", framework=repr(args.framework), known=names)
     planning = (args.driver or args.gpu) and not (args.from_files or args.snapshot)
     snapshot = new_snapshot("stated") if planning else gather_snapshot(args, binaries=False)
     snapshot = apply_assumptions(snapshot, args, kb)

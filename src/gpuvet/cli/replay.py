@@ -19,9 +19,9 @@ def load_capture(path: str) -> Dict[str, Any]:
     try:
         document = json.loads(read_user_text(path, what="capture", hint=hint))
     except ValueError as exc:
-        raise InputError(f"{path}: not a gpuvet capture ({exc.__class__.__name__})", hint=hint)
+        raise InputError.said("errors.not_capture", path=path, why=exc.__class__.__name__)
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
-        raise InputError(f"{path}: not a gpuvet capture (no kind \"capture\" with a lock)", hint=hint)
+        raise InputError.said("errors.not_capture_kind", path=path)
     document["snapshot"] = validate_snapshot(document.get("snapshot") or {}, path)
     return document
 
@@ -36,7 +36,7 @@ def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list, target: Dict
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
-        raise InputError(f"--emit {folder}: {exc.strerror or exc}", hint="give a folder gpuvet can create")
+        raise InputError.said("errors.emit_folder", folder=folder, reason=exc.strerror or exc)
     files = {"requirements.txt": requirements_txt(capture, kb, changes),
              "environment.yml": environment_yml(capture, kb, changes),
              "Dockerfile": dockerfile(capture, replay_base(capture, target, kb))}

@@ -19,16 +19,14 @@ from gpuvet.report.smoke import render_text
 
 def _validate(args: argparse.Namespace) -> None:
     if args.timeout is not None and not (0 < args.timeout < math.inf):  # NaN fails both comparisons
-        raise InputError("--timeout must be a positive number of seconds", hint="e.g. --timeout 300")
+        raise InputError.said("errors.smoke_timeout")
     if args.nproc is not None and args.nproc < 1:
-        raise InputError("--nproc must be at least 1", hint="e.g. --nproc 8 (one process per GPU)")
+        raise InputError.said("errors.smoke_nproc")
     if not args.distributed and (args.nnodes or args.node_rank is not None or args.rdzv_endpoint or args.nproc
                                  or getattr(args, "sample", "auto") != "auto"):
-        raise InputError("--nproc/--nnodes/--node-rank/--rdzv-endpoint/--sample only apply with --distributed",
-                         hint="add --distributed")
+        raise InputError.said("errors.smoke_needs_distributed")
     if args.distributed and args.framework not in (None, "torch"):
-        raise InputError("--distributed runs through torchrun and needs --framework torch",
-                         hint="drop --framework or use --framework torch")
+        raise InputError.said("errors.smoke_distributed_torch")
     if args.distributed:
         from gpuvet.sources.smoke.distributed import check_rendezvous
 

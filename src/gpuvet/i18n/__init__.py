@@ -16,13 +16,27 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _CATALOGS: Dict[str, Dict[str, str]] = {}
 
 
+# The variables gettext reads for the language of messages, in its order: the first one set decides. LANGUAGE is a
+# list of preferences ("zh_CN:en"), the others one locale name ("zh_CN.UTF-8", "C").
+LANG_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
 def default_lang(environ: Optional[Mapping[str, str]] = None) -> str:
-    """``zh`` when LC_ALL / LC_MESSAGES / LANG (first set wins, like gettext) starts with zh; else ``en``."""
+    """The language when ``--lang`` is not given, chosen as gettext chooses one: the first of LANGUAGE, LC_ALL,
+    LC_MESSAGES and LANG that is set; in a LANGUAGE list the first language gpuvet speaks. ``zh`` for a Chinese one
+    (zh, zh_CN, zh_TW.UTF-8 ...), ``en`` otherwise (C, POSIX, en_US, a language gpuvet has no catalog for)."""
     environ = os.environ if environ is None else environ
-    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
+    for key in LANG_VARIABLES:
         value = environ.get(key)
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
+        if not value:
+            continue
+        for name in value.split(":") if key == "LANGUAGE" else [value]:
+            language = name.strip().lower().replace("-", "_").partition("_")[0].partition(".")[0]
+            if language in LANGS:
+                return language
+            if key != "LANGUAGE" or language in ("c", "posix"):
+                return "en"
+        # a LANGUAGE naming no language gpuvet has: the locale variables decide, as in gettext
     return "en"
 
 
@@ -92,8 +106,40 @@ def has_message(message_id: str, lang: str = "en") -> bool:
 
 
 def text(lang: str, message_id: str, **params: Any) -> str:
-    template = _template(lang, message_id) or _template("en", message_id) or message_id
+    """The sentence ``message_id`` in ``lang`` with ``params`` filled in. Plural forms: where ``count`` is 1 and the
+    language has a singular form of the sentence (``<id>.one``), that one. English has two forms (CLDR "one" and
+    "other"); Chinese has one, so its catalog has no ``.one`` entries and says every count alike."""
+    template = None
+    if _is_one(params.get("count")):
+        template = _template(lang, message_id + ".one") if _template(lang, message_id) else None
+    template = template or _template(lang, message_id) or _template("en", message_id) or message_id
     return template.format_map(_Lenient(params))
+
+
+def _is_one(count: Any) -> bool:
+    if count is None or isinstance(count, bool):
+        return False
+    try:
+        return float(str(count).strip()) == 1
+    except ValueError:
+        return False
+
+
+def label(lang: str, message_id: str) -> str:
+    """A field's name followed by the language's colon ("Fix: ", "修复："): one punctuation style per language."""
+    return text(lang, "report.label", label=text(lang, message_id))
+
+
+def source_label(lang: str, source: Any) -> str:
+    """Where a fact came from, as a report says it: the snapshot's source names are identifiers (nvml, nvidia-smi,
+    ``pasted:<kind>``, ``stated``), of which the ones that are words get the report's language."""
+    source = str(source)
+    kind = source[len("pasted:"):] if source.startswith("pasted:") else None
+    if kind is not None:
+        return text(lang, "report.source.pasted", kind=kind)
+    if source == "stated":
+        return text(lang, "report.source.stated")
+    return source
 
 
 def render(message: Any, lang: str) -> str:

@@ -41,11 +41,10 @@ def parse_model_size(text: str) -> float:
     the arithmetic and almost surely 7B to the user, so it is refused rather than guessed."""
     match = _SIZE.match(text or "")
     if not match:
-        raise UsageError(f"cannot read model size {text!r}: it needs its unit",
-                         hint="write it like 7B, 13B, 70B, 1.5B or 350M")
+        raise UsageError.said("errors.model_size", size=repr(text))
     value = float(match.group(1)) * _MULTIPLIER[match.group(2).lower()]
     if value <= 0:
-        raise UsageError(f"model size must be positive, got {text!r}")
+        raise UsageError.said("errors.model_size_positive", size=repr(text))
     return value
 
 
@@ -287,8 +286,9 @@ def _known_framework(text: str, kb: Any) -> None:
         return
     names = sorted({f.name for f in kb.frameworks()} | {d for f in kb.frameworks() for d in f.distributions})
     close = difflib.get_close_matches(target.name, names, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]}?" if close else "known: " + ", ".join(f.name for f in kb.frameworks())
-    raise UsageError(f"--framework {text!r}: not a framework the knowledge base knows", hint=hint)
+    suggestion = (msg("errors.plan_framework.did_you_mean", name=close[0]) if close
+                  else msg("errors.plan_framework.known", names=", ".join(f.name for f in kb.frameworks())))
+    raise UsageError.said("errors.plan_framework", name=repr(text), suggestion=suggestion)
 
 
 def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
@@ -297,7 +297,7 @@ def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
     dense shape nearest that size for the layers, widths, KV heads and vocabulary."""
     name = getattr(args, "model", None)
     if not name and not args.model_size:
-        raise UsageError("plan needs --model NAME or --model-size SIZE", hint="e.g. --model llama-3.1-8b or --model-size 7B")
+        raise UsageError.said("errors.plan_model_or_size")
     said: List[Message] = []
     if name:
         shape, exact = find_shape(name)
@@ -318,9 +318,9 @@ def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
     for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size),
                           ("--lora-rank", getattr(args, "lora_rank", None))):
         if value is not None and value < 1:
-            raise UsageError(f"{option} must be at least 1")
+            raise UsageError.said("errors.at_least_one", option=option)
     if task == "qlora" and precision not in ("int4", "int8", "bf16", "fp16"):
-        raise UsageError("--task qlora quantises the base to 4-bit (int4, or bf16/fp16 as the compute dtype) or 8-bit (int8)")
+        raise UsageError.said("errors.qlora_precision")
     work = Workload(shape=shape, parameters=parameters, task=task, precision=precision,
                     seq=args.seq_len or DEFAULT_SEQ[task], batch=args.batch_size or DEFAULT_BATCH[task],
                     checkpointing=getattr(args, "checkpointing", True),

@@ -196,8 +196,7 @@ def find_shape(name: str) -> Tuple[ModelShape, bool]:
     close = difflib.get_close_matches(wanted, list(names), n=1, cutoff=0.75)
     if close:
         return names[close[0]], False
-    raise UsageError(f"--model {name!r}: not a model gpuvet knows the shape of",
-                     hint="known: " + ", ".join(s.id for s in known_shapes()) + "; or give --model-size alone")
+    raise UsageError.said("errors.plan_model", name=repr(name), names=", ".join(s.id for s in known_shapes()))
 
 
 def nearest_dense_shape(parameters: float) -> ModelShape:

@@ -11,7 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gpuvet.i18n import text
+from gpuvet.i18n import label as field_label
+from gpuvet.i18n import source_label, text
 
 # Verdict-like words the blocks carry; the renderers map them to icons and colours (and nothing else).
 VERDICTS = ("pass", "warn", "fail", "unknown", "skip", "info")
@@ -316,7 +317,7 @@ def check_report(document: Mapping[str, Any], lang: str) -> Report:
                 verdict_label=_word(lang, _verdict(link.get("verdict"))),
                 actual=_s(link.get("actual")),
                 expected=_s(link.get("expected")) if link.get("expected") else "",
-                source=_s(link.get("source")) if link.get("source") else "",
+                source=source_label(lang, _s(link.get("source"))) if link.get("source") else "",
             )
             for link in target.get("chain") or []
         )
@@ -442,17 +443,18 @@ def diagnose_report(document: Mapping[str, Any], lang: str) -> Report:
             body.append(Para(_s(item["explanation"])))
         extracted = item.get("extracted") or {}
         if extracted:
-            body.append(Para(text(lang, "reports.diagnose.extracted") + ": "
+            body.append(Para(field_label(lang, "reports.diagnose.extracted")
                              + ", ".join("%s=%s" % (k, v) for k, v in sorted(extracted.items()))))
         evidence = item.get("evidence") or []
         if evidence:
-            body += [Para(text(lang, "reports.diagnose.evidence") + ":"),
+            body += [Para(field_label(lang, "reports.diagnose.evidence").rstrip()),
                      Pre(tuple("%s: %s" % (_s(e.get("line")), _s(e.get("text"))) for e in evidence))]
         checks = item.get("snapshot") or []
         if checks:
-            body.append(Para(text(lang, "reports.diagnose.snapshot") + ":"))
+            body.append(Para(field_label(lang, "reports.diagnose.snapshot").rstrip()))
             body.append(Bullets(tuple(
-                "%s: %s" % (text(lang, "reports.diagnose." + c.get("verdict")) if c.get("verdict") in ("confirms", "rules_out") else _s(c.get("verdict")), _s(c.get("text")))
+                (field_label(lang, "reports.diagnose." + c["verdict"]) if c.get("verdict") in ("confirms", "rules_out")
+                 else _s(c.get("verdict")) + ": ") + _s(c.get("text"))
                 for c in checks)))
         elif item.get("settle"):
             body.append(Para(text(lang, "reports.diagnose.settle", commands="; ".join(str(s) for s in item["settle"])), muted=True))
@@ -619,7 +621,7 @@ def fleet_report(document: Mapping[str, Any], lang: str, command: str = "fleet")
         blocks.append(Para(text(lang, "reports.fleet.no_differences"), verdict="pass"))
     if document.get("agreed"):
         blocks += [Heading(text(lang, "reports.fleet.agreed"), level=3), Bullets(tuple(
-            "%s: %s" % (text(lang, "fleet.field." + str(a.get("field"))), _fleet_value(a.get("value"), lang)) for a in document["agreed"]))]
+            field_label(lang, "fleet.field." + str(a.get("field"))) + _fleet_value(a.get("value"), lang) for a in document["agreed"]))]
     blocks += _findings(text(lang, "reports.fleet.findings"), document.get("findings") or [], lang)
     targets = document.get("targets") or []
     if targets:

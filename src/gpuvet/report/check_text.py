@@ -9,9 +9,10 @@ import io
 import re
 from typing import Any, List, Mapping
 
-from gpuvet.i18n import render, text
+from gpuvet.i18n import label, render, source_label, text
 from gpuvet.report.answer import answer_line
 from gpuvet.report.machine_summary import machine_lines
+from gpuvet.report.table import display_width, pad
 
 # The lines are written in rich's console markup (``[bold]...[/]``). In colour rich renders them; without colour
 # (a pipe, a file, --no-color: the usual case) what rich prints is the markup's text, which these few lines give
@@ -91,24 +92,24 @@ def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
         if detail and (len(detail) <= 400 or finding["code"] in _INFO_READ_IN_FULL):
             lines.append(f"      {esc(detail)}")
         if finding["code"] in _INFO_READ_IN_FULL and finding.get("fix"):
-            lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(finding['fix']['summary'])}")
+            lines.append(f"      [bold]{label(lang, 'report.fix')}[/]{esc(finding['fix']['summary'])}")
         return lines
     if finding.get("detail"):
         lines.append(f"      {esc(finding['detail'])}")
     if finding.get("expected") or finding.get("actual"):
         lines.append(
-            f"      {text(lang, 'report.expected')}: {esc(finding.get('expected') or '-')}   "
-            f"{text(lang, 'report.actual')}: {esc(finding.get('actual') or '-')}"
+            f"      {label(lang, 'report.expected')}{esc(finding.get('expected') or '-')}   "
+            f"{label(lang, 'report.actual')}{esc(finding.get('actual') or '-')}"
         )
     fix = finding.get("fix")
     if fix:
-        lines.append(f"      [bold]{text(lang, 'report.fix')}:[/] {esc(fix['summary'])}")
+        lines.append(f"      [bold]{label(lang, 'report.fix')}[/]{esc(fix['summary'])}")
         for command in fix.get("commands") or []:
             lines.append(f"        [cyan]$ {esc(command)}[/]")
     sources = finding.get("sources") or []
     if sources:
-        lines.append(f"      [dim]{text(lang, 'report.sources')}: {esc(sources[0])}[/]")
-        lines.extend(f"      [dim]{' ' * len(text(lang, 'report.sources'))}  {esc(source)}[/]" for source in sources[1:])
+        lines.append(f"      [dim]{label(lang, 'report.sources')}{esc(sources[0])}[/]")
+        lines.extend(f"      [dim]{' ' * display_width(label(lang, 'report.sources'))}{esc(source)}[/]" for source in sources[1:])
     return lines
 
 
@@ -163,12 +164,12 @@ def markup_lines(document: Mapping[str, Any], lang: str) -> List[str]:
             verdict = link["verdict"]
             if verdict == "skip" and not link.get("actual"):
                 # A link this build does not need ("not needed (CPU build)"): say that, not "needs ...".
-                out.append(f"  [dim]{_MARK['skip']} {text(lang, 'layer.' + link['layer']):<10} {esc(str(link.get('expected') or '-'))}[/]")
+                out.append(f"  [dim]{_MARK['skip']} {pad(text(lang, 'layer.' + link['layer']), 10)} {esc(str(link.get('expected') or '-'))}[/]")
                 continue
             expected = f"  [dim]{text(lang, 'report.needs')} {esc(link['expected'])}[/]" if link.get("expected") else ""
-            source = f"  [dim]({text(lang, 'report.from', source=esc(link['source']))})[/]" if link.get("source") else ""
+            source = f"  [dim]({text(lang, 'report.from', source=esc(source_label(lang, link['source'])))})[/]" if link.get("source") else ""
             out.append(
-                f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {text(lang, 'layer.' + link['layer']):<10}[/] "
+                f"  [{_STYLE.get(verdict, '')}]{_MARK.get(verdict, '-')} {pad(text(lang, 'layer.' + link['layer']), 10)}[/] "
                 f"{esc(str(link.get('actual') or '-'))}{expected}{source}"
             )
         for finding in target.get("findings") or []:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
+from gpuvet.i18n import label
 from gpuvet.i18n import text as t
 from gpuvet.report.fleet_document import TOP_FINDINGS
+from gpuvet.report.table import display_width, pad
 from gpuvet.sources.fleet.result import STATUSES
 
 _COLORS = {"ok": "32", "pass": "32", "warn": "33", "unknown": "33", "fail": "31", "info": "36"}
@@ -36,16 +38,16 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
 
     lines: List[str] = [fleet_answer_line(document, lang), _heading(document, lang), ""]
     hosts = document["hosts"]
-    name_width = min(max((len(h["host"]) for h in hosts), default=4), 40)
-    status_width = max(len(t(lang, "fleet.status." + s)) for s in STATUSES)
+    name_width = min(max((display_width(h["host"]) for h in hosts), default=4), 40)
+    status_width = max(display_width(t(lang, "fleet.status." + s)) for s in STATUSES)
     lines.append(t(lang, "fleet.heading.hosts"))
     for host in hosts:
-        status = t(lang, "fleet.status." + host["status"]).ljust(status_width)
+        status = pad(t(lang, "fleet.status." + host["status"]), status_width)
         note = host.get("error") or ""
         if host["status"] == "ok" and host.get("method"):
             extra = host.get("note") or ""
             note = t(lang, "fleet.label.method." + host["method"]) + (f"; {extra}" if extra else "")
-        lines.append(f"  {_paint(status, host['status'], color)}  {host['host'].ljust(name_width)}  {note}".rstrip())
+        lines.append(f"  {_paint(status, host['status'], color)}  {pad(host['host'], name_width)}  {note}".rstrip())
     if document.get("out_dir"):
         lines.append("  " + t(lang, "fleet.label.saved_to", folder=document["out_dir"]))
     lines.append("")
@@ -58,12 +60,12 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
             lines.append("  " + t(lang, "fleet.field." + group["field"]))
             for index, value in enumerate(group["values"]):
                 tag = "" if index == 0 or value["value"] is None else "  ← " + t(lang, "fleet.label.outlier")
-                lines.append(f"    {_value(value['value'], lang):<28} {', '.join(value['hosts'])}{_paint(tag, 'warn', color) if tag else ''}")
+                lines.append(f"    {pad(_value(value['value'], lang), 28)} {', '.join(value['hosts'])}{_paint(tag, 'warn', color) if tag else ''}")
     else:
         lines.append(t(lang, "fleet.heading.no_differences"))
     if document.get("agreed"):
         agreed = "; ".join(f"{t(lang, 'fleet.field.' + a['field'])} {_value(a['value'], lang)}" for a in document["agreed"])
-        lines += ["", f"{t(lang, 'fleet.heading.agreed')}: {agreed}"]
+        lines += ["", f"{label(lang, 'fleet.heading.agreed')}{agreed}"]
     if document.get("findings"):
         lines += ["", t(lang, "fleet.heading.findings")]
         for finding in document["findings"]:
@@ -71,13 +73,13 @@ def render_text(document: Mapping[str, Any], lang: str, color: bool = False, wid
             lines.append(f"  {severity} {finding['code']}: {finding['title']} ({', '.join(finding['hosts'])})")
             lines.append(f"       {finding['detail']}")
             if finding.get("fix"):
-                lines.append(f"       {t(lang, 'fleet.label.fix')}: {finding['fix']['summary']}")
+                lines.append(f"       {label(lang, 'fleet.label.fix')}{finding['fix']['summary']}")
     if document.get("targets"):
         lines += ["", t(lang, "fleet.heading.checks")]
         for target in document["targets"]:
             lines.append(f"  {target['target']}")
             for group in target["verdicts"]:
-                lines.append(f"    {_paint(group['verdict'].ljust(8), group['verdict'], color)} {', '.join(group['hosts'])}")
+                lines.append(f"    {_paint(pad(t(lang, 'verdict.' + group['verdict']), 8), group['verdict'], color)} {', '.join(group['hosts'])}")
                 lines += _group_findings_text(group, len(group["hosts"]), lang, color)
     return "\n".join(lines) + "\n"
 
@@ -91,7 +93,7 @@ def _group_findings_text(group: Mapping[str, Any], group_size: int, lang: str, c
         where = "" if len(finding["hosts"]) == group_size else f" ({', '.join(finding['hosts'])})"
         lines.append(f"             {severity} {finding['code']}: {finding['title']}{where}")
         if finding.get("fix"):
-            lines.append(f"                  {t(lang, 'fleet.label.fix')}: {finding['fix']}")
+            lines.append(f"                  {label(lang, 'fleet.label.fix')}{finding['fix']}")
     if len(findings) > TOP_FINDINGS:
         lines.append("             " + t(lang, "fleet.label.more_findings", count=len(findings) - TOP_FINDINGS))
     return lines

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, List, Mapping, Sequence
 
-from gpuvet.i18n import text
+from gpuvet.i18n import source_label, text
 from gpuvet.snapshot import SnapshotView
 
 
 def _from(view: SnapshotView, path: str, lang: str) -> str:
     source = view.source(path)
-    return f" ({text(lang, 'report.from', source=source)})" if source else ""
+    return f" ({text(lang, 'report.from', source=source_label(lang, source))})" if source else ""
 
 
 def _binaries(binaries: Sequence[Mapping[str, Any]]) -> str:

@@ -7,6 +7,7 @@ from typing import Any, Dict, List
 
 from gpuvet.checks.net import USABLE, NetResult, Verdict
 from gpuvet.i18n import render, text
+from gpuvet.report.table import display_width, pad
 
 _STATUS_ORDER = {"ok": 0, "slow": 1, "error": 2, "timeout": 3, "unreachable": 4}
 
@@ -54,23 +55,49 @@ def _cell_latency(verdict: Verdict) -> str:
     return "%g/%g/%g" % (latency["min"], latency["median"], latency["p95"])
 
 
+# The table's columns: (name, least width in terminal cells, right-aligned). Cells are measured by display width
+# (report/table.py), so a Chinese header or status keeps its column.
+_COLUMNS = (("status", 12, False), ("kind", 14, False), ("latency", 22, False), ("loss", 5, True),
+            ("throughput", 10, True), ("target", 0, False))
+
+
+def _table(rows: List[Dict[str, str]]) -> List[str]:
+    """The rows (the header first) with each column as wide as its widest cell, at least its least width."""
+    widths = {name: max([least] + [display_width(str(row[name])) for row in rows]) for name, least, _ in _COLUMNS}
+    lines = []
+    for row in rows:
+        parts = []
+        for name, _, right in _COLUMNS:
+            cell, width = str(row[name]), (widths[name] if name != "target" else 0)
+            parts.append(" " * max(0, width - display_width(cell)) + cell if right else pad(cell, width))
+        # two spaces before the target, one between the others
+        lines.append((" ".join(parts[:-1]) + "  " + parts[-1]).rstrip())
+    return lines
+
+
 def render_text(result: NetResult, lang: str = "en") -> str:
     lines = [text(lang, "net.title", count=len(result.verdicts), seconds=result.seconds), ""]
     header = dict(status=text(lang, "net.col.status"), kind=text(lang, "net.col.kind"),
                   latency=text(lang, "net.col.latency"), loss=text(lang, "net.col.loss"),
                   throughput=text(lang, "net.col.throughput"), target=text(lang, "net.col.target"))
-    lines.append(text(lang, "net.header", **header).rstrip())
+    table: List[Dict[str, str]] = [header]
+    below: List[List[str]] = [[]]  # the lines under each row of the table
     for verdict in ranked(result):
         loss = "-" if verdict.loss is None else "%d%%" % round(verdict.loss * 100)
         rate = "-" if verdict.throughput_mbps is None else "%g" % verdict.throughput_mbps
         status = text(lang, "net.status." + verdict.status) + (" *" if verdict.named and verdict.status not in USABLE else "")
-        lines.append(text(lang, "net.header", status=status, kind=verdict.kind, latency=_cell_latency(verdict),
-                          loss=loss, throughput=rate, target=verdict.target).rstrip())
+        table.append(dict(status=status, kind=verdict.kind, latency=_cell_latency(verdict), loss=loss,
+                          throughput=rate, target=verdict.target))
+        notes = []
         if verdict.reason is not None:
-            lines.append("    " + render(verdict.reason, lang))
+            notes.append("    " + render(verdict.reason, lang))
         if verdict.kind == "host" and verdict.status in USABLE:
-            lines.append("    " + (text(lang, "net.ssh_banner", banner=verdict.ssh_banner) if verdict.ssh_banner
+            notes.append("    " + (text(lang, "net.ssh_banner", banner=verdict.ssh_banner) if verdict.ssh_banner
                                    else text(lang, "net.no_ssh_banner")))
+        below.append(notes)
+    for line, notes in zip(_table(table), below):
+        lines.append(line)
+        lines.extend(notes)
     lines.append("")
     if result.recommendations:
         lines.append(text(lang, "net.recommendations"))

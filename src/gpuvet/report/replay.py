@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping, Optional
 
 from gpuvet.i18n import text
+from gpuvet.report.table import pad
 
 # pip freeze leaves these out by default: the installer's own tools, not the environment's content.
 _TOOLS = {"pip", "setuptools", "wheel", "distribute"}
@@ -139,14 +140,14 @@ def render_text(document: Mapping[str, Any], lang: str = "en") -> str:
     if changed:
         lines.append(text(lang, "replay.differences"))
         for item in changed:
-            lines.append("  %-10s %s -> %s" % (item["fact"], item["captured"] or "-", item["here"] or "-"))
+            lines.append("  %s %s -> %s" % (pad(item["fact"], 10), item["captured"] or "-", item["here"] or "-"))
     else:
         lines.append(text(lang, "replay.same_facts"))
     unknown = document.get("not_known_here") or []
     if unknown:
         lines.append(text(lang, "replay.not_known", facts=", ".join(item["fact"] for item in unknown)))
     for target in document.get("targets") or []:
-        lines.append("  %-5s %s -> %s" % (target["verdict"].upper(), target["target"], target.get("resolved") or "-"))
+        lines.append("  %s %s -> %s" % (pad(target["verdict"].upper(), 5), target["target"], target.get("resolved") or "-"))
         failing = [f for f in target.get("findings") or [] if f.get("severity") == "fail"]
         if failing:
             lines.append("        " + str(failing[0].get("title")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from gpuvet.i18n import text
+from gpuvet.report.table import display_width, pad
 from gpuvet.report.timeline import sparkline
 
 _COLORS = {"pass": "\033[32m", "warn": "\033[33m", "fail": "\033[31m", "skip": "\033[2m"}
@@ -28,13 +29,14 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _row(result: Dict[str, Any]) -> List[str]:
+def _row(result: Dict[str, Any], lang: str) -> List[str]:
     value = _fmt(result.get("value"))
     if result.get("unit") and result.get("value") is not None:
         value += " " + result["unit"]
     share = result.get("fraction_of_reference")
+    status = result.get("status", "?")
     return [
-        result.get("status", "?"),
+        text(lang, "verdict." + status) if status in _COLORS else status,  # pass/warn/fail/skip in the report's words
         result.get("name", "?") + _where(result),
         value,
         _fmt(result.get("reference")),
@@ -62,14 +64,15 @@ def render_text(payload: Dict[str, Any], lang: str = "en", color: bool = False) 
     if dist:
         lines.append(text(lang, "smoke.dist.header", backend=dist.get("backend"), ranks=dist.get("ranks") or "?",
                           nccl=dist.get("nccl_version") or "-"))
-    rows = [_row(r) for r in payload.get("results", [])]
+    rows = [_row(r, lang) for r in payload.get("results", [])]
     headers = _headers(lang)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers[:-1])]
-    lines.append("  ".join(h.ljust(w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1])
+    widths = [max(display_width(h), *(display_width(r[i]) for r in rows)) if rows else display_width(h)
+              for i, h in enumerate(headers[:-1])]
+    lines.append("  ".join(pad(h, w) for h, w in zip(headers[:-1], widths)) + "  " + headers[-1])
     for row, result in zip(rows, payload.get("results", [])):
-        cells = [c.ljust(w) for c, w in zip(row[:-1], widths)]
+        cells = [pad(c, w) for c, w in zip(row[:-1], widths)]
         if color:
-            cells[0] = _COLORS.get(row[0], "") + cells[0] + _RESET
+            cells[0] = _COLORS.get(result.get("status", ""), "") + cells[0] + _RESET
         lines.append("  ".join(cells) + "  " + row[-1])
         for size in result.get("sizes", []) or []:
             lines.append("      %12d B  %10.2f us  algbw %9.3f GB/s  busbw %9.3f GB/s" % (
@@ -102,11 +105,11 @@ def utilization_lines(section: Any, lang: str, width: int = 60) -> List[str]:
         return []
     lines = [utilization_title(section, lang)]
     devices = section["devices"]
-    label_width = max(len(str(d.get("label", ""))) for d in devices)
+    label_width = max(display_width(str(d.get("label", ""))) for d in devices)
     for device in devices:
         mean = device.get("mean")
         marker = "  <-" if device.get("lagging") else ""
-        lines.append("  %s  %s  %s%s" % (str(device.get("label", "")).ljust(label_width),
+        lines.append("  %s  %s  %s%s" % (pad(str(device.get("label", "")), label_width),
                                          sparkline(device.get("samples") or [], width),
                                          text(lang, "smoke.sync.row", mean="%g" % round(mean) if mean is not None else "?"),
                                          marker))

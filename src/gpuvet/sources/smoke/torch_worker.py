@@ -31,6 +31,12 @@ DTYPES = ("fp32", "tf32", "bf16", "fp16")
 LOSS_FALL_RATIO = 0.8  # the last steps' mean loss must be below 80 % of the first steps' mean
 
 
+def _say(message_id: str, **params: Any) -> Dict[str, Any]:
+    """The detail as a catalog message (gpuvet's i18n, ``smoke.detail.*``): the report says it in its language; the
+    English ``detail`` beside it is for anything that reads this worker's lines alone."""
+    return {"id": message_id, "params": params}
+
+
 def _result(name: str, kind: str, device: Dict[str, Any], **fields: Any) -> Dict[str, Any]:
     record = {"name": name, "kind": kind, "framework": "torch", "device_index": device["index"],
               "gpu_name": device["name"], "value": None, "unit": None, "detail": ""}
@@ -70,13 +76,15 @@ def matmul(torch: Any, device: Any, info: Dict[str, Any], dtype_name: str, sizes
     if dtype_name == "tf32" and (not cuda or cc < (8, 0)):
         return _result(name, "matmul", info, dtype=dtype_name, status="skip",
                        detail="tf32 needs tensor cores of sm_80+ (Ampere or newer)" if cuda else
-                       "tf32 is a GPU tensor-core mode")
+                       "tf32 is a GPU tensor-core mode",
+                       say=_say("smoke.detail.tf32_old_gpu" if cuda else "smoke.detail.tf32_cpu"))
     if dtype_name == "bf16" and cuda and cc < (8, 0):
         return _result(name, "matmul", info, dtype=dtype_name, status="skip",
-                       detail="bf16 is emulated before sm_80 (about 10x slower); fp16 is the fair test here")
+                       detail="bf16 is emulated before sm_80 (about 10x slower); fp16 is the fair test here",
+                       say=_say("smoke.detail.bf16_emulated"))
     if dtype_name == "fp16" and not cuda:
         return _result(name, "matmul", info, dtype=dtype_name, status="skip",
-                       detail="fp16 matmul on CPU says nothing about a GPU")
+                       detail="fp16 matmul on CPU says nothing about a GPU", say=_say("smoke.detail.fp16_cpu"))
     torch_dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[dtype_name]
     if cuda:
         torch.backends.cuda.matmul.allow_tf32 = dtype_name == "tf32"
@@ -90,7 +98,8 @@ def matmul(torch: Any, device: Any, info: Dict[str, Any], dtype_name: str, sizes
     times = [timer.time(lambda: torch.matmul(a, b)) for _ in range(sizes["matmul_reps"])]
     value = matmul_tflops(n, n, n, median(times))
     return _result(name, "matmul", info, dtype=dtype_name, value=round(value, 3), unit="TFLOPS",
-                   detail="%dx%d @ %dx%d, median of %d" % (n, n, n, n, len(times)))
+                   detail="%dx%d @ %dx%d, median of %d" % (n, n, n, n, len(times)),
+                   say=_say("smoke.detail.matmul", n=n, runs=len(times)))
 
 
 def memcpy(torch: Any, device: Any, info: Dict[str, Any], sizes: Dict[str, int]) -> Dict[str, Any]:
@@ -103,13 +112,14 @@ def memcpy(torch: Any, device: Any, info: Dict[str, Any], sizes: Dict[str, int])
     times = [timer.time(lambda: dst.copy_(src)) for _ in range(5)]
     value = copy_bandwidth_gbs(nbytes, median(times))
     return _result("memory_copy", "memcpy", info, value=round(value, 2), unit="GB/s",
-                   detail="%d MiB copy in %s memory, read + write counted, median of %d" % (sizes["copy_mib"], device.type, len(times)))
+                   detail="%d MiB copy in %s memory, read + write counted, median of %d" % (sizes["copy_mib"], device.type, len(times)),
+                   say=_say("smoke.detail.copy", mib=sizes["copy_mib"], device=device.type, runs=len(times)))
 
 
 def host_transfers(torch: Any, device: Any, info: Dict[str, Any], sizes: Dict[str, int]) -> List[Dict[str, Any]]:
     if device.type != "cuda":
         detail = "no GPU: host<->device bandwidth needs a CUDA device"
-        return [_result(n, k, info, status="skip", detail=detail)
+        return [_result(n, k, info, status="skip", detail=detail, say=_say("smoke.detail.no_gpu_transfer"))
                 for n, k in (("host_to_device", "host_to_device"), ("device_to_host", "device_to_host"))]
     nbytes = sizes["pinned_mib"] << 20
     host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
@@ -123,7 +133,8 @@ def host_transfers(torch: Any, device: Any, info: Dict[str, Any], sizes: Dict[st
         times = [timer.time(fn) for _ in range(5)]
         value = nbytes / median(times) / 1e9
         out.append(_result(name, name, info, value=round(value, 2), unit="GB/s",
-                           detail="%d MiB pinned copy, median of 5" % sizes["pinned_mib"]))
+                           detail="%d MiB pinned copy, median of 5" % sizes["pinned_mib"],
+                           say=_say("smoke.detail.pinned", mib=sizes["pinned_mib"])))
     link = _pcie_current(info)
     if link:  # read right after the copies: an idle GPU may have downshifted its link
         for record in out:
@@ -172,7 +183,9 @@ def _train(torch: Any, device: Any, info: Dict[str, Any], name: str, model: Any,
     return _result(name, "training", info, value=round(samples_per_s, 1), unit="samples/s",
                    status="pass" if falls else "fail", loss_first=round(losses[0], 4), loss_last=round(losses[-1], 4),
                    detail="%d steps, batch %d, loss %.3f -> %.3f%s" % (
-                       steps, batch_size, losses[0], losses[-1], "" if falls else " (did not fall)"))
+                       steps, batch_size, losses[0], losses[-1], "" if falls else " (did not fall)"),
+                   say=_say("smoke.detail.train" if falls else "smoke.detail.train_no_fall", steps=steps,
+                            batch=batch_size, first="%.3f" % losses[0], last="%.3f" % losses[-1]))
 
 
 def _cnn(torch: Any) -> Any:
@@ -244,7 +257,8 @@ def inference(torch: Any, device: Any, info: Dict[str, Any], sizes: Dict[str, in
     value = sizes["infer_batch"] / median(times)
     return _result("inference", "inference", info, value=round(value, 1), unit="samples/s",
                    status="pass" if finite else "fail",
-                   detail="CNN forward, batch %d, median of 5%s" % (sizes["infer_batch"], "" if finite else ", NaN/Inf in output"))
+                   detail="CNN forward, batch %d, median of 5%s" % (sizes["infer_batch"], "" if finite else ", NaN/Inf in output"),
+                   say=_say("smoke.detail.inference" if finite else "smoke.detail.inference_nan", batch=sizes["infer_batch"]))
 
 
 def _nvml_links(torch: Any, count: int) -> Dict[int, Dict[str, Any]]:
@@ -305,7 +319,9 @@ def discover(torch: Any, device_choice: str) -> List[Dict[str, Any]]:
                       for d in devices],
           "detail": "torch %s (%s): %s" % (
               torch.__version__, "CUDA " + cuda_build if cuda_build else "CPU-only build",
-              ", ".join("cuda:%d %s" % (d["index"], d["name"]) for d in devices) or "no CUDA device, running on CPU")})
+              ", ".join("cuda:%d %s" % (d["index"], d["name"]) for d in devices) or "no CUDA device, running on CPU"),
+          "say": _say("smoke.detail.discovery_cpu", version=torch.__version__) if not devices and not cuda_build
+          else None})
     if not devices:
         devices.append({"index": None, "name": None, "cc_tuple": None})
     return devices
