@@ -128,3 +128,13 @@ def test_the_answer_says_what_each_gpu_of_the_count_holds(capsys):
     assert best["count"] > 1 and best["per_gpu_gib"] < plan["memory_gib"]["per_gpu"] / (best["count"] - 0.5)
     main(["plan", "--framework", "torch", "--model", "deepseek-v3", "--task", "infer"])
     assert f"{best['per_gpu_gib']} GiB per GPU needed" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_sliding_window_longer_context_is_said_to_be_an_upper_bound(capsys):
+    main(["plan", "--framework", "torch", "--model", "gemma-3-27b", "--task", "infer", "--seq-len", "32768",
+          "--format", "json"])
+    assumptions = json.loads(capsys.readouterr().out)["plan"]["assumptions"]
+    assert any("1024" in a and "upper bound" in a for a in assumptions)
+    main(["plan", "--framework", "torch", "--model", "llama-3.1-8b", "--task", "infer", "--seq-len", "32768",
+          "--format", "json"])
+    assert not any("sliding" in a for a in json.loads(capsys.readouterr().out)["plan"]["assumptions"])

@@ -118,6 +118,8 @@ def assumptions_of(work: Workload, gpus: int) -> List[Message]:
             said.append(msg("plan.assume.kv", seq=seq, batch=batch, per_token=f"{per_token:g}",
                             kv_heads=shape.num_key_value_heads, head_dim=shape.head_dim,
                             layers=shape.num_hidden_layers))
+        if shape.sliding_window and seq > shape.sliding_window:
+            said.append(msg("plan.assume.kv_sliding", model=shape.display, window=shape.sliding_window))
         if gpus > 1:
             said.append(msg("plan.assume.tensor_parallel", gpus=gpus))
     else:

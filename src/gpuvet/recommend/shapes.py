@@ -40,6 +40,7 @@ class ModelShape:
     qk_nope_head_dim: int = 0
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
+    sliding_window: int = 0
     aliases: Tuple[str, ...] = ()
 
     @property
@@ -56,7 +57,7 @@ _INTS = ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_val
          "vocab_size", "max_position_embeddings")
 _OPTIONAL_INTS = ("num_experts", "num_experts_per_tok", "moe_intermediate_size", "n_shared_experts",
                   "first_k_dense_replace", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-                  "v_head_dim")
+                  "v_head_dim", "sliding_window")
 
 
 def shape_from(record: Mapping[str, Any]) -> ModelShape:
