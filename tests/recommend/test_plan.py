@@ -7,7 +7,8 @@ import json
 import pytest
 
 from gpuvet.cli import main
-from gpuvet.recommend.plan import GIB, estimate, parse_model_size
+from gpuvet.recommend.plan import GIB, Workload, estimate, memory_for, parse_model_size
+from gpuvet.recommend.shapes import largest_tensor, nearest_dense_shape
 
 
 @pytest.mark.parametrize("text, value", [("7B", 7e9), ("350M", 3.5e8), ("1.5b", 1.5e9), ("70B", 7e10)])
@@ -15,23 +16,52 @@ def test_model_sizes(text, value):
     assert parse_model_size(text) == value
 
 
+def _work(parameters, task, precision, seq, batch, **options):
+    return Workload(shape=nearest_dense_shape(parameters), parameters=parameters, task=task, precision=precision,
+                    seq=seq, batch=batch, **options)
+
+
 def test_full_training_is_16_bytes_per_parameter_before_activations():
-    memory, _ = estimate(7e9, "train", "bf16", 1, 2048, 1)
-    assert (memory.weights + memory.gradients + memory.optimizer) == pytest.approx(16 * 7e9)
+    memory, _ = estimate(_work(7e9, "train", "bf16", 2048, 1), 1)
+    whole = memory.whole
+    assert (whole.weights + whole.gradients + whole.optimizer) == pytest.approx(16 * 7e9)
 
 
-def test_sharding_divides_model_states_not_activations():
-    one, _ = estimate(7e9, "train", "bf16", 1, 2048, 1)
-    eight, _ = estimate(7e9, "train", "bf16", 8, 2048, 1)
-    states = one.weights + one.gradients + one.optimizer
-    assert eight.per_gpu == pytest.approx(states / 8 + one.activations)
+def test_zero3_divides_model_states_not_activations():
+    work = _work(7e9, "train", "bf16", 2048, 1)
+    one, _ = estimate(work, 1)
+    eight, assumptions = estimate(work, 8)
+    states = one.whole.weights + one.whole.gradients + one.whole.optimizer
+    gathered = 4 * largest_tensor(work.shape)  # one whole layer's 16-bit weights and gradients (DeepSpeed's term)
+    assert eight.per_gpu == pytest.approx(states / 8 + gathered + one.whole.activations)
+    assert "plan.assume.zero3" in [m.id for m in assumptions]
 
 
-def test_inference_weights_follow_precision():
-    bf16, _ = estimate(70e9, "infer", "bf16", 1, 4096, 1)
-    int4, _ = estimate(70e9, "infer", "int4", 1, 4096, 1)
-    assert bf16.weights == pytest.approx(140e9) and int4.weights == pytest.approx(35e9)
-    assert bf16.kv_cache > 0
+@pytest.mark.parametrize("stage, sharded", [(0, ()), (1, ("optimizer",)), (2, ("gradients", "optimizer")),
+                                            (3, ("weights", "gradients", "optimizer"))])
+def test_each_zero_stage_shards_what_the_paper_says(stage, sharded):
+    work = _work(7e9, "train", "bf16", 2048, 1, zero_stage=stage)
+    one, many = memory_for(work, 1), memory_for(work, 4)
+    for part in ("weights", "gradients", "optimizer"):
+        if part in sharded:
+            assert getattr(many, part) < getattr(one, part) / 3
+        else:
+            assert getattr(many, part) == getattr(one, part)
+
+
+def test_checkpointing_keeps_one_input_per_layer():
+    with_it = memory_for(_work(7e9, "lora", "bf16", 2048, 1), 1)
+    without = memory_for(_work(7e9, "lora", "bf16", 2048, 1, checkpointing=False), 1)
+    assert without.activations > 5 * with_it.activations
+    assert with_it.weights == without.weights
+
+
+def test_inference_weights_follow_precision_and_the_kv_cache_its_kv_heads():
+    bf16, _ = estimate(_work(70e9, "infer", "bf16", 4096, 1), 1)
+    int4, _ = estimate(_work(70e9, "infer", "int4", 4096, 1), 1)
+    assert bf16.whole.weights == pytest.approx(140e9) and int4.whole.weights == pytest.approx(35e9)
+    # Llama 3.1 70B's shape: 80 layers x 8 KV heads x 128 x 2 (keys, values) x 2 bytes = 320 KiB per token.
+    assert bf16.whole.kv_cache == pytest.approx(4096 * 320 * 1024)
 
 
 def test_cli_plan_70b_inference(capsys):

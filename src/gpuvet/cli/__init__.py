@@ -151,12 +151,20 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("plan", help="what to rent for a workload")
     p.add_argument("--framework", required=True, metavar="TARGET")
-    p.add_argument("--model-size", required=True, metavar="SIZE", help="parameters: 7B, 13B, 70B, 350M ...")
+    p.add_argument("--model", metavar="NAME", default=None,
+                   help="a published model (llama-3.1-8b, qwen2.5-7b, deepseek-v3 ...): its config.json shape is used")
+    p.add_argument("--model-size", metavar="SIZE", default=None,
+                   help="parameters: 7B, 13B, 70B, 350M ... (without --model: the nearest published shape of that size)")
     p.add_argument("--task", required=True, choices=("train", "lora", "qlora", "infer"))
     p.add_argument("--gpus", type=int, default=None, metavar="N")
     p.add_argument("--precision", choices=("fp32", "bf16", "fp16", "int8", "int4"), default="bf16")
     p.add_argument("--seq-len", type=int, default=None, metavar="TOKENS")
     p.add_argument("--batch-size", type=int, default=None, metavar="N")
+    p.add_argument("--no-checkpointing", dest="checkpointing", action="store_false",
+                   help="training without activation checkpointing (default: with it, as LLaMA-Factory trains)")
+    p.add_argument("--zero-stage", type=int, choices=(0, 1, 2, 3), default=None, metavar="{0,1,2,3}",
+                   help="ZeRO stage / FSDP sharding for train and lora over --gpus (default: 3 on several GPUs)")
+    p.add_argument("--lora-rank", type=int, default=None, metavar="R", help="LoRA rank (default 8)")
     p.add_argument("--platform", metavar="NAME", default=None,
                    help="the GPU rental platform you will rent on: its disks answer the storage questions")
     p.add_argument("--installer", choices=INSTALLERS, default="pip",
@@ -277,7 +285,8 @@ HELP = {
                   ["gpuvet recommend torch", "gpuvet recommend vllm --gpu H100 --driver 535.104.05 --python 3.11"]),
     "plan": ("Memory a workload needs, the GPU models that hold it (and can run the build), the software and the "
              "questions to ask the provider.",
-             ["gpuvet plan --framework torch==2.4.1 --model-size 13B --task lora --gpus 2"]),
+             ["gpuvet plan --framework torch==2.4.1 --model-size 13B --task lora --gpus 2",
+              "gpuvet plan --framework vllm --model llama-3.1-70b --task infer --seq-len 32768"]),
     "diagnose": ("The likely cause of a pasted error log, judged against this machine or a pasted one, with the "
                  "evidence lines and the fix.",
                  ["gpuvet diagnose train.log", "kubectl logs pod/x | gpuvet diagnose - --from nvidia-smi.txt"]),

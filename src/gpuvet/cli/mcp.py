@@ -258,15 +258,19 @@ def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_T
     @server.tool(description="Memory and GPUs a workload needs, the GPU models that hold it and can run the build, "
                              "and the questions to ask the provider.")
     def plan(framework: Annotated[str, Field(description="a pip requirement: torch==2.4.1, vllm ...")],
-             model_size: Annotated[str, Field(description="parameters: 7B, 13B, 70B, 350M ...")],
              task: Literal["train", "lora", "qlora", "infer"],
+             model_size: Annotated[Optional[str], Field(description="parameters: 7B, 13B, 70B, 350M ... "
+                                                                    "(needed without model)")] = None,
+             model: Annotated[Optional[str], Field(description="a published model: llama-3.1-8b, qwen2.5-7b, "
+                                                               "deepseek-v3 ... (its config.json shape)")] = None,
              gpus: Annotated[Optional[int], Field(description="how many GPUs (default: the fewest that hold it)")] = None,
              precision: Literal["fp32", "bf16", "fp16", "int8", "int4"] = "bf16",
              seq_len: Annotated[Optional[int], Field(description="tokens per sequence")] = None,
              batch_size: Annotated[Optional[int], Field(description="sequences per step")] = None,
              platform: Annotated[Optional[str], Field(description="the GPU rental platform")] = None,
              installer: Installer = "pip", lang: Lang = None) -> Dict[str, Any]:
-        return call(["plan", *option("--framework", framework), *option("--model-size", model_size),
+        return call(["plan", *option("--framework", framework), *option("--model", model),
+                     *option("--model-size", model_size),
                      *option("--task", task), *option("--gpus", gpus), *option("--precision", precision),
                      *option("--seq-len", seq_len), *option("--batch-size", batch_size),
                      *option("--platform", platform), *option("--installer", installer), *option("--lang", lang)])

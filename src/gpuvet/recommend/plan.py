@@ -1,35 +1,35 @@
 """Plan what to rent: memory a workload needs, the GPU models that hold it, the software it needs, what to ask.
 
-Pure arithmetic with every assumption stated. The memory model:
-
-- weights: parameters × bytes of the precision (fp32 4, bf16/fp16 2, int8 1, int4 0.5);
-- full training with Adam in mixed precision: 16 bytes per parameter in all, i.e. 2 (weights) + 2 (gradients) +
-  12 (fp32 master weights and two Adam moments) — ZeRO, Rajbhandari et al. 2019, §3.1
-  (https://arxiv.org/abs/1910.02054); sharded across the GPUs (ZeRO-3 / FSDP) when there are several;
-- LoRA: frozen base weights, plus gradients and Adam states for the adapters (taken as 1% of the parameters);
-  QLoRA: the base in 4-bit (https://arxiv.org/abs/2305.14314);
-- activations (training): 34 × sequence × batch × hidden bytes per layer for a transformer in 16-bit with
-  FlashAttention — Korthikanti et al. 2022, eq. 1 without the attention-score term
-  (https://arxiv.org/abs/2205.05198); activation checkpointing reduces it to about 2 × s × b × h per layer;
-- KV cache (inference): 2 × layers × hidden × bytes × tokens (no grouped-query attention assumed, an upper bound);
-- architecture from the size when not stated: P ≈ 12 · L · h² with h ≈ 128 · L (GPT-style shapes);
-- per GPU, 90% of the memory is usable (CUDA context, allocator fragmentation).
+Pure arithmetic with every assumption stated. The model's shape comes from its published config.json
+(``kb/data/models.toml``, gpuvet.recommend.shapes): named with ``--model``, or, for ``--model-size`` alone, the
+published dense shape nearest that size. The memory of each technique (full fine-tuning with ZeRO stages / FSDP,
+LoRA, QLoRA, inference with the KV cache) is gpuvet.recommend.memory, whose docstring cites each formula; per GPU,
+90% of the memory is usable (CUDA context, allocator fragmentation; vLLM's default gpu_memory_utilization is 0.9).
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.errors import UsageError
 from gpuvet.models import Message, msg
+from gpuvet.recommend import memory as techniques
+from gpuvet.recommend.shapes import (
+    ModelShape,
+    describe,
+    find_shape,
+    kv_elements_per_token,
+    lora_parameters,
+    nearest_dense_shape,
+    parameter_count,
+)
 
 GIB = 1024**3
-BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "int8": 1.0, "int4": 0.5}
+BYTES = techniques.BYTES
 USABLE_FRACTION = 0.9
-LORA_TRAINABLE_FRACTION = 0.01
+LORA_RANK = 8  # PEFT's LoraConfig default r and LLaMA-Factory's lora_rank default
 DEFAULT_SEQ = {"train": 2048, "lora": 2048, "qlora": 2048, "infer": 4096}
 DEFAULT_BATCH = {"train": 1, "lora": 1, "qlora": 1, "infer": 1}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmbt])\s*$", re.IGNORECASE)
@@ -49,72 +49,99 @@ def parse_model_size(text: str) -> float:
 
 
 @dataclass(frozen=True)
-class Shape:
-    layers: int
-    hidden: int
+class Workload:
+    """What is planned: the model's shape and parameter count, the technique and its settings."""
+
+    shape: ModelShape
+    parameters: float
+    task: str  # train (full fine-tuning), lora, qlora, infer
+    precision: str
+    seq: int
+    batch: int
+    checkpointing: bool = True
+    zero_stage: Optional[int] = None  # None: ZeRO-3 / FSDP full sharding on several GPUs, none on one
+    lora_rank: int = LORA_RANK
+
+    @property
+    def quant_bits(self) -> int:
+        """QLoRA's base: 8-bit with --precision int8, else 4-bit NF4 (bf16/fp16 being the compute dtype)."""
+        return 8 if self.precision == "int8" else 4
+
+    def stage(self, gpus: int) -> int:
+        return (3 if gpus > 1 else 0) if self.zero_stage is None else self.zero_stage
 
 
-def shape_for(parameters: float) -> Shape:
-    layers = max(1, round((parameters / (12 * 128**2)) ** (1 / 3)))
-    hidden = int(math.sqrt(parameters / (12 * layers)))
-    return Shape(layers, hidden)
+def memory_for(work: Workload, gpus: int) -> techniques.Memory:
+    """Per-GPU memory of WORK on GPUS GPUs: the technique's own function (gpuvet.recommend.memory)."""
+    if work.task == "train":
+        return techniques.full_finetune(work.shape, work.parameters, work.precision, work.seq, work.batch,
+                                        work.checkpointing, gpus, work.stage(gpus))
+    if work.task == "lora":
+        return techniques.lora(work.shape, work.parameters, work.precision, work.seq, work.batch, work.checkpointing,
+                               work.lora_rank, gpus, work.stage(gpus))
+    if work.task == "qlora":
+        return techniques.qlora(work.shape, work.parameters, work.quant_bits, work.seq, work.batch,
+                                work.checkpointing, work.lora_rank)
+    return techniques.inference(work.shape, work.parameters, work.precision, work.seq, work.batch, gpus)
 
 
 @dataclass(frozen=True)
 class MemoryEstimate:
-    weights: float
-    gradients: float
-    optimizer: float
-    activations: float
-    kv_cache: float
-    per_gpu: float  # bytes one GPU must hold
+    whole: techniques.Memory  # the workload on one GPU
+    per_gpu: float  # bytes one GPU must hold with the planned GPU count
     gpus: int
 
     @property
     def total(self) -> float:
-        return self.weights + self.gradients + self.optimizer + self.activations + self.kv_cache
+        return self.whole.total
 
 
-def estimate(parameters: float, task: str, precision: str, gpus: int, seq: int, batch: int) -> Tuple[MemoryEstimate, List[Message]]:
-    shape = shape_for(parameters)
-    assumptions = [msg("plan.assume.shape", layers=shape.layers, hidden=shape.hidden)]
-    weight_bytes = BYTES[precision]
-    gradients = optimizer = activations = kv_cache = 0.0
-    if task == "train":
-        weights = parameters * 2.0 if precision in ("bf16", "fp16") else parameters * weight_bytes
-        gradients = parameters * 2.0 if precision in ("bf16", "fp16") else parameters * 4.0
-        optimizer = parameters * 12.0 if precision in ("bf16", "fp16") else parameters * 8.0
-        activations = 34.0 * seq * batch * shape.hidden * shape.layers
-        assumptions.append(msg("plan.assume.adam"))
-        assumptions.append(msg("plan.assume.activations", seq=seq, batch=batch))
+def estimate(work: Workload, gpus: int) -> Tuple[MemoryEstimate, List[Message]]:
+    """The memory of WORK on GPUS GPUs and the assumptions it rests on, each said."""
+    whole = memory_for(work, 1)
+    per_gpu = memory_for(work, gpus).total
+    return MemoryEstimate(whole, per_gpu, gpus), assumptions_of(work, gpus)
+
+
+def assumptions_of(work: Workload, gpus: int) -> List[Message]:
+    shape, seq, batch = work.shape, work.seq, work.batch
+    said: List[Message] = []
+    if work.shape.moe:
+        said.append(msg("plan.assume.moe", experts=shape.num_experts, active=shape.num_experts_per_tok,
+                        active_params=f"{parameter_count(shape, active=True) / 1e9:.1f}"))
+    if work.task == "infer":
+        per_token = kv_elements_per_token(shape) * (4 if work.precision == "fp32" else 2) / 1024
+        if shape.latent_attention:
+            said.append(msg("plan.assume.kv_latent", seq=seq, batch=batch, per_token=f"{per_token:g}",
+                            rank=shape.kv_lora_rank, rope=shape.qk_rope_head_dim, layers=shape.num_hidden_layers))
+        else:
+            said.append(msg("plan.assume.kv", seq=seq, batch=batch, per_token=f"{per_token:g}",
+                            kv_heads=shape.num_key_value_heads, head_dim=shape.head_dim,
+                            layers=shape.num_hidden_layers))
+        if shape.sliding_window and seq > shape.sliding_window:
+            said.append(msg("plan.assume.kv_sliding", model=shape.display, window=shape.sliding_window))
         if gpus > 1:
-            assumptions.append(msg("plan.assume.sharded", gpus=gpus))
-        sharded = (weights + gradients + optimizer) / gpus
-        per_gpu = sharded + activations
-    elif task in ("lora", "qlora"):
-        base_bytes = 0.5 if task == "qlora" else weight_bytes
-        weights = parameters * base_bytes
-        trainable = parameters * LORA_TRAINABLE_FRACTION
-        gradients = trainable * 2.0
-        optimizer = trainable * 12.0
-        activations = 34.0 * seq * batch * shape.hidden * shape.layers
-        assumptions.append(msg("plan.assume.lora", fraction=f"{LORA_TRAINABLE_FRACTION:.0%}"))
-        if task == "qlora":
-            assumptions.append(msg("plan.assume.qlora"))
-        assumptions.append(msg("plan.assume.activations", seq=seq, batch=batch))
-        per_gpu = (weights + gradients + optimizer) / gpus + activations
-        if gpus > 1:
-            assumptions.append(msg("plan.assume.sharded", gpus=gpus))
-    else:  # infer
-        weights = parameters * weight_bytes
-        kv_bytes = 2.0 if precision in ("bf16", "fp16", "int8", "int4") else 4.0
-        kv_cache = 2.0 * shape.layers * shape.hidden * kv_bytes * seq * batch
-        assumptions.append(msg("plan.assume.kv", seq=seq, batch=batch))
-        if gpus > 1:
-            assumptions.append(msg("plan.assume.tensor_parallel", gpus=gpus))
-        per_gpu = (weights + kv_cache) / gpus
-    assumptions.append(msg("plan.assume.usable", fraction=f"{USABLE_FRACTION:.0%}"))
-    return MemoryEstimate(weights, gradients, optimizer, activations, kv_cache, per_gpu, gpus), assumptions
+            said.append(msg("plan.assume.tensor_parallel", gpus=gpus))
+    else:
+        if work.task == "train":
+            said.append(msg("plan.assume.adam_fp32" if work.precision == "fp32" else "plan.assume.adam"))
+        else:
+            adapters = lora_parameters(shape, work.lora_rank)
+            base = work.precision if work.task == "lora" else f"{work.quant_bits}-bit"
+            said.append(msg("plan.assume.lora", rank=work.lora_rank, adapters=f"{adapters / 1e6:.1f}", precision=base))
+            if work.task == "qlora":
+                said.append(msg("plan.assume.qlora", bits=work.quant_bits))
+        said.append(msg("plan.assume.activations" if work.checkpointing else "plan.assume.activations_full",
+                        seq=seq, batch=batch))
+        stage = work.stage(gpus)
+        if gpus > 1 and work.task == "qlora":
+            said.append(msg("plan.assume.replicated", gpus=gpus))
+        elif gpus > 1 and stage:
+            said.append(msg(f"plan.assume.zero{stage}", gpus=gpus))
+        elif gpus > 1:
+            said.append(msg("plan.assume.replicated", gpus=gpus))
+    said.append(msg("plan.assume.usable", fraction=f"{USABLE_FRACTION:.0%}"))
+    return said
 
 
 def _needs_bf16(precision: str) -> bool:
@@ -157,11 +184,13 @@ def _runs(build: Any, model: Any, kb: Any) -> Optional[bool]:
     return {compat.RUNS: True, compat.FAILS: False}.get(judgement.status)
 
 
-def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], seq: int, batch: int, kb: Any,
-             target: Optional[str] = None) -> List[Dict[str, Any]]:
+def fit_gpus(work: Workload, gpus: Optional[int], kb: Any, target: Optional[str] = None) -> List[Dict[str, Any]]:
     """For each GPU model of the KB: how many are needed (or, with --gpus N, whether N fit), and whether the
     planned build runs on it at all."""
     build = _build_of(target, kb)
+    counts = (gpus,) if gpus else (1, 2, 4, 8, 16, 32, 64)
+    # Bytes one GPU holds at each count: the same for every GPU model, so computed once.
+    per_gpu = {n: memory_for(work, n).total for n in counts}
     rows = []
     seen = set()
     for model in kb.gpu_models():
@@ -174,19 +203,13 @@ def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], 
         runs = _runs(build, model, kb)
         if runs is False:
             reason = "plan.reason.no_kernels"
-        elif _needs_bf16(precision) and cc and tuple(int(x) for x in cc.split(".")) < (8, 0):
+        elif _needs_bf16(work.precision) and cc and tuple(int(x) for x in cc.split(".")) < (8, 0):
             reason = "plan.reason.no_bf16"
         if gpus:
-            estimate_n, _ = estimate(parameters, task, precision, gpus, seq, batch)
-            fits = reason is None and estimate_n.per_gpu <= usable
-            count = gpus
+            fits = reason is None and per_gpu[gpus] <= usable
+            count: Optional[int] = gpus
         else:
-            count = None
-            for n in (1, 2, 4, 8, 16, 32, 64):
-                estimate_n, _ = estimate(parameters, task, precision, n, seq, batch)
-                if estimate_n.per_gpu <= usable:
-                    count = n
-                    break
+            count = next((n for n in counts if per_gpu[n] <= usable), None)
             fits = reason is None and count is not None
         rows.append(
             {
@@ -196,6 +219,8 @@ def fit_gpus(parameters: float, task: str, precision: str, gpus: Optional[int], 
                 "segment": getattr(model, "segment", None),
                 "nvlink": getattr(model, "nvlink", None),
                 "count": count,
+                # What each of those GPUs must hold (differs from memory_gib.per_gpu when the count is gpuvet's).
+                "per_gpu_gib": round(per_gpu[count] / GIB, 1) if count else None,
                 "fits": bool(fits),
                 "runs": runs,
                 "reason": reason,
@@ -268,21 +293,54 @@ def _known_framework(text: str, kb: Any) -> None:
     raise UsageError.said("errors.plan_framework", name=repr(text), suggestion=suggestion)
 
 
-def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
-    _known_framework(args.framework, kb)
-    parameters = parse_model_size(args.model_size)
+def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
+    """The workload the command line asks for, the assumptions its model rests on, and the model as JSON says it.
+    ``--model`` names a published shape (its parameter count follows); ``--model-size`` alone takes the published
+    dense shape nearest that size for the layers, widths, KV heads and vocabulary."""
+    name = getattr(args, "model", None)
+    if not name and not args.model_size:
+        raise UsageError.said("errors.plan_model_or_size")
+    said: List[Message] = []
+    if name:
+        shape, exact = find_shape(name)
+        parameters = float(parameter_count(shape))
+        if not exact:
+            said.append(msg("plan.assume.closest", name=name, model=shape.display))
+        said.append(msg("plan.assume.model", model=shape.display, params=f"{parameters / 1e9:.2f}", source=shape.source))
+        if args.model_size:
+            parse_model_size(args.model_size)  # still refused when malformed; the model's own count is used
+    else:
+        parameters = parse_model_size(args.model_size)
+        shape = nearest_dense_shape(parameters)
+        said.append(msg("plan.assume.shape", model=shape.display, params=f"{parameter_count(shape) / 1e9:.2f}",
+                        layers=shape.num_hidden_layers, hidden=shape.hidden_size, kv_heads=shape.num_key_value_heads,
+                        source=shape.source))
     task, precision = args.task, args.precision
     # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.
-    for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size)):
+    for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size),
+                          ("--lora-rank", getattr(args, "lora_rank", None))):
         if value is not None and value < 1:
             raise UsageError.said("errors.at_least_one", option=option)
-    if task == "qlora" and precision not in ("int4", "bf16", "fp16"):
+    if task == "qlora" and precision not in ("int4", "int8", "bf16", "fp16"):
         raise UsageError.said("errors.qlora_precision")
-    seq = args.seq_len or DEFAULT_SEQ[task]
-    batch = args.batch_size or DEFAULT_BATCH[task]
+    work = Workload(shape=shape, parameters=parameters, task=task, precision=precision,
+                    seq=args.seq_len or DEFAULT_SEQ[task], batch=args.batch_size or DEFAULT_BATCH[task],
+                    checkpointing=getattr(args, "checkpointing", True),
+                    zero_stage=getattr(args, "zero_stage", None), lora_rank=getattr(args, "lora_rank", None) or LORA_RANK)
+    model = {"id": shape.id, "display": shape.display, "source": shape.source, "named": bool(name),
+             "parameters": parameters, "active_parameters": float(parameter_count(shape, active=True)) if name else parameters,
+             "shape": describe(shape)}
+    return work, said, model
+
+
+def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
+    _known_framework(args.framework, kb)
+    work, model_assumptions, model = workload_of(args)
+    task, precision, seq, batch = work.task, work.precision, work.seq, work.batch
     gpus = args.gpus or 1
-    memory, assumptions = estimate(parameters, task, precision, gpus, seq, batch)
-    rows = fit_gpus(parameters, task, precision, args.gpus, seq, batch, kb, target=args.framework)
+    memory, assumptions = estimate(work, gpus)
+    assumptions = model_assumptions + assumptions
+    rows = fit_gpus(work, args.gpus, kb, target=args.framework)
     multi = gpus > 1 or all(not r["fits"] or (r["count"] or 1) > 1 for r in rows if r["segment"] == "datacenter")
     nvlink = None
     if multi:
@@ -291,19 +349,25 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
         "memory_gib": {
             "total": round(memory.total / GIB, 1),
             "per_gpu": round(memory.per_gpu / GIB, 1),
-            "weights": round(memory.weights / GIB, 1),
-            "gradients": round(memory.gradients / GIB, 1),
-            "optimizer": round(memory.optimizer / GIB, 1),
-            "activations": round(memory.activations / GIB, 1),
-            "kv_cache": round(memory.kv_cache / GIB, 1),
+            "weights": round(memory.whole.weights / GIB, 1),
+            "gradients": round(memory.whole.gradients / GIB, 1),
+            "optimizer": round(memory.whole.optimizer / GIB, 1),
+            "activations": round(memory.whole.activations / GIB, 1),
+            "kv_cache": round(memory.whole.kv_cache / GIB, 1),
         },
+        "model": model,
         "inputs": {
-            "parameters": parameters,
+            "parameters": work.parameters,
+            "model": model["id"] if model["named"] else None,
             "task": task,
             "precision": precision,
             "gpus": args.gpus,
             "seq_len": seq,
             "batch_size": batch,
+            "checkpointing": work.checkpointing if task != "infer" else None,
+            "zero_stage": work.stage(gpus) if task in ("train", "lora") else None,
+            "lora_rank": work.lora_rank if task in ("lora", "qlora") else None,
+            "quant_bits": work.quant_bits if task == "qlora" else None,
         },
         "assumptions": assumptions,
         "gpus": rows,
@@ -313,7 +377,7 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
     }
     name = getattr(args, "platform", None)
     if name:
-        plan["platform"] = platform_answers(name, kb, memory.weights / GIB)
+        plan["platform"] = platform_answers(name, kb, work.parameters * BYTES[precision] / GIB)
         plan["questions"] = [q for q in plan["questions"] if q not in plan["platform"]["answers"]]
     return plan
 

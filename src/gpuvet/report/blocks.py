@@ -378,8 +378,9 @@ def plan_report(document: Mapping[str, Any], lang: str) -> Report:
     blocks: List[Any] = [Title(text(lang, "reports.title.plan"), verdict, _word(lang, verdict), _kb_line(document, lang))]
     if inputs:
         parameters = inputs.get("parameters")
-        size = "%gB" % (parameters / 1e9) if isinstance(parameters, (int, float)) else _s(parameters)
-        blocks.append(Para(text(lang, "plan.heading", params=size, task=_s(inputs.get("task")),
+        size = "%.3gB" % (parameters / 1e9) if isinstance(parameters, (int, float)) else _s(parameters)
+        model = (plan.get("model") or {}).get("display")
+        blocks.append(Para(text(lang, "plan.heading", model=_s(model) if model else "?", params=size, task=_s(inputs.get("task")),
                                 precision=_s(inputs.get("precision")), gpus=inputs.get("gpus") or "?")))
     memory = plan.get("memory_gib") or {}
     rows: Tuple[Tuple[Cell, ...], ...] = tuple(

@@ -20,12 +20,14 @@ def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, w
     if fitting:
         best = fitting[0]
         answer = text(lang, "plan.answer", count=best["count"] or 1, model=best["model"], memory=f"{best['memory_gib']:g}",
-                      per_gpu=memory["per_gpu"], fitting=len(fitting), total=len(plan["gpus"]))
+                      per_gpu=best.get("per_gpu_gib") or memory["per_gpu"], fitting=len(fitting),
+                      total=len(plan["gpus"]))
     else:
         answer = text(lang, "plan.answer_none", per_gpu=memory["per_gpu"], total=len(plan["gpus"]))
     lines = [
         answer,
-        text(lang, "plan.heading", params=f"{inputs['parameters'] / 1e9:g}B", task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
+        text(lang, "plan.heading", model=(plan.get("model") or {}).get("display", "?"), params=f"{inputs['parameters'] / 1e9:.3g}B",
+             task=inputs["task"], precision=inputs["precision"], gpus=inputs["gpus"] or "?"),
         "",
         text(lang, "plan.memory", **memory),
         "",
