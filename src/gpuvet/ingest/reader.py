@@ -6,8 +6,10 @@ import sys
 from typing import Any, Dict, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
+from gpuvet.ingest.image import image_format
 
 MAX_BYTES = 32 * 1024 * 1024  # the longest real paste (nvidia-smi -q of 16 GPUs) is well under 1 MiB
+IMAGE_KIND = "image"  # a screenshot, read by OCR (gpuvet.ingest.ocr_engine); found by its magic bytes like text kinds
 
 
 def split_spec(spec: str) -> Tuple[Optional[str], str]:
@@ -17,10 +19,10 @@ def split_spec(spec: str) -> Tuple[Optional[str], str]:
     kind, colon, rest = spec.partition(":")
     if not colon or not kind or len(kind) == 1:  # no prefix, or a drive letter
         return None, spec
-    if kind in KINDS:
+    if kind in KINDS or kind == IMAGE_KIND:
         return kind, rest
     if "/" not in kind and "\\" not in kind and "." not in kind:
-        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS))
+        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS + (IMAGE_KIND,)))
     return None, spec
 
 
@@ -71,7 +73,12 @@ def read_input(spec: str) -> Dict[str, Any]:
 
     kind, path = split_spec(spec)
     name = "stdin" if path == "-" else path
-    text = decode(read_bytes(path), name)
+    data = read_bytes(path)
+    if kind == IMAGE_KIND or (kind is None and image_format(data) is not None):
+        from gpuvet.ingest.ocr_engine import read_snapshot
+
+        return read_snapshot(data, name)
+    text = decode(data, name)
     if not text.strip():
         raise input_error("ingest.empty", name=name)
     if kind is None:
