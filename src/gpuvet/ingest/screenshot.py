@@ -177,8 +177,7 @@ def _line_naming(texts: List[str], package: str) -> str:
 # ------------------------------------------------------------------------------------------ checked facts
 def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: Any) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     source = SOURCE_PREFIX + kind
-    snapshot = shell(kind, name)
-    snapshot["origin"]["type"] = "image"
+    snapshot = shell(source, name)
     taken: List[Dict[str, Any]] = []
 
     def take(fact: str, value: Any, read: Any, line: str) -> None:

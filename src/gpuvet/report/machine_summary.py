@@ -75,4 +75,20 @@ def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
     inputs = (view.document.get("origin") or {}).get("inputs") or []
     if inputs:
         lines.append(text(lang, "report.inputs", inputs=", ".join(inputs)))
+    lines += image_lines(view.document, lang)
+    return lines
+
+
+def image_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
+    """For each screenshot read: every fact taken from it beside the line OCR read it from, so the renter can
+    compare the report with the picture (gpuvet.ingest.screenshot writes ``origin.images``)."""
+    lines = []
+    for image in (snapshot.get("origin") or {}).get("images") or []:
+        lines.append(text(lang, "report.image", file=image.get("file"), kind=image.get("kind")))
+        for fact in image.get("facts") or []:
+            line = " ".join(str(fact.get("line") or "").split())
+            if fact.get("value") is None:
+                lines.append("  " + text(lang, "report.image_unknown", fact=fact.get("fact"), read=fact.get("read"), line=line))
+            else:
+                lines.append("  " + text(lang, "report.image_fact", fact=fact.get("fact"), value=fact.get("value"), line=line))
     return lines
