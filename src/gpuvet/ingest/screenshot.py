@@ -36,13 +36,14 @@ _NVCC = re.compile(r"release\s*(?P<release>[0-9OolIS]+\s*\.\s*[0-9OolIS]+)\s*[,.
                    re.IGNORECASE)
 _CONSOLE_DRIVER = re.compile(r"(?:驱动版本|驱动|Driver\s*Version|Driver)\s*[:：]?\s*(?P<value>[0-9OolISB.]{5,})",
                              re.IGNORECASE)
-_CONSOLE_CUDA = re.compile(r"^\s*CUDA\s*(?:版本|Version)?\s*[:：]\s*(?P<value>[0-9OolIS.]{2,5})\s*$", re.IGNORECASE)
+_CONSOLE_CUDA = re.compile(r"^\s*CUDA\s*(?:版本|Version)?\s*[:：]?\s*(?P<value>[0-9OolIS.]{2,5})\s*$", re.IGNORECASE)
 _CONSOLE_GPU = re.compile(
-    r"^\s*(?:GPU\s*型号|显卡型号|GPU型号|显卡|GPU\s*Model|GPU)\s*[:：]\s*(?P<name>.+?)"
+    # a console sets its labels in a column of their own, often without a colon
+    r"^\s*(?:GPU\s*型号|显卡型号|GPU型号|显卡|GPU\s*Model|GPU)\s*[:：]?\s+(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro|RTX)\S*\s.+?)"
     r"(?:\s*[x×*X]\s*(?P<count>\d{1,2})\s*(?:卡)?|\s+(?P<count_zh>\d{1,2})\s*卡)?\s*$",
     re.IGNORECASE,
 )
-_CONSOLE_IMAGE = re.compile(r"^\s*(?:镜像|Image)\s*[:：]\s*(?P<value>.+)$", re.IGNORECASE)
+_CONSOLE_IMAGE = re.compile(r"^\s*(?:镜像|Image)\s*[:：]?\s+(?P<value>.+)$", re.IGNORECASE)
 
 
 def snapshot_from_lines(lines: Sequence[Line], name: str, kb: Any) -> Dict[str, Any]:
@@ -74,7 +75,8 @@ def _read_known_layout(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]
 
 
 def _frameless(text: str) -> str:
-    return re.sub(r"[|¦｜]", " ", text)
+    """The line without the table's frame: OCR reads a lone "|" as itself, "｜", "丨" or "一"."""
+    return re.sub(r"[|¦｜]|(?<!\S)[一丨](?!\S)", " ", text)
 
 
 def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
@@ -91,7 +93,8 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         bus = _BUS_ID.search(text)
         if not bus:
             continue
-        before = _ROW_TAIL.sub("", text[: bus.start()].rstrip())
+        # the cell border before the bus id, read as 1, l or I, then the persistence or driver-model cell
+        before = _ROW_TAIL.sub("", re.sub(r"\s[1lI]$", "", text[: bus.start()].rstrip()))
         index = _ROW_INDEX.match(before)
         gpu_name = before[index.end():] if index else before
         memory = None
