@@ -1,0 +1,154 @@
+"""From OCR's lines to facts: what a screenshot yields, that every fact says it was read from an image, and that a
+value OCR garbled beyond repair is unknown, never guessed. Lines are as RapidOCR returned them for screenshots of
+the captures in tests/fixtures (blanks dropped, frames read as 1 or 一, O for 0), so no engine is needed here."""
+
+import struct
+import zlib
+
+import pytest
+
+from gpuvet import kb
+from gpuvet.errors import InputError
+from gpuvet.ingest import image
+from gpuvet.ingest.image import Box, Line
+from gpuvet.ingest.screenshot import snapshot_from_lines
+
+KB = kb.load()
+
+
+def lines(*texts):
+    return [Line(text, 0.9) for text in texts]
+
+
+def value(snapshot, section, key=None):
+    fact = snapshot[section] if key is None else snapshot[section][key]
+    assert fact["status"] == "found", fact
+    return fact["value"], fact["source"]
+
+
+def test_smi_table_as_ocr_reads_it():
+    snapshot = snapshot_from_lines(lines(
+        "Tue Jul 1408:12:53 2026",
+        "1NVIDIA-SMI 590.48.01           Driver Version: 590.48.01  CUDA Version: 13.1",
+        "  GPU Name               Persistence-M | Bus-Id      Disp.A|Volatile Uncorr.ECC",
+        "      NVIDIA H10080GBHBM3      On  一  00000000:00:09.0 0ff                 0",
+        "  N/A  59C   PO          629W/  700W    19818MiB /81559MiB     100%     Default",
+    ), "shot.png", KB)
+    assert value(snapshot, "driver", "version") == ("590.48.01", "image:nvidia-smi")
+    assert value(snapshot, "driver", "cuda_max") == ("13.1", "image:nvidia-smi")
+    gpus, source = value(snapshot, "gpus")
+    assert source == "image:nvidia-smi"
+    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA H100 80GB HBM3", 81559)]
+    # only what can be checked is kept: no temperature, power or bus id read by OCR
+    assert gpus[0]["temperature_c"] is None and gpus[0]["pci_bus_id"] is None
+    image_record = snapshot["origin"]["images"][0]
+    assert image_record["kind"] == "nvidia-smi" and image_record["file"] == "shot.png"
+    taken = {fact["fact"]: fact for fact in image_record["facts"]}
+    assert taken["gpus[0].name"]["read"] == "NVIDIA H10080GBHBM3"
+    assert "H10080GBHBM3" in taken["gpus[0].name"]["line"]
+
+
+def test_repaired_values_say_what_was_read():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 550.54.14 Driver Version: S5O.54.l4 CUDA Version: 12.4",
+        "0 NVIDIA GeForce RTX 4O9O Off 00000000:01:00.0 On",
+        "30% 45C P8 20W / 450W 1MiB / 24564MiB 0% Default",
+    ), "shot.jpg", KB)
+    fact = snapshot["driver"]["version"]
+    assert (fact["value"], fact["read_as"]) == ("550.54.14", "S5O.54.l4")
+    assert snapshot["gpus"]["value"][0]["name"] == "NVIDIA GeForce RTX 4090"
+
+
+def test_driver_and_cuda_that_do_not_belong_together_are_both_unknown():
+    snapshot = snapshot_from_lines(lines("NVIDIA-SMI 590.48.01 Driver Version: 590.48.01 CUDA Version: 12.4",
+                                         "0 NVIDIA H100 80GB HBM3 On 00000000:00:09.0 Off"), "shot.png", KB)
+    assert snapshot["driver"]["version"]["status"] == "missing"
+    assert snapshot["driver"]["cuda_max"]["status"] == "missing"
+    assert "do not belong together" in snapshot["driver"]["version"]["reason"]
+
+
+def test_unreadable_values_stay_unknown():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 550.5.15 Driver Version: 550.5.15 CUDA Version: 12.4",   # a digit dropped
+        "0 NVIDIA H1O0 80G8 HBM Off 00000000:01:00.0 Off",                   # a name no model has
+        "N/A 30C P0 60W / 350W 0MiB / 8155MiB 0% Default",
+    ), "shot.png", KB)
+    assert snapshot["driver"]["version"]["status"] == "missing"
+    gpu = snapshot["gpus"]["value"][0]
+    assert gpu["name"] is None and gpu["name_read"] == "NVIDIA H1O0 80G8 HBM"
+    taken = {fact["fact"]: fact["value"] for fact in snapshot["origin"]["images"][0]["facts"]}
+    assert taken["driver.version"] is None and taken["gpus[0].name"] is None
+
+
+def test_memory_the_model_cannot_have_is_unknown():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 590.48.01 Driver Version: 590.48.01 CUDA Version: 13.1",
+        "0 NVIDIA H100 80GB HBM3 On 00000000:00:09.0 Off",
+        "N/A 41C P0 69W / 700W 0MiB / 8155MiB 0% Default",                   # a digit dropped
+    ), "shot.png", KB)
+    assert snapshot["gpus"]["value"][0]["memory_total_mib"] is None
+
+
+def test_smi_list_nvcc_and_console():
+    listed = snapshot_from_lines(lines("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-9d0b2f1a-0000)"), "l.png", KB)
+    assert value(listed, "gpus")[1] == "image:nvidia-smi-list"
+    nvcc = snapshot_from_lines(lines("nvcc: NVIDIA (R) Cuda compiler driver",
+                                     "Cuda compilation tools,release 12.6,V12.6.85"), "n.png", KB)
+    toolkits, source = value(nvcc, "cuda_toolkits")
+    assert (toolkits[0]["version"], source) == ("12.6.85", "image:nvcc")
+    console = snapshot_from_lines(lines("实例详情", "GPU型号     NVIDIA A100-SXM4-80GB x 8", "驱动版本    535.104.05",
+                                        "CUDA版本    12.2", "镜像        PyTorch 2.1.0 / Python 3.10 / CUDA 12.1"),
+                                  "c.png", KB)
+    assert value(console, "driver", "version") == ("535.104.05", "image:console")
+    assert [g["name"] for g in console["gpus"]["value"]] == ["NVIDIA A100-SXM4-80GB"] * 8
+    assert console["frameworks"]["value"]["torch"]["version"] == "2.1.0"
+
+
+def test_pip_listing_goes_through_the_paste_kinds():
+    snapshot = snapshot_from_lines(lines("Package Version", "------- -------", "numpy 2.l.1", "torch 2.5.1+cu124",
+                                         "triton 3.1.0"), "p.png", KB)
+    assert snapshot["frameworks"]["value"]["torch"]["version"] == "2.5.1+cu124"
+    assert snapshot["frameworks"]["source"] == "image:pip-list"
+    numpy = next(p for p in snapshot["packages"]["value"] if p["name"] == "numpy")
+    assert (numpy["version"], numpy["read_as"]) == ("2.1.1", "2.l.1")
+
+
+@pytest.mark.parametrize("texts, message", [
+    ([], "no text was found"),
+    (["   "], "no text was found"),
+    (["Hello world", "a photo of a cat"], "none of the outputs gpuvet reads"),
+])
+def test_images_without_a_tool_output(texts, message):
+    with pytest.raises(InputError, match=message):
+        snapshot_from_lines(lines(*texts), "x.png", KB)
+
+
+def test_boxes_laid_out_as_terminal_lines():
+    boxes = [Box(10, 10, 100, 26, "NVIDIA-SMI590.48.01", 0.99), Box(320, 11, 545, 27, "Driver Version: 590.48.01", 0.96),
+             Box(12, 40, 40, 57, "0", 0.56), Box(60, 41, 250, 56, "NVIDIA H100", 0.97)]
+    laid = image.lines_from_boxes(boxes)
+    assert [line.text.split() for line in laid] == [["NVIDIA-SMI590.48.01", "Driver", "Version:", "590.48.01"],
+                                                      ["0", "NVIDIA", "H100"]]
+    assert laid[1].score == 0.56
+    assert image.lines_from_boxes([]) == []
+
+
+def _png_header(width, height):
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+def test_formats_and_sizes_from_the_header():
+    assert image.image_format(_png_header(1, 1)) == "png"
+    assert image.header_size(_png_header(1920, 1080), "png") == (1920, 1080)
+    jpeg = b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00" + b"\x00" * 9 + b"\xff\xc0" + struct.pack(
+        ">HBHH", 17, 8, 1080, 1920)
+    assert image.image_format(jpeg) == "jpeg" and image.header_size(jpeg, "jpeg") == (1920, 1080)
+    bmp = b"BM" + b"\x00" * 16 + struct.pack("<ii", 800, -600) + b"\x00" * 30
+    assert image.image_format(bmp) == "bmp" and image.header_size(bmp, "bmp") == (800, 600)
+    webp = b"RIFF" + b"\x00" * 4 + b"WEBPVP8X" + b"\x00" * 8 + (1919).to_bytes(3, "little") + (1079).to_bytes(3, "little")
+    assert image.image_format(webp) == "webp" and image.header_size(webp, "webp") == (1920, 1080)
+    for text in (b"NVIDIA-SMI 590.48.01", b"", b"GIF89a", b"\x89PNG"):
+        assert image.image_format(text) is None
+    assert image.header_size(b"\x89PNG\r\n\x1a\n", "png") is None
+    assert image.header_size(b"\xff\xd8\xff\x00", "jpeg") is None
