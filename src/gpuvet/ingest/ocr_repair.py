@@ -80,12 +80,15 @@ def repair_cuda(raw: Optional[str], known: Iterable[str], expected: Optional[str
     return candidates[0] if len(candidates) == 1 else None
 
 
+_NAME_FOLD = str.maketrans("oli|sbz", "0111582")
+
+
 def _name_key(name: str) -> str:
     """A name as OCR cannot tell it apart: no blanks or dashes, no "NVIDIA" prefix, confusable letters folded."""
     text = re.sub(r"[\s\-_/]+", "", name).lower()
     if text.startswith("nvidia"):
         text = text[len("nvidia"):]
-    return text.translate(str.maketrans({"o": "0", "l": "1", "i": "1", "|": "1", "s": "5", "b": "8", "z": "2"}))
+    return text.translate(_NAME_FOLD)
 
 
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel]) -> Optional[str]:

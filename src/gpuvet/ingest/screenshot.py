@@ -80,13 +80,10 @@ def _frameless(text: str) -> str:
 
 
 def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
-    banner = None
-    for i, text in enumerate(texts):
-        banner = _BANNER.search(_frameless(text))
-        if banner:
-            break
-    if banner is None:
+    at_banner = next(((i, match) for i, match in enumerate(_BANNER.search(_frameless(t)) for t in texts) if match), None)
+    if at_banner is None:
         return None
+    i, banner = at_banner
     raw: Raw = {"driver": (banner.group("driver"), texts[i]), "cuda": (banner.group("cuda"), texts[i]), "gpus": []}
     for j in range(i + 1, len(texts)):
         text = _frameless(texts[j])
