@@ -67,12 +67,13 @@ def main(argv: Any = None) -> int:
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--limit", type=int, default=0, help="the first N images only")
     parser.add_argument("--json", type=Path, help="write every image's rows here")
+    parser.add_argument("--match", default="", help="only the images whose name contains this")
     args = parser.parse_args(argv)
     from gpuvet.errors import InputError
     from gpuvet.ingest.ocr_engine import read_snapshot
 
     manifest = json.loads((args.corpus / "manifest.json").read_text(encoding="utf-8"))
-    names = sorted(manifest)[: args.limit or None]
+    names = sorted(name for name in manifest if args.match in name)[: args.limit or None]
     totals = {"right": 0, "unknown": 0, "wrong": 0}
     timings = []
     report = {}

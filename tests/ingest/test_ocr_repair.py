@@ -90,3 +90,12 @@ def test_mib(read, expected):
 ])
 def test_release(read, expected):
     assert ocr_repair.repair_release(read) == expected
+
+
+@pytest.mark.parametrize("read, expected", [
+    ("NVIDIA GeForce RTX 2080 ..", "NVIDIA GeForce RTX 2080 ..."),   # OCR kept two of the three points
+    ("NVIDIA GeForce RTX 2080 .", "NVIDIA GeForce RTX 2080 ..."),
+    ("NVIDIA A800 80G.", "NVIDIA A800 80GB PCIe"),
+])
+def test_cut_names_with_the_points_ocr_kept(read, expected):
+    assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == expected

@@ -152,3 +152,13 @@ def test_formats_and_sizes_from_the_header():
         assert image.image_format(text) is None
     assert image.header_size(b"\x89PNG\r\n\x1a\n", "png") is None
     assert image.header_size(b"\xff\xd8\xff\x00", "jpeg") is None
+
+
+def test_console_read_without_blanks():
+    """RapidOCR on an English console page: every blank inside the values dropped, the count glued on."""
+    console = snapshot_from_lines(lines("Instancedetails", "  GPU                  NVIDIAH10080GBHBM3X8",
+                                        "  DriverVersion       570.124.06", "  CUDAVersion         12.8",
+                                        " Image                PyTorch 2.6.0/Python 3.11/ CUDA 12.4"), "c.png", KB)
+    assert [g["name"] for g in console["gpus"]["value"]] == ["NVIDIA H100 80GB HBM3"] * 8
+    assert value(console, "driver", "cuda_max") == ("12.8", "image:console")
+    assert console["frameworks"]["value"]["torch"] == {"version": "2.6.0", "source": "image:console", "cuda": "12.4"}

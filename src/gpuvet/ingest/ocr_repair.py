@@ -99,8 +99,9 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel]) -> Optional[
     if not raw or not raw.strip():
         return None
     text = raw.strip()
-    truncated = text.endswith("...") or text.endswith("\u2026")
     stem = text.rstrip(".\u2026 ")
+    # no model's name ends in a point: any trailing point is what OCR kept of nvidia-smi's "..." (often "." or "..")
+    truncated = len(stem) < len(text.rstrip())
     key = _name_key(stem)
     if not key:
         return None
@@ -113,8 +114,9 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel]) -> Optional[
     if len(matches) == 1:
         return matches[0].name
     if truncated and matches:
-        exact = gpumatch.match(text, models)
-        return text if exact is not None else None  # one architecture: keep the cut name, the matcher handles it
+        cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it
+        # several models of one architecture: keep the cut name, as a pasted table gives it to the matcher
+        return cut if gpumatch.match(cut, models) is not None else None
     return None
 
 

@@ -27,7 +27,7 @@ _BANNER = re.compile(
     r"(?:.*?CUDA\s*(?:UMD\s*)?Version\s*[:;.]?\s*(?P<cuda>[0-9OolIS.,]+|N/A))?",
     re.IGNORECASE,
 )
-_BUS_ID = re.compile(r"[0-9A-Fa-fO]{8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO]{2}\s*\.\s*[0-9A-Fa-f]")
+_BUS_ID = re.compile(r"[0-9A-Fa-fO]{4,8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO]{2}\s*\.\s*[0-9A-Fa-f]")
 _ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
 _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolI]{1,2})\s+(?=\S)")
 _MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*MiB\s*/\s*(?P<total>[0-9OolISB]+)\s*MiB", re.IGNORECASE)
@@ -39,7 +39,7 @@ _CONSOLE_DRIVER = re.compile(r"(?:驱动版本|驱动|Driver\s*Version|Driver)\s
 _CONSOLE_CUDA = re.compile(r"^\s*CUDA\s*(?:版本|Version)?\s*[:：]?\s*(?P<value>[0-9OolIS.]{2,5})\s*$", re.IGNORECASE)
 _CONSOLE_GPU = re.compile(
     # a console sets its labels in a column of their own, often without a colon
-    r"^\s*(?:GPU\s*型号|显卡型号|GPU型号|显卡|GPU\s*Model|GPU)\s*[:：]?\s+(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro|RTX)\S*\s.+?)"
+    r"^\s*(?:GPU\s*型号|显卡型号|GPU型号|显卡|GPU\s*Model|GPU)\s*[:：]?\s+(?P<name>(?:NVIDIA|Tesla|GeForce|Quadro|RTX)\S*?.+?)"
     r"(?:\s*[x×*X]\s*(?P<count>\d{1,2})\s*(?:卡)?|\s+(?P<count_zh>\d{1,2})\s*卡)?\s*$",
     re.IGNORECASE,
 )
