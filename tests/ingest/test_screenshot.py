@@ -162,3 +162,18 @@ def test_console_read_without_blanks():
     assert [g["name"] for g in console["gpus"]["value"]] == ["NVIDIA H100 80GB HBM3"] * 8
     assert value(console, "driver", "cuda_max") == ("12.8", "image:console")
     assert console["frameworks"]["value"]["torch"] == {"version": "2.6.0", "source": "image:console", "cuda": "12.4"}
+
+
+@pytest.mark.parametrize("printed, version, cuda", [
+    ("2.1.0+cu121 12.1", "2.1.0+cu121", "12.1"),
+    ("2.5.1 12.4 True", "2.5.1", "12.4"),                 # a bare version: the printed CUDA says the build
+    ("2.l.0+cu121 l2.1", "2.1.0+cu121", "12.1"),          # l for 1 in both
+    ("2.1.0+cu121 11.8", "2.1.0+cu121", None),            # label and printed CUDA disagree: unknown
+    ("2.3.0+cpu None", "2.3.0+cpu", None),
+])
+def test_torch_version_printed(printed, version, cuda):
+    snapshot = snapshot_from_lines(lines('$ python -c "import torch; print(torch.__version__, torch.version.cuda)"',
+                                         printed), "t.png", KB)
+    torch = snapshot["frameworks"]["value"]["torch"]
+    assert (torch["version"], torch.get("cuda")) == (version, cuda)
+    assert snapshot["frameworks"]["source"] == "image:torch-version"

@@ -34,6 +34,10 @@ _MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*MiB\s*/\s*(?P<total>[0-9OolISB]+
 _LIST_LINE = re.compile(r"GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：]\s*(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
 _NVCC = re.compile(r"release\s*(?P<release>[0-9OolIS]+\s*\.\s*[0-9OolIS]+)\s*[,.]?\s*V\s*(?P<version>[0-9OolIS.]+)",
                    re.IGNORECASE)
+_TORCH_COMMAND = re.compile(r"torch\s*\.\s*_+\s*version\s*_+", re.IGNORECASE)
+# what print(torch.__version__, torch.version.cuda[, torch.cuda.is_available()]) writes: "2.1.0+cu121 12.1 True"
+_TORCH_PRINTED = re.compile(r"^\s*(?P<version>[0-9OolIS]+(?:\.[0-9OolIS]+){1,2}(?:\+[0-9A-Za-z.]+)?)\s+"
+                            r"(?P<cuda>[0-9OolIS]+\.[0-9OolIS]+|None)(?:\s+(?:True|False))?\s*$")
 _CONSOLE_DRIVER = re.compile(r"(?:驱动版本|驱动|Driver\s*Version|Driver)\s*[:：]?\s*(?P<value>[0-9OolISB.]{5,})",
                              re.IGNORECASE)
 _CONSOLE_CUDA = re.compile(r"^\s*CUDA\s*(?:版本|Version)?\s*[:：]?\s*(?P<value>[0-9OolIS.]{2,5})\s*$", re.IGNORECASE)
@@ -67,7 +71,7 @@ Raw = Dict[str, Any]
 
 
 def _read_known_layout(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
-    for reader in (_read_smi_table, _read_smi_list, _read_nvcc, _read_console):
+    for reader in (_read_smi_table, _read_smi_list, _read_nvcc, _read_torch_print, _read_console):
         found = reader(texts)
         if found is not None:
             return found
@@ -120,6 +124,19 @@ def _read_nvcc(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         found = _NVCC.search(text)
         if found:
             return "nvcc", {"toolkit": ((found.group("release"), found.group("version")), text)}
+    return None
+
+
+def _read_torch_print(texts: List[str]) -> Optional[Tuple[str, Raw]]:
+    """``python -c "import torch; print(torch.__version__, torch.version.cuda)"`` and the line it printed; only
+    with the command in the picture (two bare numbers could be anything)."""
+    for i, text in enumerate(texts):
+        if not _TORCH_COMMAND.search(text):
+            continue
+        for printed in texts[i + 1 : i + 3]:
+            found = _TORCH_PRINTED.match(printed)
+            if found:
+                return "torch-version", {"torch": ((found.group("version"), found.group("cuda")), printed)}
     return None
 
 
@@ -199,6 +216,8 @@ def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: Any)
             set_missing(snapshot, "cuda_toolkits", _unreadable("nvcc --version", version))
     if "image" in raw:
         _console_image(snapshot, raw["image"], source, take)
+    if "torch" in raw:
+        _torch_printed(snapshot, raw["torch"], source, kb, take)
     if raw.get("packages"):
         _package_facts(snapshot, raw["packages"], source, take)
     return snapshot, taken
@@ -306,6 +325,28 @@ def _console_image(snapshot: Dict[str, Any], image: Tuple[str, str], source: str
 
         take("python", python.group("version"), python.group("version"), line)
         set_fact(snapshot, "python", python_record(python.group("version")), source)
+
+
+def _torch_printed(snapshot: Dict[str, Any], printed: Tuple[Tuple[str, str], str], source: str, kb: Any,
+                   take: Any) -> None:
+    """torch's version and the CUDA it was built with (None: a CPU build), as torch printed them."""
+    from gpuvet.probe.packages import build_from_local_label
+
+    (version_read, cuda_read), line = printed
+    version = ocr_repair.repair_release(version_read)
+    take("frameworks.torch", version, version_read, line)
+    if version is None:
+        return
+    info: Dict[str, Any] = {"version": version, "source": source, **build_from_local_label(version)}
+    cuda = None if cuda_read == "None" else ocr_repair.repair_cuda(cuda_read, _known_cudas(kb))
+    label_cuda = info.get("cuda")
+    if cuda_read == "None" or (cuda and (label_cuda is None or label_cuda == cuda)):
+        info["cuda"] = cuda  # the local label (+cu121) and the printed CUDA agree, or the build says it has none
+        take("frameworks.torch.cuda", cuda, cuda_read, line)
+    else:
+        info.pop("cuda", None)  # the two disagree or the CUDA is unreadable: unknown
+        take("frameworks.torch.cuda", None, cuda_read, line)
+    set_fact(snapshot, "frameworks", {"torch": info}, source)
 
 
 def _package_facts(snapshot: Dict[str, Any], entries: List[Tuple[Dict[str, Any], str]], source: str, take: Any) -> None:
