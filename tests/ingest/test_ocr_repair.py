@@ -99,3 +99,17 @@ def test_release(read, expected):
 ])
 def test_cut_names_with_the_points_ocr_kept(read, expected):
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == expected
+
+
+@pytest.mark.parametrize("read, memory, expected", [
+    ("NVIDIA GeForce RTX 2080", 8192, None),                       # or a 2080 SUPER (8 GB too) whose "..." OCR dropped
+    ("NVIDIA GeForce RTX 2080", None, None),
+    # or a cut "NVIDIA GeForce RTX 4090 Laptop GPU", whose memory the knowledge base does not hold: not ruled out
+    ("NVIDIA GeForce RTX 4090", 24564, None),
+    ("NVIDIA GeForce RTX 3090", 24576, "NVIDIA GeForce RTX 3090"),  # nothing longer is cut to this
+    ("NVIDIA A100-PCIE-40GB", 40960, "NVIDIA A100-PCIE-40GB"),
+    ("NVIDIA H100 80GB HBM3", None, "NVIDIA H100 80GB HBM3"),      # no longer model is cut to this
+])
+def test_names_in_a_table_that_a_cut_could_have_made(read, memory, expected):
+    assert ocr_repair.repair_gpu_name(read, KB.gpu_models(), table=True, memory_mib=memory) == expected
+    assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == read  # nvidia-smi -L prints names whole

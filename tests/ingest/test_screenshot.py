@@ -51,12 +51,12 @@ def test_smi_table_as_ocr_reads_it():
 def test_repaired_values_say_what_was_read():
     snapshot = snapshot_from_lines(lines(
         "NVIDIA-SMI 550.54.14 Driver Version: S5O.54.l4 CUDA Version: 12.4",
-        "0 NVIDIA GeForce RTX 4O9O Off 00000000:01:00.0 On",
+        "0 NVIDIA GeForce RTX 3O9O Off 00000000:01:00.0 On",
         "30% 45C P8 20W / 450W 1MiB / 24564MiB 0% Default",
     ), "shot.jpg", KB)
     fact = snapshot["driver"]["version"]
     assert (fact["value"], fact["read_as"]) == ("550.54.14", "S5O.54.l4")
-    assert snapshot["gpus"]["value"][0]["name"] == "NVIDIA GeForce RTX 4090"
+    assert snapshot["gpus"]["value"][0]["name"] == "NVIDIA GeForce RTX 3090"
 
 
 def test_driver_and_cuda_that_do_not_belong_together_are_both_unknown():

@@ -36,6 +36,7 @@ def decode(data: bytes, name: str) -> Any:
     """The image as an RGB numpy array; InputError when the extra is missing or the image does not decode."""
     kind = check_header(data, name)
     try:
+        import numpy
         from PIL import Image
     except ImportError:
         raise input_error("ingest.image_needs_extra", "ingest.hint_image_extra", name=name, extra=EXTRA) from None
@@ -55,8 +56,6 @@ def decode(data: bytes, name: str) -> Any:
     except (OSError, ValueError, SyntaxError, EOFError) as exc:  # what Pillow raises for damaged data
         raise input_error("ingest.image_corrupt", "ingest.hint_image", name=name, kind=kind,
                           error=str(exc).split("\n")[0][:120] or type(exc).__name__) from None
-    import numpy
-
     return numpy.asarray(rgb)[:, :, ::-1]  # the engine, like OpenCV, reads BGR
 
 

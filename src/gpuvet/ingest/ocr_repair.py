@@ -91,7 +91,17 @@ def _name_key(name: str) -> str:
     return text.translate(_NAME_FOLD)
 
 
-def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel]) -> Optional[str]:
+# nvidia-smi's table cuts a name that does not fit its cell to the first 15 (before R535's wider table) or 24
+# characters and appends "..." ("Tesla V100-SXM2...", "NVIDIA GeForce RTX 2080 ..." in tests/fixtures/nvidia-smi).
+_TABLE_CUTS = ((18, 15), (27, 24))  # (longest name shown whole, characters kept when cut)
+
+
+def _cut_forms(name: str) -> List[str]:
+    return [name[:kept].rstrip() for whole, kept in _TABLE_CUTS if len(name) > whole]
+
+
+def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
+                    memory_mib: Optional[int] = None) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
@@ -112,6 +122,15 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel]) -> Optional[
         if fits and not any(model is seen for seen in matches):
             matches.append(model)
     if len(matches) == 1:
+        if table and not truncated:
+            # "NVIDIA GeForce RTX 2080" is a model, and also what is left of "NVIDIA GeForce RTX 2080 SUPER" cut by
+            # the table when OCR drops the "...": only the memory beside it can tell them apart
+            cut_from = [model for model in models if model is not matches[0]
+                        and any(_name_key(cut) == key for cut in _cut_forms(model.name))]
+            if cut_from:
+                # a model whose memory the knowledge base does not know cannot be ruled out
+                possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
+                return possible[0].name if len(possible) == 1 else None
         return matches[0].name
     if truncated and matches:
         cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it

@@ -105,7 +105,7 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
                 memory = (found.group("total"), following)
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
-                            "name": (gpu_name.strip(), texts[j]), "memory": memory})
+                            "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True})
     return "nvidia-smi", raw
 
 
@@ -278,15 +278,15 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
     gpus = []
     for position, entry in enumerate(raw_gpus):
         name_read, line = entry["name"]
-        gpu_name = ocr_repair.repair_gpu_name(name_read, models)
+        memory_read, memory_line = entry.get("memory") or (None, "")
+        total = ocr_repair.repair_mib(memory_read)
+        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total)
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
             gpu["name_read"] = name_read
         take("gpus[{}].name".format(gpu["index"]), gpu_name, name_read, line)
-        if entry.get("memory"):
-            memory_read, memory_line = entry["memory"]
-            total = ocr_repair.repair_mib(memory_read)
+        if memory_read is not None:
             if ocr_repair.memory_fits(total, kb.gpu(gpu_name) if gpu_name else None) is False:
                 total = None  # memory this model cannot have: misread
             if gpu_name is None and total is not None and not re.match(r"^\d+$", memory_read.strip()):
