@@ -19,7 +19,8 @@ SHOTS = ROOT / "tests" / "fixtures" / "screenshots"
 MANIFEST = json.loads((SHOTS / "manifest.json").read_text(encoding="utf-8"))
 LIST_SHOT = SHOTS / "nvidia-smi-L__h100-80gb-hbm3-1gpu_drv590.48.01__dark16__chat-crop-q70.jpg"
 TABLE_SHOT = SHOTS / "nvidia-smi__a100-sxm4-40gb-1gpu_drv450.80.02_mig-disabled__light14.png"
-HAS_OCR = importlib.util.find_spec("rapidocr_onnxruntime") is not None and importlib.util.find_spec("PIL") is not None
+HAS_OCR = importlib.util.find_spec("PIL") is not None and any(
+    importlib.util.find_spec(engine) is not None for engine in ("rapidocr_onnxruntime", "rapidocr"))
 needs_ocr = pytest.mark.skipif(not HAS_OCR, reason="the OCR engine (pip install 'gpuvet[ocr]') is not installed")
 MEMORY_LIMIT = 1 << 30  # 1 GiB of address space: decoding a 144-megapixel bomb would need more
 
@@ -136,7 +137,7 @@ def test_a_huge_image_or_a_bomb_is_refused_from_its_header(tmp_path, width, heig
 
 def test_without_the_ocr_engine_one_line_names_the_extra(tmp_path):
     """An environment without the extra: its packages made unimportable, as in a plain ``pip install gpuvet``."""
-    for package in ("PIL", "rapidocr_onnxruntime"):
+    for package in ("PIL", "rapidocr_onnxruntime", "rapidocr"):
         (tmp_path / package).mkdir()
         (tmp_path / package / "__init__.py").write_text(f'raise ImportError("No module named {package}")\n')
     message = one_error(gpuvet("check", "--from", str(TABLE_SHOT), pythonpath=tmp_path))

@@ -59,29 +59,56 @@ def decode(data: bytes, name: str) -> Any:
     return numpy.asarray(rgb)[:, :, ::-1]  # the engine, like OpenCV, reads BGR
 
 
+# The engines gpuvet can drive, best first (bench/RESULTS.md, "Screenshots"): RapidOCR 1.4 (rapidocr_onnxruntime,
+# PP-OCRv4 inside its wheel) and RapidOCR 3 (rapidocr, PP-OCRv6 small inside its wheel). GPUVET_OCR_ENGINE names one
+# (the benchmark measures each the same way).
+ENGINES = ("rapidocr_onnxruntime", "rapidocr")
+
+
 def _engine() -> Any:
     if not _ENGINE:
-        from rapidocr_onnxruntime import RapidOCR
+        import os
 
-        _ENGINE.append(RapidOCR())
+        wanted = os.environ.get("GPUVET_OCR_ENGINE", "").strip()
+        for name in (wanted,) if wanted in ENGINES else ENGINES:
+            try:
+                module = __import__(name)
+            except ImportError:
+                continue
+            if name == "rapidocr":
+                _ENGINE.append((name, module.RapidOCR(params={"Global.log_level": "error"})))
+            else:
+                _ENGINE.append((name, module.RapidOCR()))
+            break
+        else:
+            raise ImportError("no OCR engine")
     return _ENGINE[0]
+
+
+def _boxes(name: str, result: Any) -> List[Box]:
+    """The engine's answer as boxes: RapidOCR 1.4 returns [(corners, text, score)], RapidOCR 3 an object with
+    ``boxes``, ``txts`` and ``scores`` (None when it found nothing)."""
+    if name == "rapidocr":
+        triples = zip(result.boxes, result.txts, result.scores) if result.boxes is not None else ()
+    else:
+        triples = result[0] or ()
+    boxes = []
+    for corners, text, score in triples:
+        xs = [float(point[0]) for point in corners]
+        ys = [float(point[1]) for point in corners]
+        boxes.append(Box(min(xs), min(ys), max(xs), max(ys), str(text), float(score)))
+    return boxes
 
 
 def read_lines(data: bytes, name: str) -> List[Line]:
     """The text lines of the screenshot ``data``."""
     pixels = decode(data, name)
     try:
-        engine = _engine()
+        engine_name, engine = _engine()
     except ImportError:
         raise input_error("ingest.image_needs_extra", "ingest.hint_image_extra", name=name, extra=EXTRA) from None
     # Screens are upright: the angle classifier is skipped (a tenth of the time, and it flips short words)
-    result, _ = engine(pixels, use_cls=False)
-    boxes = []
-    for corners, text, score in result or ():
-        xs = [point[0] for point in corners]
-        ys = [point[1] for point in corners]
-        boxes.append(Box(min(xs), min(ys), max(xs), max(ys), str(text), float(score)))
-    return lines_from_boxes(boxes)
+    return lines_from_boxes(_boxes(engine_name, engine(pixels, use_cls=False)))
 
 
 def read_snapshot(data: bytes, name: str) -> dict:
