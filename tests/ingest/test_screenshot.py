@@ -177,3 +177,11 @@ def test_torch_version_printed(printed, version, cuda):
     torch = snapshot["frameworks"]["value"]["torch"]
     assert (torch["version"], torch.get("cuda")) == (version, cuda)
     assert snapshot["frameworks"]["source"] == "image:torch-version"
+
+
+def test_smi_list_with_full_width_punctuation_and_a_lost_line():
+    """The Chinese recogniser's "（UUID："; GPU 2's line not found at all: four GPUs, GPU 2's name unknown."""
+    snapshot = snapshot_from_lines(lines("GPU0:Tesla P100-PCIE-16GB（UUID：GPU-9c15c693-71ea)",
+                                         "GPU 1:Tesla P100-PCIE-16GB (UUID:GPU-10c6b41b-e02b)",
+                                         "GPU3:Tesla P1OO-PCIE-16GB (UUID:GPU-69c075e7-cc59)"), "l.png", KB)
+    assert [g["name"] for g in snapshot["gpus"]["value"]] == ["Tesla P100-PCIE-16GB"] * 2 + [None, "Tesla P100-PCIE-16GB"]

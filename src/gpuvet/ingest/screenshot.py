@@ -13,6 +13,7 @@ report can set them beside each other.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gpuvet.errors import InputError
@@ -31,7 +32,8 @@ _BUS_ID = re.compile(r"[0-9A-Fa-fO]{4,8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO
 _ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
 _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolI]{1,2})\s+(?=\S)")
 _MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*MiB\s*/\s*(?P<total>[0-9OolISB]+)\s*MiB", re.IGNORECASE)
-_LIST_LINE = re.compile(r"GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：]\s*(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
+_LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
+_LIST_NAME = re.compile(r"^(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
 _NVCC = re.compile(r"release\s*(?P<release>[0-9OolIS]+\s*\.\s*[0-9OolIS]+)\s*[,.]?\s*V\s*(?P<version>[0-9OolIS.]+)",
                    re.IGNORECASE)
 _TORCH_COMMAND = re.compile(r"torch\s*\.\s*_+\s*version\s*_+", re.IGNORECASE)
@@ -52,7 +54,8 @@ _CONSOLE_IMAGE = re.compile(r"^\s*(?:镜像|Image)\s*[:：]?\s+(?P<value>.+)$", 
 
 def snapshot_from_lines(lines: Sequence[Line], name: str, kb: Any) -> Dict[str, Any]:
     """The snapshot the lines of one screenshot make; InputError (exit 2) when they show nothing gpuvet reads."""
-    texts = [line.text for line in lines]
+    # NFKC: the Chinese recogniser writes full-width punctuation ("（UUID：" for "(UUID:"), which NFKC makes ASCII
+    texts = [unicodedata.normalize("NFKC", line.text) for line in lines]
     if not any(text.strip() for text in texts):
         raise input_error("ingest.image_no_text", name=name)
     reading = _read_known_layout(texts, name)
@@ -106,17 +109,36 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
                             "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True})
-    return "nvidia-smi", raw
+    return "nvidia-smi", {**raw, "gpus": _with_skipped_indexes(raw["gpus"])}
+
+
+def _with_skipped_indexes(gpus: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """GPU rows by index, with a row for each index the picture's numbering skips (a row OCR did not find): its
+    name is unknown but the count stays right. Rows without a readable index are kept as they are."""
+    indexes = [int(g["index"]) for g in gpus if g.get("index") and g["index"].isdigit()]
+    if len(indexes) != len(gpus) or len(set(indexes)) != len(indexes) or max(indexes, default=-1) >= 64:
+        return gpus
+    by_index = {int(g["index"]): g for g in gpus}
+    return [by_index.get(i) or {"index": str(i), "name": ("", ""), "memory": None} for i in range(max(indexes) + 1)]
 
 
 def _read_smi_list(texts: List[str]) -> Optional[Tuple[str, Raw]]:
-    gpus = []
+    """One entry per "GPU N:" line, its name unknown where OCR lost the "(UUID" that ends it; an index the picture
+    skips (a line OCR did not find) is a GPU whose name is unknown, so the count stays right."""
+    by_index: Dict[int, Dict[str, Any]] = {}
     for text in texts:
-        found = _LIST_LINE.search(text)
-        if found:
-            gpus.append({"index": ocr_repair.digits(found.group("index")), "name": (found.group("name"), text),
-                         "memory": None})
-    return ("nvidia-smi-list", {"gpus": gpus}) if gpus else None
+        found = _LIST_LINE.match(text)
+        if not found or "UUID" not in text.upper() and not _LIST_NAME.match(found.group("rest")):
+            continue
+        index = ocr_repair.digits(found.group("index"))
+        if not index.isdigit() or int(index) in by_index:
+            continue
+        name = _LIST_NAME.match(found.group("rest"))
+        by_index[int(index)] = {"index": index, "name": (name.group("name") if name else "", text), "memory": None}
+    if not by_index:
+        return None
+    gpus = [by_index.get(i) or {"index": str(i), "name": ("", ""), "memory": None} for i in range(max(by_index) + 1)]
+    return "nvidia-smi-list", {"gpus": gpus}
 
 
 def _read_nvcc(texts: List[str]) -> Optional[Tuple[str, Raw]]:
