@@ -185,3 +185,21 @@ def test_smi_list_with_full_width_punctuation_and_a_lost_line():
                                          "GPU 1:Tesla P100-PCIE-16GB (UUID:GPU-10c6b41b-e02b)",
                                          "GPU3:Tesla P1OO-PCIE-16GB (UUID:GPU-69c075e7-cc59)"), "l.png", KB)
     assert [g["name"] for g in snapshot["gpus"]["value"]] == ["Tesla P100-PCIE-16GB"] * 2 + [None, "Tesla P100-PCIE-16GB"]
+
+
+@pytest.mark.parametrize("line, version", [
+    ("Cuda compi lation tools,release1 12.6, V12.6.85", "12.6.85"),   # as OCR read it: the V version stands alone
+    ("Cuda compilation tools, release 12.4, V12.4.131", "12.4.131"),
+    ("Cuda compilation tools, release 12.4, V12.6.85", None),           # release and version disagree
+    ("Cuda compilation tools, release 99.1, V99.1.1", None),             # no such CUDA
+])
+def test_nvcc_lines(line, version):
+    snapshot = snapshot_from_lines(lines("nvcc: NVIDIA (R) Cuda compiler driver", line), "n.png", KB)
+    fact = snapshot["cuda_toolkits"]
+    assert (fact["value"][0]["version"] if fact["status"] == "found" else None) == version
+
+
+def test_pip_list_without_its_rule_of_dashes():
+    snapshot = snapshot_from_lines(lines("Package          Version   Editable projectlocation", "filelock 4.3.1",
+                                         "torch            2.13.0+cpu"), "p.png", KB)
+    assert snapshot["frameworks"]["value"]["torch"]["version"] == "2.13.0+cpu"

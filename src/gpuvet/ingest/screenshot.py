@@ -20,6 +20,7 @@ from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
 from gpuvet.ingest.common import input_error, new_gpu, set_fact, set_missing, shell
 from gpuvet.ingest.image import Line
+from gpuvet.ingest.packages import PIP_LIST_HEADER, PIP_LIST_RULE
 
 SOURCE_PREFIX = "image:"
 
@@ -34,8 +35,10 @@ _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolI]{1,2})\s+(?=\S)")
 _MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*MiB\s*/\s*(?P<total>[0-9OolISB]+)\s*MiB", re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
 _LIST_NAME = re.compile(r"^(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
-_NVCC = re.compile(r"release\s*(?P<release>[0-9OolIS]+\s*\.\s*[0-9OolIS]+)\s*[,.]?\s*V\s*(?P<version>[0-9OolIS.]+)",
-                   re.IGNORECASE)
+# "Cuda compilation tools, release 12.6, V12.6.85"; OCR has written "release1 12.6， V12.6.85": the V version is
+# read on its own, the release only checks it
+_NVCC = re.compile(r"(?:release|tools).*?\bV\s*(?P<version>[0-9OolIS]+\.[0-9OolIS]+\.[0-9OolIS]+)", re.IGNORECASE)
+_NVCC_RELEASE = re.compile(r"release\s*(?P<release>[0-9OolIS]{1,2}\s*\.\s*[0-9OolIS])\s*[,.]", re.IGNORECASE)
 _TORCH_COMMAND = re.compile(r"torch\s*\.\s*_+\s*version\s*_+", re.IGNORECASE)
 # what print(torch.__version__, torch.version.cuda[, torch.cuda.is_available()]) writes: "2.1.0+cu121 12.1 True"
 _TORCH_PRINTED = re.compile(r"^\s*(?P<version>[0-9OolIS]+(?:\.[0-9OolIS]+){1,2}(?:\+[0-9A-Za-z.]+)?)\s+"
@@ -145,7 +148,8 @@ def _read_nvcc(texts: List[str]) -> Optional[Tuple[str, Raw]]:
     for text in texts:
         found = _NVCC.search(text)
         if found:
-            return "nvcc", {"toolkit": ((found.group("release"), found.group("version")), text)}
+            release = _NVCC_RELEASE.search(text)
+            return "nvcc", {"toolkit": ((release.group("release") if release else None, found.group("version")), text)}
     return None
 
 
@@ -191,7 +195,11 @@ def _read_through_paste_kinds(texts: List[str], name: str) -> Optional[Tuple[str
     """Listings OCR keeps line for line (pip list, pip freeze, conda list): the paste kinds' own parsers."""
     from gpuvet.ingest import detect_kind, parse
 
-    text = "\n".join(texts)
+    written = [text for text in texts if text.strip()]
+    if len(written) >= 2 and PIP_LIST_HEADER.match(written[0].strip()) and not PIP_LIST_RULE.match(written[1].strip()):
+        # OCR does not read the rule of dashes under pip list's header, and pip list's detector looks for it
+        written.insert(1, "------- -------")
+    text = "\n".join(written)
     kind = detect_kind(text)
     if kind is None:
         return None
@@ -319,11 +327,16 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
     set_fact(snapshot, "gpus", gpus, source)
 
 
-def _toolkit_version(release: str, version: str, kb: Any) -> Optional[str]:
-    """The nvcc version ("12.4.131") when its release and version agree and the release is a CUDA that exists."""
-    mm = ocr_repair.repair_cuda(release, _known_cudas(kb))
+def _toolkit_version(release: Optional[str], version: str, kb: Any) -> Optional[str]:
+    """The nvcc version ("12.4.131") when it names a CUDA release that exists and, where the release beside it is
+    readable, agrees with it."""
     full = ocr_repair.digits(version).strip(".")
-    if mm is None or not re.match(r"^\d+\.\d+\.\d+$", full) or not full.startswith(mm + "."):
+    if not re.match(r"^\d+\.\d+\.\d+$", full):
+        return None
+    mm = full.rsplit(".", 1)[0]
+    if mm not in _known_cudas(kb):
+        return None
+    if release is not None and ocr_repair.repair_cuda(release, _known_cudas(kb)) not in (None, mm):
         return None
     return full
 
