@@ -179,12 +179,26 @@ def test_torch_version_printed(printed, version, cuda):
     assert snapshot["frameworks"]["source"] == "image:torch-version"
 
 
-def test_smi_list_with_full_width_punctuation_and_a_lost_line():
-    """The Chinese recogniser's "（UUID："; GPU 2's line not found at all: four GPUs, GPU 2's name unknown."""
+def test_smi_list_with_full_width_punctuation():
+    """The Chinese recogniser's "（UUID：" and a name with no "(UUID" after it (unknown, still a GPU)."""
     snapshot = snapshot_from_lines(lines("GPU0:Tesla P100-PCIE-16GB（UUID：GPU-9c15c693-71ea)",
-                                         "GPU 1:Tesla P100-PCIE-16GB (UUID:GPU-10c6b41b-e02b)",
-                                         "GPU3:Tesla P1OO-PCIE-16GB (UUID:GPU-69c075e7-cc59)"), "l.png", KB)
-    assert [g["name"] for g in snapshot["gpus"]["value"]] == ["Tesla P100-PCIE-16GB"] * 2 + [None, "Tesla P100-PCIE-16GB"]
+                                         "GPU 1:Tesla P1OO-PCIE-16GB (UUID:GPU-10c6b41b-e02b)",
+                                         "GPU 2:Tesla P100-PCIE-16GB UUlD GPU-6cc5c0f9"), "l.png", KB)
+    assert [g["name"] for g in snapshot["gpus"]["value"]] == ["Tesla P100-PCIE-16GB"] * 2 + [None]
+
+
+@pytest.mark.parametrize("texts", [
+    ("GPU0:Tesla P100-PCIE-16GB (UUID:GPU-9c15c693)", "GPU 2:Tesla P100-PCIE-16GB (UUID:GPU-6cc5c0f9)"),  # a line lost
+    ("NVIDIA-SMI 450.80.02 Driver Version: 450.80.02 CUDA Version: 11.0",                # index 0 read as 1
+     "1 A100-SXM4-40GB On 00000000:36:00.0 Off", "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default"),
+    ("NVIDIA-SMI 450.80.02 Driver Version: 450.80.02 CUDA Version: 11.0",                # a row lost, its memory not
+     "A100-SXM4-40GB On 00000000:36:00.0 Off", "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default",
+     "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default"),
+])
+def test_a_gpu_count_that_does_not_add_up_is_unknown(texts):
+    snapshot = snapshot_from_lines(lines(*texts), "x.png", KB)
+    assert snapshot["gpus"]["status"] == "missing"
+    assert "not trusted" in snapshot["gpus"]["reason"]
 
 
 @pytest.mark.parametrize("line, version", [

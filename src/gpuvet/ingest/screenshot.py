@@ -112,17 +112,25 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
                             "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True})
-    return "nvidia-smi", {**raw, "gpus": _with_skipped_indexes(raw["gpus"])}
+    # every GPU of the table has one memory cell ("0MiB / 81559MiB") before the processes or MIG devices
+    section = []
+    for text in texts[i + 1:]:
+        if re.search(r"Processes|MIG\s*devices", text, re.IGNORECASE):
+            break
+        section.append(text)
+    raw["memory_cells"] = sum(1 for text in section if _MEMORY.search(text))
+    return "nvidia-smi", raw
 
 
-def _with_skipped_indexes(gpus: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """GPU rows by index, with a row for each index the picture's numbering skips (a row OCR did not find): its
-    name is unknown but the count stays right. Rows without a readable index are kept as they are."""
-    indexes = [int(g["index"]) for g in gpus if g.get("index") and g["index"].isdigit()]
-    if len(indexes) != len(gpus) or len(set(indexes)) != len(indexes) or max(indexes, default=-1) >= 64:
-        return gpus
-    by_index = {int(g["index"]): g for g in gpus}
-    return [by_index.get(i) or {"index": str(i), "name": ("", ""), "memory": None} for i in range(max(indexes) + 1)]
+def _count_agrees(gpus: List[Dict[str, Any]], second_count: Optional[int]) -> bool:
+    """Whether the GPUs read can be trusted as all of them: the numbering read (where readable) is 0, 1, 2 ...
+    and a second count of the same picture (the table's memory cells) agrees. A row OCR lost or a misread index
+    would otherwise change the GPU count without a sign."""
+    indexes = [g.get("index") for g in gpus]
+    if all(index is not None and index.isdigit() for index in indexes):
+        if [int(str(index)) for index in indexes] != list(range(len(gpus))):
+            return False
+    return second_count is None or second_count == len(gpus)
 
 
 def _read_smi_list(texts: List[str]) -> Optional[Tuple[str, Raw]]:
@@ -131,7 +139,7 @@ def _read_smi_list(texts: List[str]) -> Optional[Tuple[str, Raw]]:
     by_index: Dict[int, Dict[str, Any]] = {}
     for text in texts:
         found = _LIST_LINE.match(text)
-        if not found or "UUID" not in text.upper() and not _LIST_NAME.match(found.group("rest")):
+        if not found or not re.search(r"UU|GPU-", found.group("rest"), re.IGNORECASE):  # what a -L line ends with
             continue
         index = ocr_repair.digits(found.group("index"))
         if not index.isdigit() or int(index) in by_index:
@@ -140,8 +148,7 @@ def _read_smi_list(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         by_index[int(index)] = {"index": index, "name": (name.group("name") if name else "", text), "memory": None}
     if not by_index:
         return None
-    gpus = [by_index.get(i) or {"index": str(i), "name": ("", ""), "memory": None} for i in range(max(by_index) + 1)]
-    return "nvidia-smi-list", {"gpus": gpus}
+    return "nvidia-smi-list", {"gpus": [by_index[i] for i in sorted(by_index)]}
 
 
 def _read_nvcc(texts: List[str]) -> Optional[Tuple[str, Raw]]:
@@ -233,7 +240,14 @@ def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: Any)
     if "driver" in raw or "cuda" in raw:
         _driver_facts(snapshot, raw, source, kb, take)
     if raw.get("gpus"):
-        _gpu_facts(snapshot, raw["gpus"], source, kb, take)
+        if _count_agrees(raw["gpus"], raw.get("memory_cells")):
+            _gpu_facts(snapshot, raw["gpus"], source, kb, take)
+        else:
+            reason = ("the image shows {} GPU rows numbered {} and {} memory cells: a row was lost or misread, so "
+                      "the GPUs are not trusted".format(len(raw["gpus"]), [g.get("index") for g in raw["gpus"]],
+                                                         raw.get("memory_cells")))
+            set_missing(snapshot, "gpus", reason)
+            take("gpus", None, len(raw["gpus"]), "")
     if "toolkit" in raw:
         (release, version), line = raw["toolkit"]
         checked = _toolkit_version(release, version, kb)
