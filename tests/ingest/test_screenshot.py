@@ -217,3 +217,16 @@ def test_pip_list_without_its_rule_of_dashes():
     snapshot = snapshot_from_lines(lines("Package          Version   Editable projectlocation", "filelock 4.3.1",
                                          "torch            2.13.0+cpu"), "p.png", KB)
     assert snapshot["frameworks"]["value"]["torch"]["version"] == "2.13.0+cpu"
+
+
+def test_the_report_sets_each_fact_beside_the_line_it_was_read_from():
+    from gpuvet.report.machine_summary import machine_lines
+
+    snapshot = snapshot_from_lines(lines("GPU型号     NVIDIA A100-SXM4-80GB x 8", "驱动版本    535.1O4.05",
+                                         "CUDA版本    12.3"), "c.png", KB)
+    shown = machine_lines(snapshot, "en")
+    assert "Read from image c.png (console) by OCR: compare each value with the picture" in shown
+    assert '  gpus[0-7].name = NVIDIA A100-SXM4-80GB    ← "GPU型号 NVIDIA A100-SXM4-80GB x 8"' in shown
+    # 535.104.05 is R535, which reports CUDA 12.2: the two read values do not belong together, both unknown
+    assert '  driver.version: unknown (read as \'535.1O4.05\', no value that exists)    ← "驱动版本 535.1O4.05"' in shown
+    assert any(line.startswith("  driver.cuda_max: unknown") for line in shown)
