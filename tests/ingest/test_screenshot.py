@@ -230,3 +230,14 @@ def test_the_report_sets_each_fact_beside_the_line_it_was_read_from():
     # 535.104.05 is R535, which reports CUDA 12.2: the two read values do not belong together, both unknown
     assert '  driver.version: unknown (read as \'535.1O4.05\', no value that exists)    ← "驱动版本 535.1O4.05"' in shown
     assert any(line.startswith("  driver.cuda_max: unknown") for line in shown)
+
+
+def test_glued_index_and_misread_units():
+    snapshot = snapshot_from_lines(lines("NVIDIA-SMI550.90.12         Driver Version:550.90.12  CUDA Version:12.4",
+                                         "  0NVIDIAA10                  0n     00000000:08:00.00ff",
+                                         " 8%  33C   P8          15W/  150W       1M1B/23028MiB       0%    Default"),
+                                   "a10.jpg", KB)
+    assert [(g["index"], g["name"], g["memory_total_mib"]) for g in snapshot["gpus"]["value"]] == [
+        (0, "NVIDIA A10", 23028)]
+    listed = snapshot_from_lines(lines("GPU0:1 TeslaP100-PCIE-16GB (UUID: GPU-9c15c693-71ea)"), "l.png", KB)
+    assert listed["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"

@@ -108,7 +108,8 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
     continue into one model only)."""
     if not raw or not raw.strip():
         return None
-    text = raw.strip()
+    # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
+    text = re.sub(r"^[1lI|!]\s+(?=[A-Za-z])", "", raw.strip())
     stem = text.rstrip(".\u2026 ")
     # no model's name ends in a point: any trailing point is what OCR kept of nvidia-smi's "..." (often "." or "..")
     truncated = len(stem) < len(text.rstrip())
