@@ -240,6 +240,9 @@ def merge(base: Mapping[str, Any], other: Mapping[str, Any]) -> Dict[str, Any]:
         carried = [o[key] for o in (before, after) if o.get(key)]
         if len(carried) == 1:
             origin[key] = carried[0]
+    images = list(before.get("images") or []) + list(after.get("images") or [])
+    if images:  # what each screenshot read, kept for the report (gpuvet.ingest.screenshot)
+        origin["images"] = images
     result["origin"] = origin
     return result
 

@@ -137,14 +137,14 @@ def _too_large(name: str, kind: str, limit: int, hint: str) -> ReadRefused:
 
 
 def _checked(data: bytes, name: str, kind: str, limit: int, hint: str, binary_ok: bool) -> bytes:
-    if not binary_ok and _binary(data[:65536]):
+    if not binary_ok and looks_binary(data[:65536]):
         raise ReadRefused("binary", f"{name} looks binary, not a text {kind}", hint=hint)
     if len(data) > limit:
         raise _too_large(name, kind, limit, hint)
     return data
 
 
-def _binary(head: bytes) -> bool:
+def looks_binary(head: bytes) -> bool:
     """NUL bytes in text that is not UTF-16/32 (whose BOM or alternating NULs say what it is)."""
     return b"\0" in head and _utf16_order(head) is None and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
 
@@ -178,7 +178,7 @@ def _read_fd(fd: int, name: str, kind: str, limit: int, hint: str, binary_ok: bo
                 raise ReadRefused("unreadable", f"cannot read {kind} {name}: {exc.strerror or exc}", hint=hint) from None
             if not chunk:
                 break
-            if not data and not binary_ok and _binary(chunk[:65536]):
+            if not data and not binary_ok and looks_binary(chunk[:65536]):
                 raise ReadRefused("binary", f"{name} looks binary, not a text {kind}", hint=hint)
             data += chunk
             total += len(chunk)

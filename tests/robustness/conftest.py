@@ -27,7 +27,9 @@ PYTHON = str(VENV_PYTHON) if VENV_PYTHON.exists() else sys.executable
 
 def fixture_files() -> List[Path]:
     """Every real captured tool output under tests/fixtures, plus the example inputs shipped in examples/."""
-    files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "PROVENANCE.md")
+    # screenshots are pictures of these outputs, not text: each read costs seconds of OCR (tests/ingest/test_screenshot*)
+    files = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.name != "PROVENANCE.md"
+                   and "screenshots" not in p.relative_to(FIXTURES).parts)
     files += sorted((REPO / "examples").glob("*")) if (REPO / "examples").is_dir() else []
     return files
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, Dict, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
-from gpuvet.userfiles import LIMITS
+from gpuvet.ingest.image import image_format
+from gpuvet.userfiles import LIMITS, looks_binary
 
 MAX_BYTES = LIMITS["paste"]
+IMAGE_KIND = "image"  # a screenshot, read by OCR (gpuvet.ingest.ocr_engine); found by its magic bytes like text kinds
 
 
 def split_spec(spec: str) -> Tuple[Optional[str], str]:
@@ -17,10 +19,10 @@ def split_spec(spec: str) -> Tuple[Optional[str], str]:
     kind, colon, rest = spec.partition(":")
     if not colon or not kind or len(kind) == 1:  # no prefix, or a drive letter
         return None, spec
-    if kind in KINDS:
+    if kind in KINDS or kind == IMAGE_KIND:
         return kind, rest
     if "/" not in kind and "\\" not in kind and "." not in kind:
-        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS))
+        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS + (IMAGE_KIND,)))
     return None, spec
 
 
@@ -38,12 +40,12 @@ def decode(data: bytes, name: str) -> str:
 def read_bytes(path: str) -> bytes:
     """The bytes of one --from file or stdin, read as every user file is (gpuvet.userfiles.read_bytes: a regular
     file or a pipe the user made, never a device, bounded in size and a pipe in time); errors worded by the
-    catalog."""
+    catalog. Binary bytes are let through here: a screenshot is one (read_input tells an image from binary junk)."""
     from gpuvet.userfiles import ReadRefused
     from gpuvet.userfiles import read_bytes as read_user_bytes
 
     try:
-        return read_user_bytes(path, "paste", MAX_BYTES, binary_ok=False)
+        return read_user_bytes(path, "paste", MAX_BYTES, binary_ok=True)
     except ReadRefused as exc:
         name = "stdin" if path == "-" else path
         if exc.reason == "too_large":
@@ -60,7 +62,14 @@ def read_input(spec: str) -> Dict[str, Any]:
 
     kind, path = split_spec(spec)
     name = "stdin" if path == "-" else path
-    text = decode(read_bytes(path), name)
+    data = read_bytes(path)
+    if kind == IMAGE_KIND or (kind is None and image_format(data) is not None):
+        from gpuvet.ingest.ocr_engine import read_snapshot
+
+        return read_snapshot(data, name)
+    if looks_binary(data[:65536]):
+        raise input_error("ingest.binary", "ingest.hint_text", name=name)
+    text = decode(data, name)
     if not text.strip():
         raise input_error("ingest.empty", name=name)
     if kind is None:

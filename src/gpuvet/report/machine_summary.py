@@ -75,4 +75,39 @@ def machine_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
     inputs = (view.document.get("origin") or {}).get("inputs") or []
     if inputs:
         lines.append(text(lang, "report.inputs", inputs=", ".join(inputs)))
+    lines += image_lines(view.document, lang)
     return lines
+
+
+def image_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
+    """For each screenshot read: every fact taken from it beside the line OCR read it from, so the renter can
+    compare the report with the picture (gpuvet.ingest.screenshot writes ``origin.images``)."""
+    lines = []
+    for image in (snapshot.get("origin") or {}).get("images") or []:
+        lines.append(text(lang, "report.image", file=image.get("file"), kind=image.get("kind")))
+        for fact in _runs(image.get("facts") or []):
+            line = " ".join(str(fact.get("line") or "").split())
+            if fact.get("value") is None:
+                lines.append("  " + text(lang, "report.image_unknown", fact=fact.get("fact"), read=fact.get("read"), line=line))
+            else:
+                lines.append("  " + text(lang, "report.image_fact", fact=fact.get("fact"), value=fact.get("value"), line=line))
+    return lines
+
+
+def _runs(facts: Sequence[Mapping[str, Any]]) -> List[Mapping[str, Any]]:
+    """Facts of GPUs in a row that read the same from the same line ("GPU: NVIDIA A100 x 8") as one:
+    ``gpus[0-7].name``."""
+    import re
+
+    merged: List[Mapping[str, Any]] = []
+    for fact in facts:
+        numbered = re.match(r"^gpus\[(\d+)(?:-\d+)?\](\..+)$", str(fact.get("fact")))
+        last = merged[-1] if merged else None
+        previous = re.match(r"^gpus\[(\d+)(?:-(\d+))?\](\..+)$", str(last.get("fact"))) if last else None
+        if (numbered and previous and last is not None and numbered.group(2) == previous.group(3)
+                and int(numbered.group(1)) == int(previous.group(2) or previous.group(1)) + 1
+                and all(fact.get(key) == last.get(key) for key in ("value", "read", "line"))):
+            merged[-1] = {**last, "fact": "gpus[{}-{}]{}".format(previous.group(1), numbered.group(1), numbered.group(2))}
+        else:
+            merged.append(fact)
+    return merged

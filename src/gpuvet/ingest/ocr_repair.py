@@ -1,0 +1,174 @@
+"""Values read from a screenshot, checked against what can exist before they become facts.
+
+OCR confuses O and 0, l/I and 1, S and 5, B and 8, drops decimal points and the blanks between words. In a field
+that can only hold digits those letters have one meaning, and a driver version's shape (NNN.NN, NNN.NN.NN,
+NNN.NNN.NN) puts a dropped point back in one place only; the result must still be something that exists: a driver
+of a branch NVIDIA published whose CUDA is the CUDA the same banner shows, a GPU model the knowledge base knows
+(one model only), memory that model has. Anything that cannot be brought to exactly one such value is None:
+unknown, never guessed. Pure functions; the knowledge base is passed in.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, List, Optional, Sequence
+
+from gpuvet.kb import gpumatch
+from gpuvet.kb.records import GpuModel
+
+# Letters OCR reads for digits on a terminal font; only ever applied inside a field that holds digits.
+_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "l": "1", "I": "1", "i": "1", "|": "1",
+                            "!": "1", "S": "5", "s": "5", "B": "8", "Z": "2", "z": "2", "g": "9", ",": "."})
+_DRIVER_SHAPES = (re.compile(r"^\d{3}\.\d{2}$"), re.compile(r"^\d{3}\.\d{2}\.\d{2}$"), re.compile(r"^\d{3}\.\d{3}\.\d{2}$"))
+_DRIVER_CUTS = {5: ((3,),), 7: ((3, 5),), 8: ((3, 6),)}  # digits -> where the points go, one shape per length
+
+
+def digits(raw: str) -> str:
+    """``raw`` with the letters OCR reads for digits turned back into digits, blanks removed."""
+    return re.sub(r"\s+", "", raw).translate(_DIGIT_FOR)
+
+
+def driver_candidates(raw: str) -> List[str]:
+    """The driver versions ``raw`` can be: itself when it has a driver's shape, else the one shape its digit count
+    allows with the points it kept in place (a point OCR dropped comes back; one it added or moved does not)."""
+    text = digits(raw).strip(".")
+    if not re.match(r"^[\d.]+$", text):
+        return []
+    if any(shape.match(text) for shape in _DRIVER_SHAPES):
+        return [text]
+    bare = text.replace(".", "")
+    kept = [i - n for n, i in enumerate(i for i, ch in enumerate(text) if ch == ".")]  # point positions in ``bare``
+    found = []
+    for cuts in _DRIVER_CUTS.get(len(bare), ()):
+        if all(point in cuts for point in kept):
+            pieces = [bare[start:end] for start, end in zip((0,) + cuts, cuts + (len(bare),))]
+            found.append(".".join(pieces))
+    return found
+
+
+def repair_driver(raw: Optional[str], kb: Any, cuda_read: Optional[str] = None) -> Optional[str]:
+    """The driver version ``raw`` reads as, or None. It must belong to a branch the knowledge base knows (a branch
+    whose CUDA it can name), and when the same banner shows a CUDA version that reads cleanly, that branch's CUDA
+    must be it (nvidia-smi's "CUDA Version" is the branch's; every captured table agrees)."""
+    if not raw:
+        return None
+    known = [c for c in driver_candidates(raw) if kb.cuda_for_driver(c)]
+    if cuda_read:
+        known = [c for c in known if kb.cuda_for_driver(c) == cuda_read]
+    return known[0] if len(known) == 1 else None
+
+
+def cuda_candidates(raw: str, known: Iterable[str]) -> List[str]:
+    """The CUDA versions (major.minor) ``raw`` can be among ``known``; a dropped point is put back where it gives a
+    known version ("124" -> "12.4")."""
+    text = digits(raw).strip(".")
+    known_set = set(known)
+    if re.match(r"^\d{1,2}\.\d$", text):
+        return [text] if text in known_set else []
+    if re.match(r"^\d{2,3}$", text):
+        return [c for c in (text[:-1] + "." + text[-1],) if c in known_set]
+    return []
+
+
+def repair_cuda(raw: Optional[str], known: Iterable[str], expected: Optional[str] = None) -> Optional[str]:
+    """The CUDA version ``raw`` reads as, or None; ``expected`` (the driver branch's CUDA) must agree when given."""
+    if not raw:
+        return None
+    candidates = cuda_candidates(raw, known)
+    if expected is not None:
+        candidates = [c for c in candidates if c == expected]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+_NAME_FOLD = str.maketrans("oli|sbz", "0111582")
+
+
+def _name_key(name: str) -> str:
+    """A name as OCR cannot tell it apart: no blanks or dashes, no "NVIDIA" prefix, confusable letters folded."""
+    text = re.sub(r"[\s\-_/]+", "", name).lower()
+    if text.startswith("nvidia"):
+        text = text[len("nvidia"):]
+    return text.translate(_NAME_FOLD)
+
+
+# nvidia-smi's table cuts a name that does not fit its cell to the first 15 (before R535's wider table) or 24
+# characters and appends "..." ("Tesla V100-SXM2...", "NVIDIA GeForce RTX 2080 ..." in tests/fixtures/nvidia-smi).
+_TABLE_CUTS = ((18, 15), (27, 24))  # (longest name shown whole, characters kept when cut)
+
+
+def _cut_forms(name: str) -> List[str]:
+    return [name[:kept].rstrip() for whole, kept in _TABLE_CUTS if len(name) > whole]
+
+
+def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
+                    memory_mib: Optional[int] = None) -> Optional[str]:
+    """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
+    wins when it matches as is; else the read text and every model name and alias are compared without blanks and
+    with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
+    continue into one model only)."""
+    if not raw or not raw.strip():
+        return None
+    # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
+    text = re.sub(r"^[1lI|!]\s+(?=[A-Za-z])", "", raw.strip())
+    stem = text.rstrip(".\u2026 ")
+    # no model's name ends in a point: any trailing point is what OCR kept of nvidia-smi's "..." (often "." or "..")
+    truncated = len(stem) < len(text.rstrip())
+    key = _name_key(stem)
+    if not key:
+        return None
+    matches: List[GpuModel] = []
+    for model in models:
+        keys = [_name_key(model.name)] + [_name_key(alias) for alias in model.aliases]
+        fits = any(k.startswith(key) and len(k) > len(key) for k in keys) if truncated else key in keys
+        if fits and not any(model is seen for seen in matches):
+            matches.append(model)
+    if len(matches) == 1:
+        if table and not truncated:
+            # "NVIDIA GeForce RTX 2080" is a model, and also what is left of "NVIDIA GeForce RTX 2080 SUPER" cut by
+            # the table when OCR drops the "...": only the memory beside it can tell them apart
+            cut_from = [model for model in models if model is not matches[0]
+                        and any(_name_key(cut) == key for cut in _cut_forms(model.name))]
+            if cut_from:
+                # a model whose memory the knowledge base does not know cannot be ruled out
+                possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
+                return possible[0].name if len(possible) == 1 else None
+        return matches[0].name
+    if truncated and matches:
+        cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it
+        # several models of one architecture: keep the cut name, as a pasted table gives it to the matcher
+        return cut if gpumatch.match(cut, models) is not None else None
+    return None
+
+
+def memory_fits(total_mib: Optional[int], model: Optional[GpuModel]) -> Optional[bool]:
+    """Whether ``total_mib`` is memory ``model`` can have: nvidia-smi shows a little less than the datasheet's GiB
+    (reserved memory: 81559 of 80 GiB, 23034 of an L4's 24), never more. None when the model's memory is unknown."""
+    if total_mib is None or model is None or not model.memory_gib:
+        return None
+    nominal = model.memory_gib * 1024
+    return 0.85 * nominal <= total_mib <= 1.02 * nominal
+
+
+def repair_mib(raw: Optional[str]) -> Optional[int]:
+    """"8l559MiB" -> 81559; None when what is left is not a whole number."""
+    if not raw:
+        return None
+    text = digits(re.sub(r"(?i)\s*mib?$", "", raw.strip()))
+    return int(text) if text.isdigit() else None
+
+
+def repair_release(raw: Optional[str]) -> Optional[str]:
+    """A package version's release part with OCR's letters for digits folded ("2.l.0+cu121" -> "2.1.0+cu121");
+    None when the result is not a version (the local label and pre-release tags are left as read)."""
+    if not raw:
+        return None
+    from gpuvet.kb.versions import parse
+
+    match = re.match(r"^([0-9OolIS]+(?:\.[0-9OolIS]+)*)(.*)$", raw.strip())
+    if not match:
+        return None
+    release = digits(match.group(1))
+    if not re.match(r"^\d+(\.\d+)*$", release):
+        return None
+    version = release + match.group(2)
+    return version if parse(version) is not None else None

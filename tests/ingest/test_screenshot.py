@@ -1,0 +1,243 @@
+"""From OCR's lines to facts: what a screenshot yields, that every fact says it was read from an image, and that a
+value OCR garbled beyond repair is unknown, never guessed. Lines are as RapidOCR returned them for screenshots of
+the captures in tests/fixtures (blanks dropped, frames read as 1 or 一, O for 0), so no engine is needed here."""
+
+import struct
+import zlib
+
+import pytest
+
+from gpuvet import kb
+from gpuvet.errors import InputError
+from gpuvet.ingest import image
+from gpuvet.ingest.image import Box, Line
+from gpuvet.ingest.screenshot import snapshot_from_lines
+
+KB = kb.load()
+
+
+def lines(*texts):
+    return [Line(text, 0.9) for text in texts]
+
+
+def value(snapshot, section, key=None):
+    fact = snapshot[section] if key is None else snapshot[section][key]
+    assert fact["status"] == "found", fact
+    return fact["value"], fact["source"]
+
+
+def test_smi_table_as_ocr_reads_it():
+    snapshot = snapshot_from_lines(lines(
+        "Tue Jul 1408:12:53 2026",
+        "1NVIDIA-SMI 590.48.01           Driver Version: 590.48.01  CUDA Version: 13.1",
+        "  GPU Name               Persistence-M | Bus-Id      Disp.A|Volatile Uncorr.ECC",
+        "      NVIDIA H10080GBHBM3      On  一  00000000:00:09.0 0ff                 0",
+        "  N/A  59C   PO          629W/  700W    19818MiB /81559MiB     100%     Default",
+    ), "shot.png", KB)
+    assert value(snapshot, "driver", "version") == ("590.48.01", "image:nvidia-smi")
+    assert value(snapshot, "driver", "cuda_max") == ("13.1", "image:nvidia-smi")
+    gpus, source = value(snapshot, "gpus")
+    assert source == "image:nvidia-smi"
+    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA H100 80GB HBM3", 81559)]
+    # only what can be checked is kept: no temperature, power or bus id read by OCR
+    assert gpus[0]["temperature_c"] is None and gpus[0]["pci_bus_id"] is None
+    image_record = snapshot["origin"]["images"][0]
+    assert image_record["kind"] == "nvidia-smi" and image_record["file"] == "shot.png"
+    taken = {fact["fact"]: fact for fact in image_record["facts"]}
+    assert taken["gpus[0].name"]["read"] == "NVIDIA H10080GBHBM3"
+    assert "H10080GBHBM3" in taken["gpus[0].name"]["line"]
+
+
+def test_repaired_values_say_what_was_read():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 550.54.14 Driver Version: S5O.54.l4 CUDA Version: 12.4",
+        "0 NVIDIA GeForce RTX 3O9O Off 00000000:01:00.0 On",
+        "30% 45C P8 20W / 450W 1MiB / 24564MiB 0% Default",
+    ), "shot.jpg", KB)
+    fact = snapshot["driver"]["version"]
+    assert (fact["value"], fact["read_as"]) == ("550.54.14", "S5O.54.l4")
+    assert snapshot["gpus"]["value"][0]["name"] == "NVIDIA GeForce RTX 3090"
+
+
+def test_driver_and_cuda_that_do_not_belong_together_are_both_unknown():
+    snapshot = snapshot_from_lines(lines("NVIDIA-SMI 590.48.01 Driver Version: 590.48.01 CUDA Version: 12.4",
+                                         "0 NVIDIA H100 80GB HBM3 On 00000000:00:09.0 Off"), "shot.png", KB)
+    assert snapshot["driver"]["version"]["status"] == "missing"
+    assert snapshot["driver"]["cuda_max"]["status"] == "missing"
+    assert "do not belong together" in snapshot["driver"]["version"]["reason"]
+
+
+def test_unreadable_values_stay_unknown():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 550.5.15 Driver Version: 550.5.15 CUDA Version: 12.4",   # a digit dropped
+        "0 NVIDIA H1O0 80G8 HBM Off 00000000:01:00.0 Off",                   # a name no model has
+        "N/A 30C P0 60W / 350W 0MiB / 8155MiB 0% Default",
+    ), "shot.png", KB)
+    assert snapshot["driver"]["version"]["status"] == "missing"
+    gpu = snapshot["gpus"]["value"][0]
+    assert gpu["name"] is None and gpu["name_read"] == "NVIDIA H1O0 80G8 HBM"
+    taken = {fact["fact"]: fact["value"] for fact in snapshot["origin"]["images"][0]["facts"]}
+    assert taken["driver.version"] is None and taken["gpus[0].name"] is None
+
+
+def test_memory_the_model_cannot_have_is_unknown():
+    snapshot = snapshot_from_lines(lines(
+        "NVIDIA-SMI 590.48.01 Driver Version: 590.48.01 CUDA Version: 13.1",
+        "0 NVIDIA H100 80GB HBM3 On 00000000:00:09.0 Off",
+        "N/A 41C P0 69W / 700W 0MiB / 8155MiB 0% Default",                   # a digit dropped
+    ), "shot.png", KB)
+    assert snapshot["gpus"]["value"][0]["memory_total_mib"] is None
+
+
+def test_smi_list_nvcc_and_console():
+    listed = snapshot_from_lines(lines("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-9d0b2f1a-0000)"), "l.png", KB)
+    assert value(listed, "gpus")[1] == "image:nvidia-smi-list"
+    nvcc = snapshot_from_lines(lines("nvcc: NVIDIA (R) Cuda compiler driver",
+                                     "Cuda compilation tools,release 12.6,V12.6.85"), "n.png", KB)
+    toolkits, source = value(nvcc, "cuda_toolkits")
+    assert (toolkits[0]["version"], source) == ("12.6.85", "image:nvcc")
+    console = snapshot_from_lines(lines("实例详情", "GPU型号     NVIDIA A100-SXM4-80GB x 8", "驱动版本    535.104.05",
+                                        "CUDA版本    12.2", "镜像        PyTorch 2.1.0 / Python 3.10 / CUDA 12.1"),
+                                  "c.png", KB)
+    assert value(console, "driver", "version") == ("535.104.05", "image:console")
+    assert [g["name"] for g in console["gpus"]["value"]] == ["NVIDIA A100-SXM4-80GB"] * 8
+    assert console["frameworks"]["value"]["torch"]["version"] == "2.1.0"
+
+
+def test_pip_listing_goes_through_the_paste_kinds():
+    snapshot = snapshot_from_lines(lines("Package Version", "------- -------", "numpy 2.l.1", "torch 2.5.1+cu124",
+                                         "triton 3.1.0"), "p.png", KB)
+    assert snapshot["frameworks"]["value"]["torch"]["version"] == "2.5.1+cu124"
+    assert snapshot["frameworks"]["source"] == "image:pip-list"
+    numpy = next(p for p in snapshot["packages"]["value"] if p["name"] == "numpy")
+    assert (numpy["version"], numpy["read_as"]) == ("2.1.1", "2.l.1")
+
+
+@pytest.mark.parametrize("texts, message", [
+    ([], "no text was found"),
+    (["   "], "no text was found"),
+    (["Hello world", "a photo of a cat"], "none of the outputs gpuvet reads"),
+])
+def test_images_without_a_tool_output(texts, message):
+    with pytest.raises(InputError, match=message):
+        snapshot_from_lines(lines(*texts), "x.png", KB)
+
+
+def test_boxes_laid_out_as_terminal_lines():
+    boxes = [Box(10, 10, 100, 26, "NVIDIA-SMI590.48.01", 0.99), Box(320, 11, 545, 27, "Driver Version: 590.48.01", 0.96),
+             Box(12, 40, 40, 57, "0", 0.56), Box(60, 41, 250, 56, "NVIDIA H100", 0.97)]
+    laid = image.lines_from_boxes(boxes)
+    assert [line.text.split() for line in laid] == [["NVIDIA-SMI590.48.01", "Driver", "Version:", "590.48.01"],
+                                                      ["0", "NVIDIA", "H100"]]
+    assert laid[1].score == 0.56
+    assert image.lines_from_boxes([]) == []
+
+
+def _png_header(width, height):
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+
+
+def test_formats_and_sizes_from_the_header():
+    assert image.image_format(_png_header(1, 1)) == "png"
+    assert image.header_size(_png_header(1920, 1080), "png") == (1920, 1080)
+    jpeg = b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\x00" + b"\x00" * 9 + b"\xff\xc0" + struct.pack(
+        ">HBHH", 17, 8, 1080, 1920)
+    assert image.image_format(jpeg) == "jpeg" and image.header_size(jpeg, "jpeg") == (1920, 1080)
+    bmp = b"BM" + b"\x00" * 16 + struct.pack("<ii", 800, -600) + b"\x00" * 30
+    assert image.image_format(bmp) == "bmp" and image.header_size(bmp, "bmp") == (800, 600)
+    webp = b"RIFF" + b"\x00" * 4 + b"WEBPVP8X" + b"\x00" * 8 + (1919).to_bytes(3, "little") + (1079).to_bytes(3, "little")
+    assert image.image_format(webp) == "webp" and image.header_size(webp, "webp") == (1920, 1080)
+    for text in (b"NVIDIA-SMI 590.48.01", b"", b"GIF89a", b"\x89PNG"):
+        assert image.image_format(text) is None
+    assert image.header_size(b"\x89PNG\r\n\x1a\n", "png") is None
+    assert image.header_size(b"\xff\xd8\xff\x00", "jpeg") is None
+
+
+def test_console_read_without_blanks():
+    """RapidOCR on an English console page: every blank inside the values dropped, the count glued on."""
+    console = snapshot_from_lines(lines("Instancedetails", "  GPU                  NVIDIAH10080GBHBM3X8",
+                                        "  DriverVersion       570.124.06", "  CUDAVersion         12.8",
+                                        " Image                PyTorch 2.6.0/Python 3.11/ CUDA 12.4"), "c.png", KB)
+    assert [g["name"] for g in console["gpus"]["value"]] == ["NVIDIA H100 80GB HBM3"] * 8
+    assert value(console, "driver", "cuda_max") == ("12.8", "image:console")
+    assert console["frameworks"]["value"]["torch"] == {"version": "2.6.0", "source": "image:console", "cuda": "12.4"}
+
+
+@pytest.mark.parametrize("printed, version, cuda", [
+    ("2.1.0+cu121 12.1", "2.1.0+cu121", "12.1"),
+    ("2.5.1 12.4 True", "2.5.1", "12.4"),                 # a bare version: the printed CUDA says the build
+    ("2.l.0+cu121 l2.1", "2.1.0+cu121", "12.1"),          # l for 1 in both
+    ("2.1.0+cu121 11.8", "2.1.0+cu121", None),            # label and printed CUDA disagree: unknown
+    ("2.3.0+cpu None", "2.3.0+cpu", None),
+])
+def test_torch_version_printed(printed, version, cuda):
+    snapshot = snapshot_from_lines(lines('$ python -c "import torch; print(torch.__version__, torch.version.cuda)"',
+                                         printed), "t.png", KB)
+    torch = snapshot["frameworks"]["value"]["torch"]
+    assert (torch["version"], torch.get("cuda")) == (version, cuda)
+    assert snapshot["frameworks"]["source"] == "image:torch-version"
+
+
+def test_smi_list_with_full_width_punctuation():
+    """The Chinese recogniser's "（UUID：" and a name with no "(UUID" after it (unknown, still a GPU)."""
+    snapshot = snapshot_from_lines(lines("GPU0:Tesla P100-PCIE-16GB（UUID：GPU-9c15c693-71ea)",
+                                         "GPU 1:Tesla P1OO-PCIE-16GB (UUID:GPU-10c6b41b-e02b)",
+                                         "GPU 2:Tesla P100-PCIE-16GB UUlD GPU-6cc5c0f9"), "l.png", KB)
+    assert [g["name"] for g in snapshot["gpus"]["value"]] == ["Tesla P100-PCIE-16GB"] * 2 + [None]
+
+
+@pytest.mark.parametrize("texts", [
+    ("GPU0:Tesla P100-PCIE-16GB (UUID:GPU-9c15c693)", "GPU 2:Tesla P100-PCIE-16GB (UUID:GPU-6cc5c0f9)"),  # a line lost
+    ("NVIDIA-SMI 450.80.02 Driver Version: 450.80.02 CUDA Version: 11.0",                # index 0 read as 1
+     "1 A100-SXM4-40GB On 00000000:36:00.0 Off", "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default"),
+    ("NVIDIA-SMI 450.80.02 Driver Version: 450.80.02 CUDA Version: 11.0",                # a row lost, its memory not
+     "A100-SXM4-40GB On 00000000:36:00.0 Off", "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default",
+     "N/A 29C P0 62W / 400W 0MiB / 40537MiB 7% Default"),
+])
+def test_a_gpu_count_that_does_not_add_up_is_unknown(texts):
+    snapshot = snapshot_from_lines(lines(*texts), "x.png", KB)
+    assert snapshot["gpus"]["status"] == "missing"
+    assert "not trusted" in snapshot["gpus"]["reason"]
+
+
+@pytest.mark.parametrize("line, version", [
+    ("Cuda compi lation tools,release1 12.6, V12.6.85", "12.6.85"),   # as OCR read it: the V version stands alone
+    ("Cuda compilation tools, release 12.4, V12.4.131", "12.4.131"),
+    ("Cuda compilation tools, release 12.4, V12.6.85", None),           # release and version disagree
+    ("Cuda compilation tools, release 99.1, V99.1.1", None),             # no such CUDA
+])
+def test_nvcc_lines(line, version):
+    snapshot = snapshot_from_lines(lines("nvcc: NVIDIA (R) Cuda compiler driver", line), "n.png", KB)
+    fact = snapshot["cuda_toolkits"]
+    assert (fact["value"][0]["version"] if fact["status"] == "found" else None) == version
+
+
+def test_pip_list_without_its_rule_of_dashes():
+    snapshot = snapshot_from_lines(lines("Package          Version   Editable projectlocation", "filelock 4.3.1",
+                                         "torch            2.13.0+cpu"), "p.png", KB)
+    assert snapshot["frameworks"]["value"]["torch"]["version"] == "2.13.0+cpu"
+
+
+def test_the_report_sets_each_fact_beside_the_line_it_was_read_from():
+    from gpuvet.report.machine_summary import machine_lines
+
+    snapshot = snapshot_from_lines(lines("GPU型号     NVIDIA A100-SXM4-80GB x 8", "驱动版本    535.1O4.05",
+                                         "CUDA版本    12.3"), "c.png", KB)
+    shown = machine_lines(snapshot, "en")
+    assert "Read from image c.png (console) by OCR: compare each value with the picture" in shown
+    assert '  gpus[0-7].name = NVIDIA A100-SXM4-80GB    ← "GPU型号 NVIDIA A100-SXM4-80GB x 8"' in shown
+    # 535.104.05 is R535, which reports CUDA 12.2: the two read values do not belong together, both unknown
+    assert '  driver.version: unknown (read as \'535.1O4.05\', no value that exists)    ← "驱动版本 535.1O4.05"' in shown
+    assert any(line.startswith("  driver.cuda_max: unknown") for line in shown)
+
+
+def test_glued_index_and_misread_units():
+    snapshot = snapshot_from_lines(lines("NVIDIA-SMI550.90.12         Driver Version:550.90.12  CUDA Version:12.4",
+                                         "  0NVIDIAA10                  0n     00000000:08:00.00ff",
+                                         " 8%  33C   P8          15W/  150W       1M1B/23028MiB       0%    Default"),
+                                   "a10.jpg", KB)
+    assert [(g["index"], g["name"], g["memory_total_mib"]) for g in snapshot["gpus"]["value"]] == [
+        (0, "NVIDIA A10", 23028)]
+    listed = snapshot_from_lines(lines("GPU0:1 TeslaP100-PCIE-16GB (UUID: GPU-9c15c693-71ea)"), "l.png", KB)
+    assert listed["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
