@@ -121,3 +121,8 @@ def test_a_harmless_suffix_joined_to_the_error_before_it_does_not_silence_it():
 
 def test_not_enough_vram_in_chinese_is_out_of_gpu_memory():
     assert codes("推理的时候显存不够，batch size 调到 1 还是 OOM\n")[:1] == ["insufficient_vram"]
+
+
+def test_an_invalid_kernel_image_names_the_build_first_and_an_old_driver_next():
+    found = codes("RuntimeError: cuModuleLoadData(&module, image) failed: CUDA_ERROR_INVALID_IMAGE\n")
+    assert found[:1] == ["arch_not_in_build"] and "driver_too_old" in found[:3]
