@@ -22,13 +22,20 @@ def codes(log: str) -> List[str]:
 def test_compute_capability_requirements_are_features_of_a_newer_gpu():
     for line in (
         "RuntimeError: torch._scaled_mm is only supported on devices with compute capability >= 9.0",
-        "ERROR [fa_utils.py:57] Cannot use FA version 2 is not supported due to FA2 is only supported on devices "
-        "with compute capability >= 8",
         "error: Conversion from/to f8e4m3nv is only supported on compute capability >= 90",
         "ValueError: FP8 models require a GPU with compute capability 8.9 or higher (e.g., RTX 4090).Your GPU "
         "compute capability is 8.6. Please choose a non-FP8 model.",
     ):
         assert codes(NOISE + line + "\n")[:1] == ["feature_arch_unsupported"], line
+
+
+def test_vllms_flash_attention_version_notice_is_said_but_never_outranks_a_real_error():
+    notice = ("ERROR [fa_utils.py:57] Cannot use FA version 2 is not supported due to FA2 is only supported on devices "
+              "with compute capability >= 8\n")
+    assert codes(notice) == ["feature_arch_unsupported"]
+    kv_cache = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+                "stored in KV cache (20000).\n")
+    assert codes(notice + "INFO Using XFormers backend.\n" + kv_cache) == ["insufficient_vram", "feature_arch_unsupported"]
 
 
 def test_a_gpu_too_old_for_the_wheel_stays_a_build_without_its_kernels():
