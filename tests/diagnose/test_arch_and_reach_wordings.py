@@ -58,8 +58,9 @@ def test_flash_attentions_ampere_check_on_blackwell_means_no_kernels_for_it():
     message = "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n"
     assert codes("GPU: NVIDIA GeForce RTX 5070 Ti\n" + NOISE + message)[:1] == ["arch_not_in_build"]
     assert codes("device: NVIDIA B200, compute capability 10.0\n" + NOISE + message)[:1] == ["arch_not_in_build"]
-    # on a GPU older than Ampere the same words mean what they say
+    # on a GPU older than Ampere the same words mean what they say, and a number that only looks like a model is none
     assert codes("GPU: Tesla T4\n" + NOISE + message)[:1] == ["feature_arch_unsupported"]
+    assert codes("GPU: Tesla T4\nstep 5090/20000\n" + NOISE + message)[:1] == ["feature_arch_unsupported"]
 
 
 def test_torchs_capability_warning_within_one_major_is_not_a_problem():
