@@ -69,6 +69,8 @@ def test_torchs_capability_warning_within_one_major_is_not_a_problem():
                   "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
                   "    (3.7) - (8.6)\n")
     assert codes(same_major)[:1] == ["not_a_stack_problem"]
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB.\n"
+    assert codes(same_major + oom)[:1] == ["insufficient_vram"]  # said, never above a real error
     other_major = ("UserWarning:\n    Found GPU0 NVIDIA GeForce RTX 5090 which is of cuda capability 12.0.\n"
                    "    Minimum and Maximum cuda capability supported by this version of PyTorch is\n"
                    "    (5.0) - (9.0)\n")
