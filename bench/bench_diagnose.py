@@ -80,6 +80,12 @@ CORPORA = {
     # signatures, favouring what renters hit today (NGC driver release, container requirements, PTX toolchain, shm,
     # disk, Hugging Face / conda / pip network errors, Blackwell).
     "blind-13": CORPUS / "blind13.toml",
+    # Fourteenth blind round (issue 31): 66 threads in none of the files above, collected blind by a helper who never
+    # read the signatures and measured before any change (0.621 top-1; 0.636 after that day's engine and vocabulary
+    # work), then tuned on by message family: RTX 50 / Blackwell / DGX Spark, FlashAttention / FlashMLA / FP8 arch
+    # requirements, driver too old, cuDNN / CUDA runtime libraries, OOM, disk quota, Hugging Face unreachable,
+    # container toolkit; 27 Chinese-language threads, 35 from 2025-2026.
+    "blind-14": CORPUS / "blind14.toml",
 }
 
 

@@ -648,12 +648,16 @@ def diagnose_scan(
 
 def _diagnose_hits(hits: List[_Hit], every: List[_Hit], state: _ScanState, snapshot: Optional[Mapping[str, Any]],
                    snapshot_is_live: bool, base: SignatureBase) -> List[Diagnosis]:
-    # A message known to be harmless holds no cause: what else reads only its lines goes with it.
-    quiet: Set[int] = set()
+    # A message known to be harmless holds no cause: what else reads only its lines goes with it. A pasted log that
+    # lost its line breaks puts the real error and a harmless suffix (torch's "kernel errors might be asynchronously
+    # reported") on one line: a reading that starts before the harmless text on such a line is the error, and stays.
+    quiet: Dict[int, int] = {}  # line index -> where the earliest harmless message on it starts
     for hit in every:
         if hit.signature.harmless:
-            quiet |= hit.lines
-    hits = [h for h in hits if not (quiet and h.lines <= quiet)]
+            for line in hit.lines:
+                quiet[line] = min(quiet.get(line, 1 << 30), hit.columns.get(line, 0))
+    hits = [h for h in hits if not (quiet and h.lines <= quiet.keys()
+                                    and not any(h.columns[p] < quiet[p] for p in h.positions))]
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
     specific = any(not hit.signature.generic for hit in hits)
