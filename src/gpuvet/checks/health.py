@@ -300,6 +300,44 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
+def _port_state(port: Dict[str, Any]) -> str:
+    """How sysfs said the port stands: ``DOWN / Disabled`` (state / physical state), ``?`` where unread."""
+    return "%s / %s" % (port.get("state") or "?", port.get("phys_state") or "?")
+
+
+def rdma_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """RDMA devices (InfiniBand, RoCE) from the ``infiniband`` fact (gpuvet.probe.infiniband): each port that is not
+    ACTIVE / LinkUp is a warning naming device, port and state (a multi-node job over it fails or falls back to
+    sockets); with GPUs and RDMA ports but no GPUDirect RDMA module loaded, a note. A port whose state was not read is
+    not judged."""
+    rdma = view.value("infiniband")
+    if not isinstance(rdma, dict):
+        return []
+    devices = [d for d in rdma.get("devices") or [] if isinstance(d, dict)]
+    ports = [(d, p) for d in devices for p in d.get("ports") or [] if isinstance(p, dict)]
+    found: List[Finding] = []
+    active, link_up = rules["rdma_port_active_state"], rules["rdma_port_up_phys_state"]
+    for device, port in ports:
+        state, phys = port.get("state"), port.get("phys_state")
+        if state is None and phys is None:
+            continue
+        if state not in (None, active) or phys not in (None, link_up):
+            where = "%s port %s" % (device.get("name") or "?", port.get("port"))
+            found.append(make("smoke.health.rdma_port_down", port=where, state=_port_state(port),
+                              link_layer=port.get("link_layer") or "?", expected="%s / %s" % (active, link_up),
+                              actual=_port_state(port), commands=tuple(rules["rdma_port_commands"]),
+                              sources=_sources(rules["rdma_port_source"])))
+    if ports and view.whole_gpus and rdma.get("peer_memory_module") is None and "peer_memory_module" in rdma:
+        found.append(make("smoke.health.gpudirect_rdma_off", count=len(ports),
+                          expected="nvidia_peermem loaded", actual="not loaded",
+                          commands=(rules["peer_memory_command"],), sources=_sources(rules["peer_memory_source"])))
+    return found
+
+
+def _sources(text: str) -> Tuple[str, ...]:
+    return tuple(s.strip() for s in text.split(";") if s.strip())
+
+
 def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
     """datacenter | workstation | consumer | embedded, as the knowledge base's GPU model says; None when unknown."""
     if kb is None or not name:
@@ -335,4 +373,5 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
     findings += interconnect_findings(view, rules)
     findings += p2p_findings(view, rules)
     findings += fabric_findings(view, rules)
+    findings += rdma_findings(view, rules)
     return findings
