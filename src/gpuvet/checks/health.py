@@ -300,37 +300,50 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
-def _port_state(port: Dict[str, Any]) -> str:
-    """How sysfs said the port stands: ``DOWN / Disabled`` (state / physical state), ``?`` where unread."""
+def port_state(port: Dict[str, Any]) -> str:
+    """How sysfs said an RDMA port stands: ``DOWN / Disabled`` (state / physical state), ``?`` where unread."""
     return "%s / %s" % (port.get("state") or "?", port.get("phys_state") or "?")
 
 
-def rdma_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
-    """RDMA devices (InfiniBand, RoCE) from the ``infiniband`` fact (gpuvet.probe.infiniband): each port that is not
-    ACTIVE / LinkUp is a warning naming device, port and state (a multi-node job over it fails or falls back to
-    sockets); with GPUs and RDMA ports but no GPUDirect RDMA module loaded, a note. A port whose state was not read is
-    not judged."""
+def rdma_ports(view: SnapshotView) -> Optional[List[Tuple[str, Dict[str, Any]]]]:
+    """(device name, port) for every RDMA port of the ``infiniband`` fact (gpuvet.probe.infiniband); None when the
+    snapshot does not tell."""
     rdma = view.value("infiniband")
     if not isinstance(rdma, dict):
-        return []
+        return None
     devices = [d for d in rdma.get("devices") or [] if isinstance(d, dict)]
-    ports = [(d, p) for d in devices for p in d.get("ports") or [] if isinstance(p, dict)]
+    return [(str(d.get("name") or "?"), p) for d in devices for p in d.get("ports") or [] if isinstance(p, dict)]
+
+
+def port_is_up(port: Dict[str, Any], rules: Dict[str, Any]) -> Optional[bool]:
+    """ACTIVE and LinkUp (rdma-core's ibcheckstate test); None when neither state was read. One state unread is
+    judged by the other."""
+    state, phys = port.get("state"), port.get("phys_state")
+    if state is None and phys is None:
+        return None
+    return state in (None, rules["rdma_port_active_state"]) and phys in (None, rules["rdma_port_up_phys_state"])
+
+
+def rdma_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """Each RDMA port (InfiniBand, RoCE) that is not ACTIVE / LinkUp is a warning naming device, port and state (a
+    multi-node job over it fails or falls back to sockets); with GPUs and RDMA ports but no GPUDirect RDMA module
+    loaded, a note. A port whose state was not read is not judged."""
+    ports = rdma_ports(view)
+    if not ports:
+        return []
     found: List[Finding] = []
-    active, link_up = rules["rdma_port_active_state"], rules["rdma_port_up_phys_state"]
+    expected = "%s / %s" % (rules["rdma_port_active_state"], rules["rdma_port_up_phys_state"])
     for device, port in ports:
-        state, phys = port.get("state"), port.get("phys_state")
-        if state is None and phys is None:
-            continue
-        if state not in (None, active) or phys not in (None, link_up):
-            where = "%s port %s" % (device.get("name") or "?", port.get("port"))
-            found.append(make("smoke.health.rdma_port_down", port=where, state=_port_state(port),
-                              link_layer=port.get("link_layer") or "?", expected="%s / %s" % (active, link_up),
-                              actual=_port_state(port), commands=tuple(rules["rdma_port_commands"]),
-                              sources=_sources(rules["rdma_port_source"])))
-    if ports and view.whole_gpus and rdma.get("peer_memory_module") is None and "peer_memory_module" in rdma:
-        found.append(make("smoke.health.gpudirect_rdma_off", count=len(ports),
-                          expected="nvidia_peermem loaded", actual="not loaded",
-                          commands=(rules["peer_memory_command"],), sources=_sources(rules["peer_memory_source"])))
+        if port_is_up(port, rules) is False:
+            where = "%s port %s" % (device, port.get("port"))
+            found.append(make("smoke.health.rdma_port_down", port=where, state=port_state(port),
+                              link_layer=port.get("link_layer") or "RDMA", expected=expected, actual=port_state(port),
+                              commands=tuple(rules["rdma_port_commands"]), sources=_sources(rules["rdma_port_source"])))
+    rdma = view.value("infiniband")
+    if view.whole_gpus and "peer_memory_module" in rdma and rdma["peer_memory_module"] is None:
+        found.append(make("smoke.health.gpudirect_rdma_off", count=len(ports), expected="nvidia_peermem loaded",
+                          actual="not loaded", commands=(rules["peer_memory_command"],),
+                          sources=_sources(rules["peer_memory_source"])))
     return found
 
 
