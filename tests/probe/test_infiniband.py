@@ -129,10 +129,18 @@ def test_rdma_ports_without_gpudirect_rdma_are_a_note_with_modprobe(capsys, tmp_
 def test_diff_sets_apart_the_node_whose_port_is_down_and_the_one_without_peer_memory(capsys, tmp_path):
     paths = [_machine(tmp_path, EIGHT_UP, name="n1"), _machine(tmp_path, ONE_DOWN, name="n2"),
              _machine(tmp_path, EIGHT_UP, peer_module=None, name="n3")]
+    (tmp_path / "n4").mkdir()  # a node whose kernel shows no RDMA device at all: "none", not "cannot tell"
+    bare = json.loads(open(paths[0]).read())
+    bare["infiniband"] = infiniband.collect(str(tmp_path / "n4"))
+    (tmp_path / "n4.json").write_text(json.dumps(bare))
+    paths.append(str(tmp_path / "n4.json"))
     main(["diff", "--format", "json"] + paths)
-    document = json.loads(capsys.readouterr().out)
-    text = json.dumps(document)
-    assert "7 up; mlx5_3 port 1: DOWN / Disabled" in text and "8 up" in text
+    groups = {g["field"]: [(v["value"], [h.rsplit("/", 1)[-1] for h in v["hosts"]]) for v in g["values"]]
+              for g in json.loads(capsys.readouterr().out)["groups"]}
+    assert groups["rdma_ports"] == [("8 up", ["n1.json", "n3.json"]), ("7 up; mlx5_3 port 1: DOWN / Disabled", ["n2.json"]),
+                                    ("none", ["n4.json"])]
+    assert groups["gpudirect_rdma"] == [("nvidia_peermem", ["n1.json", "n2.json"]), ("none", ["n3.json"]),
+                                        (None, ["n4.json"])]  # no RDMA port: the module does not matter
     main(["diff"] + paths)
     out = capsys.readouterr().out
     assert "mlx5_3 port 1: DOWN / Disabled" in out and "RDMA ports" in out and "GPUDirect RDMA module" in out

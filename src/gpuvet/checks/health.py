@@ -306,8 +306,11 @@ def port_state(port: Dict[str, Any]) -> str:
 
 
 def rdma_ports(view: SnapshotView) -> Optional[List[Tuple[str, Dict[str, Any]]]]:
-    """(device name, port) for every RDMA port of the ``infiniband`` fact (gpuvet.probe.infiniband); None when the
-    snapshot does not tell."""
+    """(device name, port) for every RDMA port of the ``infiniband`` fact (gpuvet.probe.infiniband); none when the
+    probe found no /sys/class/infiniband; None when the snapshot does not tell (no such fact, or it failed)."""
+    fact = view.fact("infiniband")
+    if fact.get("status") == "missing" and "infiniband" in view.document:
+        return []  # the probe looked: no RDMA device (or no driver for one)
     rdma = view.value("infiniband")
     if not isinstance(rdma, dict):
         return None
