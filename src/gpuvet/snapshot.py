@@ -43,6 +43,7 @@ TOP_LEVEL_FACTS = (
     "damage",  # what a broken install left in site-packages (gpuvet.probe.damage)
     "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)
     "pci",  # IOMMU state and the PCIe switch ports with ACS redirect (gpuvet.probe.pci, a pasted lspci -vvv)
+    "infiniband",  # RDMA devices (InfiniBand, RoCE), their port states, GPUDirect RDMA's module (gpuvet.probe.infiniband)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -78,6 +79,7 @@ VALUE_SHAPES = {
     "damage": _LIST_OF_OBJECTS,
     "container_engine": _OBJECT,
     "pci": _OBJECT,
+    "infiniband": _OBJECT,
 }
 
 

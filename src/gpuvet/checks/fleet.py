@@ -12,7 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from gpuvet.checks.health import port_is_up, port_state, rdma_ports
 from gpuvet.findings import make
+from gpuvet.kb.thresholds import load_thresholds
 from gpuvet.models import Finding
 from gpuvet.probe.facts import is_found
 from gpuvet.snapshot import SnapshotView
@@ -114,6 +116,28 @@ def _mig(view: SnapshotView) -> Optional[str]:
     return ", ".join(modes) if modes else None
 
 
+def _rdma_ports(view: SnapshotView) -> Optional[str]:
+    """``8 up`` or ``7 up; mlx5_3 port 1: DOWN / Disabled``: the node whose port is down stands apart."""
+    ports = rdma_ports(view)
+    if ports is None:
+        return None
+    if not ports:
+        return NONE
+    rules = load_thresholds().health
+    up = sum(1 for _, port in ports if port_is_up(port, rules))
+    down = ["%s port %s: %s" % (device, port.get("port"), port_state(port))
+            for device, port in ports if port_is_up(port, rules) is False]
+    return "; ".join(["%d up" % up] + down)
+
+
+def _peer_memory(view: SnapshotView) -> Optional[str]:
+    """GPUDirect RDMA's module on a node with RDMA ports (``nvidia_peermem``, or ``none``)."""
+    rdma = view.value("infiniband")
+    if not rdma_ports(view) or "peer_memory_module" not in rdma:
+        return None
+    return rdma["peer_memory_module"] or NONE
+
+
 FIELDS: Tuple[Tuple[str, Callable[[SnapshotView], Optional[str]]], ...] = (
     ("driver", lambda v: v.driver_version),
     ("cuda_max", lambda v: v.driver_cuda_max),
@@ -126,6 +150,8 @@ FIELDS: Tuple[Tuple[str, Callable[[SnapshotView], Optional[str]]], ...] = (
     ("pcie", _pcie),
     ("nvlink", _nvlink),
     ("mig", _mig),
+    ("rdma_ports", _rdma_ports),
+    ("gpudirect_rdma", _peer_memory),
     ("python", lambda v: v.python_version),
 )
 FIELD_NAMES = tuple(name for name, _ in FIELDS)

@@ -300,6 +300,60 @@ def fabric_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
+def port_state(port: Dict[str, Any]) -> str:
+    """How sysfs said an RDMA port stands: ``DOWN / Disabled`` (state / physical state), ``?`` where unread."""
+    return "%s / %s" % (port.get("state") or "?", port.get("phys_state") or "?")
+
+
+def rdma_ports(view: SnapshotView) -> Optional[List[Tuple[str, Dict[str, Any]]]]:
+    """(device name, port) for every RDMA port of the ``infiniband`` fact (gpuvet.probe.infiniband); none when the
+    probe found no /sys/class/infiniband; None when the snapshot does not tell (no such fact, or it failed)."""
+    fact = view.fact("infiniband")
+    if fact.get("status") == "missing" and "infiniband" in view.document:
+        return []  # the probe looked: no RDMA device (or no driver for one)
+    rdma = view.value("infiniband")
+    if not isinstance(rdma, dict):
+        return None
+    devices = [d for d in rdma.get("devices") or [] if isinstance(d, dict)]
+    return [(str(d.get("name") or "?"), p) for d in devices for p in d.get("ports") or [] if isinstance(p, dict)]
+
+
+def port_is_up(port: Dict[str, Any], rules: Dict[str, Any]) -> Optional[bool]:
+    """ACTIVE and LinkUp (rdma-core's ibcheckstate test); None when neither state was read. One state unread is
+    judged by the other."""
+    state, phys = port.get("state"), port.get("phys_state")
+    if state is None and phys is None:
+        return None
+    return state in (None, rules["rdma_port_active_state"]) and phys in (None, rules["rdma_port_up_phys_state"])
+
+
+def rdma_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """Each RDMA port (InfiniBand, RoCE) that is not ACTIVE / LinkUp is a warning naming device, port and state (a
+    multi-node job over it fails or falls back to sockets); with GPUs and RDMA ports but no GPUDirect RDMA module
+    loaded, a note. A port whose state was not read is not judged."""
+    ports = rdma_ports(view)
+    if not ports:
+        return []
+    found: List[Finding] = []
+    expected = "%s / %s" % (rules["rdma_port_active_state"], rules["rdma_port_up_phys_state"])
+    for device, port in ports:
+        if port_is_up(port, rules) is False:
+            where = "%s port %s" % (device, port.get("port"))
+            found.append(make("smoke.health.rdma_port_down", port=where, state=port_state(port),
+                              link_layer=port.get("link_layer") or "RDMA", expected=expected, actual=port_state(port),
+                              commands=tuple(rules["rdma_port_commands"]), sources=_sources(rules["rdma_port_source"])))
+    rdma = view.value("infiniband")
+    if view.whole_gpus and "peer_memory_module" in rdma and rdma["peer_memory_module"] is None:
+        found.append(make("smoke.health.gpudirect_rdma_off", count=len(ports), expected="nvidia_peermem loaded",
+                          actual="not loaded", commands=(rules["peer_memory_command"],),
+                          sources=_sources(rules["peer_memory_source"])))
+    return found
+
+
+def _sources(text: str) -> Tuple[str, ...]:
+    return tuple(s.strip() for s in text.split(";") if s.strip())
+
+
 def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
     """datacenter | workstation | consumer | embedded, as the knowledge base's GPU model says; None when unknown."""
     if kb is None or not name:
@@ -335,4 +389,5 @@ def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thr
     findings += interconnect_findings(view, rules)
     findings += p2p_findings(view, rules)
     findings += fabric_findings(view, rules)
+    findings += rdma_findings(view, rules)
     return findings

@@ -27,8 +27,9 @@ from gpuvet.models import CheckReport
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
 
-# The machine's facts; what is installed in the environment (torch) is the lock's business, not a difference.
-MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name != "torch")
+# The machine's facts; what is installed in the environment (torch) is the lock's business, not a difference, and
+# the RDMA network (ports, GPUDirect RDMA) is a multi-node job's business: an environment runs the same without it.
+MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name not in ("torch", "rdma_ports", "gpudirect_rdma"))
 
 
 def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> "tuple[list, list]":

@@ -16,6 +16,7 @@ from gpuvet.probe import (
     environment,
     facts,
     host,
+    infiniband,
     libraries,
     nvml,
     packages,
@@ -181,6 +182,7 @@ def probe(binaries=True, timeout=None):
     later["env"] = _guarded("env", environment.collect)
     later["disks"] = _guarded("disks", disks.collect)
     later["pci"] = _guarded("pci", pci.collect)
+    later["infiniband"] = _guarded("infiniband", infiniband.collect)
     ldconfig = ldconfig_later.value()
     ldconfig = ldconfig if "status" not in ldconfig else {}
     folders = _guarded("library folders", libraries.Folders)
@@ -201,7 +203,8 @@ def probe(binaries=True, timeout=None):
         snapshot["topology"] = gpu_part
     snapshot["cuda_toolkits"] = toolkit_later.value()
     snapshot["packages"] = packages_section
-    for key in ("damage", "cudnn", "nccl", "python", "pip", "conda", "frameworks", "binaries", "env", "disks", "pci"):
+    for key in ("damage", "cudnn", "nccl", "python", "pip", "conda", "frameworks", "binaries", "env", "disks", "pci",
+                "infiniband"):
         snapshot[key] = later[key]
     snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
     return snapshot
