@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, List
 
@@ -84,7 +85,8 @@ COMMANDS = [
     ["kb", "list"],
     ["kb", "sources", "--format", "json"],
     ["diagnose", str(FIXTURES / "nccl-log/h100-nvl-2gpu_nccl2.26.2_p2p-then-socket-refused_excerpt.txt"), "--format", "json"],
-    ["archs", str(REPO / ".venv/lib/python3.11/site-packages/torch/lib/libtorch_global_deps.so"), "--format", "json"],
+    ["archs", str(REPO / ".venv" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages" / "torch" / "lib"
+                  / "libtorch_global_deps.so"), "--format", "json"],
 ]
 
 
