@@ -320,8 +320,9 @@ def discover(torch: Any, device_choice: str) -> List[Dict[str, Any]]:
           "detail": "torch %s (%s): %s" % (
               torch.__version__, "CUDA " + cuda_build if cuda_build else "CPU-only build",
               ", ".join("cuda:%d %s" % (d["index"], d["name"]) for d in devices) or "no CUDA device, running on CPU"),
-          "say": _say("smoke.detail.discovery_cpu", version=torch.__version__) if not devices and not cuda_build
-          else None})
+          "say": (_say("smoke.detail.discovery_cpu", version=torch.__version__) if not cuda_build
+                  else _say("smoke.detail.discovery_cuda_no_gpu", version=torch.__version__, cuda=cuda_build))
+          if not devices else None})
     if not devices:
         devices.append({"index": None, "name": None, "cc_tuple": None})
     return devices
