@@ -56,6 +56,10 @@ TREE_MAX_DEPTH = 6
 TREE_MAX_ENTRIES = 20_000
 
 
+# What to do, as the caller says it: a catalog Message (said in the report's language) or a sentence as is.
+Hint = Union[str, Message]
+
+
 class ReadRefused(InputError):
     """An InputError that also says why, as one word (``reason``), so a caller can word it in its own catalog:
     missing, folder, special, outside, too_large, binary, timeout, unreadable, invalid."""
@@ -67,7 +71,7 @@ class ReadRefused(InputError):
         self.hint_said = hint_said
 
     @classmethod
-    def saying(cls, reason: str, key: str, hint: Union[str, Message] = "", **params: Any) -> "ReadRefused":
+    def saying(cls, reason: str, key: str, hint: Hint = "", **params: Any) -> "ReadRefused":
         """The refusal whose sentence is the catalog entry ``files.<key>`` filled with ``params``; ``hint`` is the
         caller's (a catalog :class:`~gpuvet.models.Message` is said in the report's language, a string as is)."""
         said = hint if isinstance(hint, Message) else None
@@ -106,7 +110,7 @@ def inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint: str = "", root: Optional[str] = None,
+def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint: Hint = "", root: Optional[str] = None,
                pipes: bool = True, stdin: Any = None, binary_ok: bool = True) -> bytes:
     """The bytes of ``path`` (``-``: stdin), at most ``limit`` (default: ``LIMITS[kind]``), or one InputError.
 
@@ -156,13 +160,13 @@ def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint:
     return _read_fd(fd, name, kind, limit, hint, binary_ok, pipe=is_pipe, close=True)
 
 
-def _too_large(name: str, kind: str, limit: int, hint: str) -> ReadRefused:
+def _too_large(name: str, kind: str, limit: int, hint: Hint) -> ReadRefused:
     size = f"{limit // MiB} MiB" if limit >= MiB else f"{limit // 1024} KiB"
     return ReadRefused.saying("too_large", "too_large", hint or Message("files.too_large.default_hint"),
                               kind=_kind(kind), name=name, size=size)
 
 
-def _checked(data: bytes, name: str, kind: str, limit: int, hint: str, binary_ok: bool) -> bytes:
+def _checked(data: bytes, name: str, kind: str, limit: int, hint: Hint, binary_ok: bool) -> bytes:
     if not binary_ok and looks_binary(data[:65536]):
         raise ReadRefused.saying("binary", "binary", hint, name=name, kind=_kind(kind))
     if len(data) > limit:
@@ -175,7 +179,7 @@ def looks_binary(head: bytes) -> bool:
     return b"\0" in head and _utf16_order(head) is None and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
-def _read_fd(fd: int, name: str, kind: str, limit: int, hint: str, binary_ok: bool, pipe: bool, close: bool) -> bytes:
+def _read_fd(fd: int, name: str, kind: str, limit: int, hint: Hint, binary_ok: bool, pipe: bool, close: bool) -> bytes:
     """Read ``fd`` to its end, at most ``limit + 1`` bytes; a pipe with select() and a deadline."""
     import select
 
@@ -268,7 +272,7 @@ def _cjk_score(text: str) -> float:
     return (good - 2 * bad + kana / 2) / max(1, good + bad)
 
 
-def decode_text(data: bytes, name: str, kind: str = "file", hint: str = "") -> str:
+def decode_text(data: bytes, name: str, kind: str = "file", hint: Hint = "") -> str:
     """Text from bytes: a BOM's encoding (UTF-8, UTF-16, UTF-32), UTF-16 without BOM, UTF-8, else the legacy CJK
     encoding that reads the bytes as the most plausible text; bytes none of them read, or with NUL bytes, are
     binary: one InputError. Carriage returns are kept (a parser may lint them)."""
@@ -313,7 +317,7 @@ def decode_text(data: bytes, name: str, kind: str = "file", hint: str = "") -> s
         raise binary from None
 
 
-def read_text(path: str, kind: str = "file", limit: Optional[int] = None, hint: str = "", root: Optional[str] = None,
+def read_text(path: str, kind: str = "file", limit: Optional[int] = None, hint: Hint = "", root: Optional[str] = None,
               pipes: bool = True, stdin: Any = None) -> str:
     """:func:`read_bytes` then :func:`decode_text`."""
     return decode_text(read_bytes(path, kind, limit, hint, root, pipes, stdin, binary_ok=False), _label(path), kind,
