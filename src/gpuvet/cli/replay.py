@@ -7,6 +7,7 @@ import argparse
 from typing import Any, Dict
 
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.models import Message
 
 
 def load_capture(path: str) -> Dict[str, Any]:
@@ -16,9 +17,8 @@ def load_capture(path: str) -> Dict[str, Any]:
     from gpuvet.sources.capture import validate_capture
     from gpuvet.userfiles import ReadRefused, parse_json, read_text
 
-    hint = "write one with `gpuvet capture -o env.json`"
     try:
-        document = parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture")
+        document = parse_json(read_text(path, "capture", hint=Message("errors.not_capture.hint")), path, "gpuvet capture")
     except ReadRefused as exc:
         if exc.reason != "invalid":
             raise
