@@ -1,8 +1,8 @@
 """An input gpuvet refuses is refused in the user's language: with --lang zh the ``error:`` and ``hint:`` lines on
 stderr say it in Chinese (no run of three or more English words outside code, quotes, paths, versions and package
 names), and without it they say it in English, exit code 2 either way. One representative refusal per module that
-raises them: the reader of user files (userfiles), snapshots, --project, the host list, ssh and Slurm options, and
-diagnose's log.
+raises them: the reader of user files (userfiles), snapshots, --project, the host list, ssh and Slurm options,
+diagnose's log and harvest (whose refusal of a hostile wheel is read here from a real zip file).
 
 The commands run as a user runs them, in a subprocess, on files made here."""
 
@@ -97,6 +97,7 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "slurm: user@ node": lambda tmp: ["fleet", "--via", "slurm", "me@node01"],
     "slurm: no allocation": lambda tmp: ["fleet", "--via", "slurm"],
     "diagnose: empty log": _empty_log,
+    "harvest: not one release": lambda tmp: ["kb", "harvest", "torch"],
 }
 
 
@@ -137,6 +138,22 @@ def test_a_pipe_left_open_is_refused_in_chinese(tmp_path: Path) -> None:
         os.close(write_end)
     _assert_chinese(lines)
     assert "0.2" in lines[0]
+
+
+def test_a_hostile_wheel_is_refused_in_chinese(tmp_path: Path) -> None:
+    import zipfile
+
+    from gpuvet.errors import InputError
+    from gpuvet.sources.harvest import hostile_wheel
+
+    path = tmp_path / "evil-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("../../etc/cron.d/evil", "* * * * * root true\n")
+    with zipfile.ZipFile(path) as zf:
+        why = hostile_wheel(zf)
+    error = InputError.said("errors.harvest_hostile", wheel=path.name, why=why)
+    assert "points outside the wheel" in error.message
+    _assert_chinese(list(error.in_language("zh")))
 
 
 def test_the_checker_finds_three_english_words_and_passes_names_paths_and_quotes() -> None:
