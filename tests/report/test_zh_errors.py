@@ -2,7 +2,7 @@
 stderr say it in Chinese (no run of three or more English words outside code, quotes, paths, versions and package
 names), and without it they say it in English, exit code 2 either way. One representative refusal per module that
 raises them: the reader of user files (userfiles), snapshots, --project, the host list, ssh and Slurm options,
-diagnose's log and harvest (whose refusal of a hostile wheel is read here from a real zip file).
+diagnose's log, harvest, and what gpuvet writes (replay --emit) (whose refusal of a hostile wheel is read here from a real zip file).
 
 The commands run as a user runs them, in a subprocess, on files made here."""
 
@@ -20,6 +20,7 @@ import pytest
 from .test_zh_prose import _CODE, _WORD
 
 REPO = Path(__file__).resolve().parents[2]
+SMI_A10 = REPO / "tests" / "fixtures" / "nvidia-smi" / "a10-1gpu_drv550.90.12.txt"
 
 # Stricter than the prose test (four words): an error line is short, three English words are already a phrase.
 _RUN3 = re.compile(rf"{_WORD}(?: +{_WORD}){{2,}}")
@@ -81,6 +82,19 @@ def _hosts_file_two_a_line(tmp: Path) -> List[str]:
     return ["fleet", "--hosts", "hosts.txt"]
 
 
+def _emit_over_an_existing_file(tmp: Path) -> List[str]:
+    import json
+
+    capture = {"kind": "capture", "schema_version": 1, "captured_at": "2026-12-01T00:00:00+00:00",
+               "gpuvet_version": "0.1.0", "targets": ["torch==2.5.1"],
+               "lock": [{"name": "torch", "version": "2.5.1", "installer": "pip", "source": None}],
+               "snapshot": {"kind": "snapshot", "schema_version": 1}}
+    (tmp / "env.json").write_text(json.dumps(capture), encoding="utf-8")
+    (tmp / "emit").mkdir()
+    (tmp / "emit" / "Dockerfile").write_text("FROM mine\n", encoding="utf-8")
+    return ["replay", "env.json", "--from", str(SMI_A10), "--emit", "emit"]
+
+
 CASES: Dict[str, Callable[[Path], List[str]]] = {
     "userfiles: missing file": lambda tmp: ["diagnose", "missing.log"],
     "userfiles: binary": _binary_log,
@@ -98,6 +112,7 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "slurm: no allocation": lambda tmp: ["fleet", "--via", "slurm"],
     "diagnose: empty log": _empty_log,
     "harvest: not one release": lambda tmp: ["kb", "harvest", "torch"],
+    "output: replay --emit over a file": _emit_over_an_existing_file,
 }
 
 

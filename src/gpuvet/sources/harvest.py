@@ -752,7 +752,7 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise InputError.said("errors.harvest_write", path=str(path), why=exc.strerror or str(exc)) from None
+            raise InputError.said("errors.write_device", path=str(path), reason=exc.strerror or str(exc)) from None
         raise
     _write_twin(path, text.encode("utf-8"))
     return path, True
