@@ -153,8 +153,7 @@ def validate_capture(document: Any, name: str) -> Dict[str, Any]:
     """The capture ``gpuvet capture`` wrote, checked field by field before replay uses any of it: one InputError
     (exit 2) naming the first field of a wrong type or holding what would break an emitted file."""
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
-        raise InputError(f"{name}: not a gpuvet capture (no kind \"capture\" with a lock)",
-                         hint="write one with `gpuvet capture -o env.json`")
+        raise InputError.said("errors.not_capture_kind", path=name)
     for key in ("captured_at", "gpuvet_version"):
         _text(document.get(key), _TOKEN, name, key, "one word (a time or version)", optional=True)
     targets = document.get("targets")
