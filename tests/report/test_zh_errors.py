@@ -113,6 +113,10 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "diagnose: empty log": _empty_log,
     "harvest: not one release": lambda tmp: ["kb", "harvest", "torch"],
     "output: replay --emit over a file": _emit_over_an_existing_file,
+    "net: bad port": lambda tmp: ["net", "x:0"],
+    "smoke: nodes without a rendezvous": lambda tmp: ["smoke", "--distributed", "--nnodes", "2"],
+    "platform: unknown": lambda tmp: ["check", "torch", "--platform", "nope", "--from", str(SMI_A10)],
+    "inputs: stdin named twice": lambda tmp: ["check", "torch", "--from", "-", "--snapshot", "-"],
 }
 
 
