@@ -1,7 +1,7 @@
 """One exception hierarchy, handled in one place (cli.main): it prints ``error: ...`` and ``hint: ...``."""
 
 import enum
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Type, TypeVar
 
 
 class ExitCode(enum.IntEnum):
@@ -13,6 +13,9 @@ class ExitCode(enum.IntEnum):
     UNDECIDED = 3  # a target the knowledge base cannot judge
     INTERNAL = 4  # a bug in gpuvet (an unexpected exception): never a verdict
     BROKEN_INSTALL = 5  # gpuvet's own files (the shipped knowledge base) cannot be read: reinstall, not the user's input
+
+
+_Error = TypeVar("_Error", bound="GpuvetError")
 
 
 class GpuvetError(Exception):
@@ -33,7 +36,7 @@ class GpuvetError(Exception):
         self.params: Dict[str, Any] = dict(params or {})
 
     @classmethod
-    def said(cls, key: str, **params: Any) -> "GpuvetError":
+    def said(cls: Type[_Error], key: str, **params: Any) -> _Error:
         """The error whose sentence is the catalog entry ``key`` filled with ``params`` (a parameter may itself be a
         catalog message, :class:`gpuvet.models.Message`, said in the same language)."""
         error = cls("", key=key, params=params)

@@ -82,14 +82,24 @@ def _hosts_file_two_a_line(tmp: Path) -> List[str]:
     return ["fleet", "--hosts", "hosts.txt"]
 
 
-def _emit_over_an_existing_file(tmp: Path) -> List[str]:
+def _capture(tmp: Path, **changes: object) -> None:
     import json
 
     capture = {"kind": "capture", "schema_version": 1, "captured_at": "2026-12-01T00:00:00+00:00",
                "gpuvet_version": "0.1.0", "targets": ["torch==2.5.1"],
                "lock": [{"name": "torch", "version": "2.5.1", "installer": "pip", "source": None}],
                "snapshot": {"kind": "snapshot", "schema_version": 1}}
+    capture.update(changes)
     (tmp / "env.json").write_text(json.dumps(capture), encoding="utf-8")
+
+
+def _capture_field_of_wrong_shape(tmp: Path) -> List[str]:
+    _capture(tmp, lock=["torch==2.5.1"])
+    return ["replay", "env.json", "--from", str(SMI_A10)]
+
+
+def _emit_over_an_existing_file(tmp: Path) -> List[str]:
+    _capture(tmp)
     (tmp / "emit").mkdir()
     (tmp / "emit" / "Dockerfile").write_text("FROM mine\n", encoding="utf-8")
     return ["replay", "env.json", "--from", str(SMI_A10), "--emit", "emit"]
@@ -113,6 +123,7 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "diagnose: empty log": _empty_log,
     "harvest: not one release": lambda tmp: ["kb", "harvest", "torch"],
     "output: replay --emit over a file": _emit_over_an_existing_file,
+    "capture: field of the wrong shape": _capture_field_of_wrong_shape,
     "net: bad port": lambda tmp: ["net", "x:0"],
     "smoke: nodes without a rendezvous": lambda tmp: ["smoke", "--distributed", "--nnodes", "2"],
     "platform: unknown": lambda tmp: ["check", "torch", "--platform", "nope", "--from", str(SMI_A10)],
