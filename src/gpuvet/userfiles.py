@@ -71,7 +71,7 @@ class ReadRefused(InputError):
         self.hint_said = hint_said
 
     @classmethod
-    def saying(cls, reason: str, key: str, hint: Hint = "", **params: Any) -> "ReadRefused":
+    def saying(cls, reason: str, key: str, hint: Hint = "", /, **params: Any) -> "ReadRefused":
         """The refusal whose sentence is the catalog entry ``files.<key>`` filled with ``params``; ``hint`` is the
         caller's (a catalog :class:`~gpuvet.models.Message` is said in the report's language, a string as is)."""
         said = hint if isinstance(hint, Message) else None

@@ -37,7 +37,8 @@ def _env(**extra: str) -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("GPUVET_", "LANGUAGE", "LC_", "SLURM_"))}
     env.update(PYTHONPATH=str(REPO / "src"), NO_COLOR="1", LANG="C.UTF-8", GPUVET_KB_STALE_DAYS="100000",
-               GPUVET_KB_OVERLAY="", **extra)
+               GPUVET_KB_OVERLAY="")
+    env.update(extra)
     return env
 
 
@@ -124,6 +125,7 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "harvest: not one release": lambda tmp: ["kb", "harvest", "torch"],
     "output: replay --emit over a file": _emit_over_an_existing_file,
     "capture: field of the wrong shape": _capture_field_of_wrong_shape,
+    "ingest: a folder as --from": lambda tmp: ["check", "torch", "--from", "."],
     "net: bad port": lambda tmp: ["net", "x:0"],
     "smoke: nodes without a rendezvous": lambda tmp: ["smoke", "--distributed", "--nnodes", "2"],
     "platform: unknown": lambda tmp: ["check", "torch", "--platform", "nope", "--from", str(SMI_A10)],
@@ -156,6 +158,12 @@ def test_a_refused_input_is_said_in_chinese_with_lang_zh_and_in_english_without(
     _assert_chinese(_refusal(args, tmp_path, "zh"))
     english = _refusal(args, tmp_path, None)
     assert not any(_CJK.search(line) for line in english), english
+
+
+def test_without_lang_a_chinese_locale_chooses_chinese_for_errors_too(tmp_path: Path) -> None:
+    """An error of the paste reader (ingest) follows LANG like every other sentence, not only --lang."""
+    lines = _refusal(["check", "torch", "--from", "."], tmp_path, None, LANG="zh_CN.UTF-8")
+    _assert_chinese(lines)
 
 
 def test_a_pipe_left_open_is_refused_in_chinese(tmp_path: Path) -> None:
