@@ -22,7 +22,12 @@ def load_capture(path: str) -> Dict[str, Any]:
     except ReadRefused as exc:
         if exc.reason != "invalid":
             raise
-        raise InputError.said("errors.not_capture", path=path, why=exc.message.split("(", 1)[-1].rstrip(")")) from None
+        why: Any = exc.message
+        if exc.key == "files.not_json":
+            why = Message("errors.not_capture.not_json", {"detail": exc.params.get("detail", "")})
+        elif exc.key:  # the reader's refusal, said in the same language
+            why = Message(exc.key, exc.params)
+        raise InputError.said("errors.not_capture", path=path, why=why) from None
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
         raise InputError.said("errors.not_capture_kind", path=path)
     document = validate_capture(document, path)
