@@ -1,7 +1,7 @@
 """One exception hierarchy, handled in one place (cli.main): it prints ``error: ...`` and ``hint: ...``."""
 
 import enum
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple, Type, TypeVar
 
 
 class ExitCode(enum.IntEnum):
@@ -13,6 +13,9 @@ class ExitCode(enum.IntEnum):
     UNDECIDED = 3  # a target the knowledge base cannot judge
     INTERNAL = 4  # a bug in gpuvet (an unexpected exception): never a verdict
     BROKEN_INSTALL = 5  # gpuvet's own files (the shipped knowledge base) cannot be read: reinstall, not the user's input
+
+
+_Error = TypeVar("_Error", bound="GpuvetError")
 
 
 class GpuvetError(Exception):
@@ -31,12 +34,20 @@ class GpuvetError(Exception):
         self.hint = hint
         self.key = key
         self.params: Dict[str, Any] = dict(params or {})
+        self.hint_key: Optional[str] = None
 
     @classmethod
-    def said(cls, key: str, **params: Any) -> "GpuvetError":
+    def said(cls: Type[_Error], key: str, /, **params: Any) -> _Error:
         """The error whose sentence is the catalog entry ``key`` filled with ``params`` (a parameter may itself be a
         catalog message, :class:`gpuvet.models.Message`, said in the same language)."""
+        return cls.said_with_hint(key, None, **params)
+
+    @classmethod
+    def said_with_hint(cls: Type[_Error], key: str, hint_key: Optional[str], /, **params: Any) -> _Error:
+        """:meth:`said`, with the hint of another catalog entry (``hint_key``; None: ``key + ".hint"``), for hints
+        several errors share."""
         error = cls("", key=key, params=params)
+        error.hint_key = hint_key
         error.message, error.hint = error.in_language("en")
         error.args = (error.message,)
         return error
@@ -48,7 +59,7 @@ class GpuvetError(Exception):
         from gpuvet.i18n import has_message, render
         from gpuvet.models import Message
 
-        hint_key = self.key + ".hint"
+        hint_key = self.hint_key or self.key + ".hint"
         hint = render(Message(hint_key, self.params), lang) if has_message(hint_key) else self.hint
         return render(Message(self.key, self.params), lang), hint
 

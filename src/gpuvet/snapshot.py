@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet import __version__
 from gpuvet.errors import InputError
+from gpuvet.models import Message
 from gpuvet.probe.facts import FAILED, FOUND, MISSING, is_found, missing, value_of
 from gpuvet.probe.names import canonical_name
 
@@ -106,7 +107,7 @@ def load_snapshot(text: str, name: str = "snapshot") -> Dict[str, Any]:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nested past the parser's depth
-        raise InputError(f"{name}: not JSON ({exc})", hint="pass a file written by `gpuvet probe --format json`")
+        raise InputError.said("errors.snapshot_not_json", name=name, detail=str(exc))
     return validate_snapshot(document, name)
 
 
@@ -133,37 +134,30 @@ def _check_gpus(document: Mapping[str, Any], name: str) -> None:
         return
     for position, gpu in enumerate(fact["value"]):
         if not isinstance(gpu, dict):
-            raise InputError(f"{name}: gpus[{position}] should be an object, not {type(gpu).__name__}",
-                             hint="pass a file written by `gpuvet probe --format json`, unedited")
+            raise InputError.said("errors.snapshot_gpu_not_object", name=name, position=position,
+                                  type=type(gpu).__name__)
         cc = gpu.get("compute_capability")
         if isinstance(cc, str) and not _COMPUTE_CAPABILITY.match(cc):  # "9"*5000 would reach int() in every check
-            raise InputError(f"{name}: gpus[{position}].compute_capability should be MAJOR.MINOR (8.6), not {cc[:20]!r}",
-                             hint="pass a file written by `gpuvet probe --format json`, unedited")
+            raise InputError.said("errors.snapshot_gpu_cc", name=name, position=position, value=repr(cc[:20]))
         for field, kinds in GPU_FIELDS.items():
             value = gpu.get(field)
             if value is None or isinstance(value, kinds) and not (kinds != (bool,) and isinstance(value, bool)):
                 continue
             wanted = " or ".join(k.__name__ for k in kinds)
-            raise InputError(f"{name}: gpus[{position}].{field} should be {wanted}, not {type(value).__name__}",
-                             hint="pass a file written by `gpuvet probe --format json`, unedited")
+            raise InputError.said("errors.snapshot_gpu_field", name=name, position=position, field=field,
+                                  wanted=wanted, type=type(value).__name__)
 
 
 def validate_snapshot(document: Any, name: str = "snapshot") -> Dict[str, Any]:
     if not looks_like_snapshot(document):
-        raise InputError(
-            f"{name}: not a gpuvet snapshot (no \"kind\": \"snapshot\")",
-            hint="pass a file written by `gpuvet probe --format json`",
-        )
+        raise InputError.said("errors.snapshot_not_snapshot", name=name)
     version = document.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise InputError(
-            f"{name}: snapshot schema_version {version!r} is not supported (this gpuvet reads {SCHEMA_VERSION})",
-            hint="re-run the probe with this gpuvet version",
-        )
+        raise InputError.said("errors.snapshot_schema", name=name, version=repr(version), supported=SCHEMA_VERSION)
     for section, keys in SECTIONS.items():
         value = document.get(section, {})
         if not isinstance(value, dict):
-            raise InputError(f"{name}: section {section!r} is not an object")
+            raise InputError.said("errors.snapshot_section", name=name, section=repr(section))
         for key in keys:
             _check_fact(value.get(key), f"{section}.{key}", name)
     for key in TOP_LEVEL_FACTS:
@@ -176,13 +170,12 @@ def _check_fact(fact: Any, where: str, name: str) -> None:
     if fact is None:
         return
     if not isinstance(fact, dict) or fact.get("status") not in (FOUND, MISSING, FAILED):
-        raise InputError(f"{name}: {where} is not a fact (status found|missing|failed)")
+        raise InputError.said("errors.snapshot_not_fact", name=name, where=where)
     shape = VALUE_SHAPES.get(where)
     if shape is not None and fact["status"] == FOUND and not _has_shape(fact.get("value"), shape):
-        raise InputError(
-            f"{name}: {where} should hold {shape}, not {type(fact.get('value')).__name__}",
-            hint="pass a file written by `gpuvet probe --format json`, unedited",
-        )
+        raise InputError.said("errors.snapshot_fact_shape", name=name, where=where,
+                              shape=Message("errors.snapshot_shape." + shape.replace(" ", "_")),
+                              type=type(fact.get("value")).__name__)
 
 
 def _has_shape(value: Any, shape: str) -> bool:

@@ -16,9 +16,11 @@ import os
 import stat
 import sys
 import time
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from gpuvet.errors import InputError
+from gpuvet.i18n import has_message, render
+from gpuvet.models import Message
 
 MiB = 1024 * 1024
 
@@ -54,13 +56,41 @@ TREE_MAX_DEPTH = 6
 TREE_MAX_ENTRIES = 20_000
 
 
+# What to do, as the caller says it: a catalog Message (said in the report's language) or a sentence as is.
+Hint = Union[str, Message]
+
+
 class ReadRefused(InputError):
     """An InputError that also says why, as one word (``reason``), so a caller can word it in its own catalog:
     missing, folder, special, outside, too_large, binary, timeout, unreadable, invalid."""
 
-    def __init__(self, reason: str, message: str, hint: str = "") -> None:
-        super().__init__(message, hint=hint)
+    def __init__(self, reason: str, message: str, hint: str = "", key: Optional[str] = None,
+                 params: Optional[Dict[str, Any]] = None, hint_said: Optional[Message] = None) -> None:
+        super().__init__(message, hint=hint, key=key, params=params)
         self.reason = reason
+        self.hint_said = hint_said
+
+    @classmethod
+    def saying(cls, reason: str, key: str, hint: Hint = "", /, **params: Any) -> "ReadRefused":
+        """The refusal whose sentence is the catalog entry ``files.<key>`` filled with ``params``; ``hint`` is the
+        caller's (a catalog :class:`~gpuvet.models.Message` is said in the report's language, a string as is)."""
+        said = hint if isinstance(hint, Message) else None
+        error = cls(reason, "", hint="" if said else str(hint), key="files." + key, params=params, hint_said=said)
+        error.message, error.hint = error.in_language("en")
+        error.args = (error.message,)
+        return error
+
+    def in_language(self, lang: str) -> Tuple[str, str]:
+        message, hint = super().in_language(lang)
+        if self.hint_said is not None and not has_message(str(self.key) + ".hint"):
+            hint = render(self.hint_said, lang)
+        return message, hint
+
+
+def _kind(kind: str) -> Any:
+    """The kind of input as the catalog names it in each language (``files.kind.<kind>``), else as written."""
+    key = "files.kind." + kind.replace(" ", "_").replace("-", "_")
+    return Message(key) if has_message(key) else kind
 
 
 def pipe_timeout() -> float:
@@ -80,7 +110,7 @@ def inside(path: str, root: str) -> bool:
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint: str = "", root: Optional[str] = None,
+def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint: Hint = "", root: Optional[str] = None,
                pipes: bool = True, stdin: Any = None, binary_ok: bool = True) -> bytes:
     """The bytes of ``path`` (``-``: stdin), at most ``limit`` (default: ``LIMITS[kind]``), or one InputError.
 
@@ -92,11 +122,11 @@ def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint:
     limit = LIMITS.get(kind, 64 * MiB) if limit is None else limit
     name = _label(path)
     if root is not None and path != "-" and not inside(path, root):
-        raise ReadRefused("outside", f"{path}: leads outside {root} (a symbolic link), not read", hint=hint)
+        raise ReadRefused.saying("outside", "outside", hint, path=path, root=root)
     if path == "-":
         stream = stdin if stdin is not None else sys.stdin
         if stream is None:  # started with stdin closed
-            raise ReadRefused("missing", "stdin is closed: nothing to read from '-'", hint=hint)
+            raise ReadRefused.saying("missing", "stdin_closed", hint)
         buffer = getattr(stream, "buffer", stream)
         try:
             fd = buffer.fileno()
@@ -111,34 +141,34 @@ def read_bytes(path: str, kind: str = "file", limit: Optional[int] = None, hint:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         if exc.errno == 2:
-            raise ReadRefused("missing", f"{path} does not exist", hint=hint) from None
+            raise ReadRefused.saying("missing", "missing", hint, path=path) from None
         if exc.errno == 21:
-            raise ReadRefused("folder", f"{path} is a folder, not a {kind}", hint=hint) from None
-        raise ReadRefused("unreadable", f"cannot read {kind} {path}: {exc.strerror or exc}", hint=hint) from None
+            raise ReadRefused.saying("folder", "folder", hint, path=path, kind=_kind(kind)) from None
+        raise ReadRefused.saying("unreadable", "unreadable", hint, kind=_kind(kind), path=path,
+                                  why=exc.strerror or str(exc)) from None
     info = os.fstat(fd)
     if stat.S_ISDIR(info.st_mode):
         os.close(fd)
-        raise ReadRefused("folder", f"{path} is a folder, not a {kind}", hint=hint)
+        raise ReadRefused.saying("folder", "folder", hint, path=path, kind=_kind(kind))
     is_pipe = stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode)
     if not stat.S_ISREG(info.st_mode) and not (pipes and is_pipe):
         os.close(fd)
-        what = "a pipe" if is_pipe else "a device"
-        raise ReadRefused("special", f"{path} is {what}, not a regular file: not read", hint=hint)
+        raise ReadRefused.saying("special", "special_pipe" if is_pipe else "special_device", hint, path=path)
     if stat.S_ISREG(info.st_mode) and info.st_size > limit:  # refused from its size: not one byte read
         os.close(fd)
         raise _too_large(name, kind, limit, hint)
     return _read_fd(fd, name, kind, limit, hint, binary_ok, pipe=is_pipe, close=True)
 
 
-def _too_large(name: str, kind: str, limit: int, hint: str) -> ReadRefused:
+def _too_large(name: str, kind: str, limit: int, hint: Hint) -> ReadRefused:
     size = f"{limit // MiB} MiB" if limit >= MiB else f"{limit // 1024} KiB"
-    return ReadRefused("too_large", f"{kind} {name} is larger than {size}, far more than any real one",
-                      hint=hint or "pass the relevant part")
+    return ReadRefused.saying("too_large", "too_large", hint or Message("files.too_large.default_hint"),
+                              kind=_kind(kind), name=name, size=size)
 
 
-def _checked(data: bytes, name: str, kind: str, limit: int, hint: str, binary_ok: bool) -> bytes:
+def _checked(data: bytes, name: str, kind: str, limit: int, hint: Hint, binary_ok: bool) -> bytes:
     if not binary_ok and looks_binary(data[:65536]):
-        raise ReadRefused("binary", f"{name} looks binary, not a text {kind}", hint=hint)
+        raise ReadRefused.saying("binary", "binary", hint, name=name, kind=_kind(kind))
     if len(data) > limit:
         raise _too_large(name, kind, limit, hint)
     return data
@@ -149,7 +179,7 @@ def looks_binary(head: bytes) -> bool:
     return b"\0" in head and _utf16_order(head) is None and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
-def _read_fd(fd: int, name: str, kind: str, limit: int, hint: str, binary_ok: bool, pipe: bool, close: bool) -> bytes:
+def _read_fd(fd: int, name: str, kind: str, limit: int, hint: Hint, binary_ok: bool, pipe: bool, close: bool) -> bytes:
     """Read ``fd`` to its end, at most ``limit + 1`` bytes; a pipe with select() and a deadline."""
     import select
 
@@ -170,16 +200,18 @@ def _read_fd(fd: int, name: str, kind: str, limit: int, hint: str, binary_ok: bo
             except BlockingIOError:  # a pipe with nothing in it now: wait for it, up to the deadline
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise ReadRefused("timeout", f"{name}: the pipe was not closed within {pipe_timeout():g} s; not "
-                                      "read", hint=hint or "write the input to a file first") from None
+                    raise ReadRefused.saying("timeout", "pipe_timeout",
+                                             hint or Message("files.pipe_timeout.default_hint"), name=name,
+                                             seconds=f"{pipe_timeout():g}") from None
                 select.select([fd], [], [], min(left, 1.0))
                 continue
             except OSError as exc:
-                raise ReadRefused("unreadable", f"cannot read {kind} {name}: {exc.strerror or exc}", hint=hint) from None
+                raise ReadRefused.saying("unreadable", "unreadable", hint, kind=_kind(kind), path=name,
+                                         why=exc.strerror or str(exc)) from None
             if not chunk:
                 break
             if not data and not binary_ok and looks_binary(chunk[:65536]):
-                raise ReadRefused("binary", f"{name} looks binary, not a text {kind}", hint=hint)
+                raise ReadRefused.saying("binary", "binary", hint, name=name, kind=_kind(kind))
             data += chunk
             total += len(chunk)
     finally:
@@ -240,11 +272,12 @@ def _cjk_score(text: str) -> float:
     return (good - 2 * bad + kana / 2) / max(1, good + bad)
 
 
-def decode_text(data: bytes, name: str, kind: str = "file", hint: str = "") -> str:
+def decode_text(data: bytes, name: str, kind: str = "file", hint: Hint = "") -> str:
     """Text from bytes: a BOM's encoding (UTF-8, UTF-16, UTF-32), UTF-16 without BOM, UTF-8, else the legacy CJK
     encoding that reads the bytes as the most plausible text; bytes none of them read, or with NUL bytes, are
     binary: one InputError. Carriage returns are kept (a parser may lint them)."""
-    binary = ReadRefused("binary", f"{name} looks binary, not a text {kind}", hint=hint or "pass the text output or log")
+    binary = ReadRefused.saying("binary", "binary", hint or Message("files.binary.default_hint"), name=name,
+                                kind=_kind(kind))
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
@@ -284,7 +317,7 @@ def decode_text(data: bytes, name: str, kind: str = "file", hint: str = "") -> s
         raise binary from None
 
 
-def read_text(path: str, kind: str = "file", limit: Optional[int] = None, hint: str = "", root: Optional[str] = None,
+def read_text(path: str, kind: str = "file", limit: Optional[int] = None, hint: Hint = "", root: Optional[str] = None,
               pipes: bool = True, stdin: Any = None) -> str:
     """:func:`read_bytes` then :func:`decode_text`."""
     return decode_text(read_bytes(path, kind, limit, hint, root, pipes, stdin, binary_ok=False), _label(path), kind,
@@ -304,10 +337,10 @@ def check_document(document: Any, name: str, kind: str = "file", max_depth: int 
         value, depth = stack.pop()
         seen += 1
         if seen > max_values:
-            raise ReadRefused("invalid", f"{name}: more than {max_values:,} values (nested aliases?), not a real {kind}")
+            raise ReadRefused.saying("invalid", "too_many_values", name=name, count=f"{max_values:,}", kind=_kind(kind))
         if isinstance(value, (dict, list, tuple)):
             if depth >= max_depth:
-                raise ReadRefused("invalid", f"{name}: nested deeper than {max_depth} levels, not a real {kind}")
+                raise ReadRefused.saying("invalid", "too_deep", name=name, depth=max_depth, kind=_kind(kind))
             children = value.values() if isinstance(value, dict) else value
             stack.extend((child, depth + 1) for child in children)
     return document
@@ -324,9 +357,9 @@ def parse_json(text: str, name: str, kind: str = "file") -> Any:
     try:
         document = json.loads(text)
     except RecursionError:
-        raise ReadRefused("invalid", f"{name}: nested deeper than {MAX_DEPTH} levels, not a real {kind}") from None
+        raise ReadRefused.saying("invalid", "too_deep", name=name, depth=MAX_DEPTH, kind=_kind(kind)) from None
     except ValueError as exc:
-        raise ReadRefused("invalid", f"{name}: not a {kind} (not valid JSON: {_first_line(exc)})") from None
+        raise ReadRefused.saying("invalid", "not_json", name=name, kind=_kind(kind), detail=_first_line(exc)) from None
     return check_document(document, name, kind)
 
 
@@ -336,9 +369,10 @@ def parse_toml(text: str, name: str, kind: str = "file") -> Any:
     try:
         document = loads_toml(text)
     except RecursionError:
-        raise ReadRefused("invalid", f"{name}: nested deeper than {MAX_DEPTH} levels, not a real {kind}") from None
+        raise ReadRefused.saying("invalid", "too_deep", name=name, depth=MAX_DEPTH, kind=_kind(kind)) from None
     except ValueError as exc:
-        raise ReadRefused("invalid", f"{name}: not valid TOML ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})") from None
+        raise ReadRefused.saying("invalid", "not_toml", name=name,
+                                 detail=str(exc).splitlines()[0] if str(exc) else "unreadable") from None
     return check_document(document, name, kind)
 
 
@@ -350,9 +384,9 @@ def parse_yaml(text: str, name: str, kind: str = "file") -> Any:
     try:
         document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except RecursionError:
-        raise ReadRefused("invalid", f"{name}: nested deeper than {MAX_DEPTH} levels, not a real {kind}") from None
+        raise ReadRefused.saying("invalid", "too_deep", name=name, depth=MAX_DEPTH, kind=_kind(kind)) from None
     except yaml.YAMLError as exc:
-        raise ReadRefused("invalid", f"{name}: not valid YAML ({_first_line(exc)})") from None
+        raise ReadRefused.saying("invalid", "not_yaml", name=name, detail=_first_line(exc)) from None
     return check_document(document, name, kind)
 
 
@@ -433,15 +467,21 @@ def tree_files(root: str, max_depth: int = TREE_MAX_DEPTH, max_entries: int = TR
 
 # -- fields of parsed documents ---------------------------------------------------------------------------------------
 
-_TYPE_WORDS = {dict: "a table", list: "a list", str: "a string", bool: "true or false", int: "a whole number"}
+# What a field must be, and what it was, as catalog words (files.type.<word>): "must be a table, not a list".
+_TYPE_WORDS = {dict: "table", list: "list", str: "string", bool: "true_or_false", int: "whole_number"}
 
 
-def _what(value: Any) -> str:
+def _type_word(kind: type) -> Any:
+    word = _TYPE_WORDS.get(kind)
+    return Message("files.type." + word) if word else kind.__name__
+
+
+def _what(value: Any) -> Any:
     if isinstance(value, bool):
-        return "true/false"
-    for kind, word in ((dict, "a table"), (list, "a list"), (str, "a string"), (int, "a number"), (float, "a number")):
+        return Message("files.type.true_false")
+    for kind, word in ((dict, "table"), (list, "list"), (str, "string"), (int, "number"), (float, "number")):
         if isinstance(value, kind):
-            return word
+            return Message("files.type." + word)
     return type(value).__name__
 
 
@@ -453,13 +493,14 @@ def field(document: Any, dotted: str, kind: type, name: str, default: Any = None
     walked: List[str] = []
     for part in dotted.split("."):
         if not isinstance(value, dict):
-            raise ReadRefused("invalid", f"{name}: {'.'.join(walked)} must be a table, not {_what(value)}")
+            raise ReadRefused.saying("invalid", "field_not_table", name=name, field=".".join(walked), what=_what(value))
         walked.append(part)
         if part not in value:
             return default
         value = value[part]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ReadRefused("invalid", f"{name}: {dotted} must be {_TYPE_WORDS.get(kind, kind.__name__)}, not {_what(value)}")
+        raise ReadRefused.saying("invalid", "field_type", name=name, field=dotted, wanted=_type_word(kind),
+                                 what=_what(value))
     return value
 
 
@@ -469,6 +510,6 @@ def list_of(document: Any, dotted: str, kind: type, name: str) -> List[Any]:
     items = field(document, dotted, list, name, [])
     for index, item in enumerate(items):
         if not isinstance(item, kind) or (kind is int and isinstance(item, bool)):
-            raise ReadRefused("invalid", f"{name}: {dotted}[{index}] must be "
-                              f"{_TYPE_WORDS.get(kind, kind.__name__)}, not {_what(item)}")
+            raise ReadRefused.saying("invalid", "item_type", name=name, field=dotted, index=index,
+                                     wanted=_type_word(kind), what=_what(item))
     return list(items)

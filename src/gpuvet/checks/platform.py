@@ -20,7 +20,7 @@ def profile_of(kb: Any, name: str) -> Dict[str, Any]:
     if profile is None:
         from gpuvet.errors import UsageError
 
-        raise UsageError(f"--platform {name}: not a platform gpuvet knows", hint="known: " + ", ".join(kb.platform_names()))
+        raise UsageError.said("errors.platform_unknown", name=name, known=", ".join(kb.platform_names()))
     return profile
 
 

@@ -7,6 +7,7 @@ import datetime
 from typing import Any
 
 from gpuvet.errors import ExitCode
+from gpuvet.models import Message
 
 
 def build_capture(args: argparse.Namespace) -> dict:
@@ -26,7 +27,7 @@ def build_capture(args: argparse.Namespace) -> dict:
     if getattr(args, "smoke", None):
         from gpuvet.errors import InputError
 
-        smoke = parse_json(read_text(args.smoke, "smoke report", hint="gpuvet smoke --format json -o smoke.json"),
+        smoke = parse_json(read_text(args.smoke, "smoke report", hint=Message("errors.not_smoke_report_results.hint")),
                            args.smoke, "smoke report")
         if not isinstance(smoke, dict) or not isinstance(smoke.get("results"), list):
             raise InputError.said("errors.not_smoke_report_results", path=args.smoke)

@@ -8,12 +8,14 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from gpuvet.debuglog import survived
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.models import Message
 
 PIECE_BYTES = 1 << 21  # characters: a log is scanned 2 Mi characters at a time (its size limit: userfiles.LIMITS)
 # Context rules and the log's own environment are judged on the whole text up to this many characters, and on its
 # head and tail (half each) beyond: where the command line, the environment report and the final error sit.
 WHOLE_CONTEXT = 4 * 1024 * 1024
-HINT = "pass a log file, or pipe it: `python train.py 2>&1 | gpuvet diagnose -`"
+# What to do about a log that cannot be read, said in the report's language (errors.no_log.hint).
+HINT = Message("errors.no_log.hint")
 
 
 class LogReader:
@@ -23,7 +25,7 @@ class LogReader:
 
     def __init__(self, name: Optional[str], stdin: Any = None) -> None:
         if not name:
-            raise InputError("no log given", hint=HINT)
+            raise InputError.said("errors.no_log")
         self.name = name
         self.label = "stdin" if name == "-" else name
         self.stdin = stdin
@@ -53,7 +55,7 @@ class LogReader:
             self._keep(piece)
             yield piece
         if not self._content:
-            raise InputError(f"{self.label} is empty", hint=HINT)
+            raise InputError.said("errors.log_empty", name=self.label)
 
     def _keep(self, text: str) -> None:
         self.chars += len(text)

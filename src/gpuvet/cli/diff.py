@@ -8,6 +8,7 @@ from typing import Any, List
 
 from gpuvet.cli.fleet import finish
 from gpuvet.errors import InputError
+from gpuvet.models import Message
 from gpuvet.snapshot import load_snapshot
 from gpuvet.sources.fleet import result as R
 
@@ -15,7 +16,7 @@ from gpuvet.sources.fleet import result as R
 def _read(path: str) -> str:
     from gpuvet.userfiles import read_text
 
-    return read_text(path, "snapshot", hint="pass files written by `gpuvet probe --format json`")
+    return read_text(path, "snapshot", hint=Message("errors.snapshot_not_json.hint"))
 
 
 def load_results(paths: List[str]) -> List[R.HostResult]:

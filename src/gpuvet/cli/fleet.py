@@ -31,7 +31,7 @@ def _check_targets_parse(targets: Sequence[str]) -> None:
     try:
         from gpuvet.checks import parse_target
     except ImportError as exc:
-        raise GpuvetError(f"--check is not available in this gpuvet: {exc}") from None
+        raise GpuvetError.said("errors.fleet_check_unavailable", reason=str(exc)) from None
     for target in targets:
         parse_target(target)
 

@@ -158,7 +158,7 @@ def _overlay_dir(args):
     chosen = getattr(args, "overlay", None)
     folder = Path(chosen).expanduser() if chosen else overlay.default_dir()
     if folder is None:
-        raise InputError("the overlay is switched off (GPUVET_KB_OVERLAY is empty)", hint="pass --overlay DIR")
+        raise InputError.said("errors.overlay_off")
     return folder
 
 
@@ -216,7 +216,7 @@ def _harvest_line(row: Dict[str, Any]) -> str:
 def _harvest(args, output, fmt: str) -> int:
     requirements = list(getattr(args, "name", None) or [])
     if not requirements:
-        raise InputError("kb harvest needs at least one NAME==VERSION", hint="gpuvet kb harvest torch==2.15.0")
+        raise InputError.said("errors.harvest_nothing_named")
     from gpuvet.sources import harvest
 
     for requirement in requirements:  # every name checked before anything is fetched or written
@@ -325,7 +325,7 @@ def _update(args, output, fmt: str) -> int:
         lines += [f"failed: {line}" for line in failed]
         output.write("\n".join(lines))
     if failed and not rows:
-        raise InputError(f"kb update harvested nothing: {failed[0]}")
+        raise InputError.said("errors.update_nothing", first=failed[0])
     return int(ExitCode.OK)
 
 

@@ -157,8 +157,7 @@ def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_T
         from mcp.server.mcpserver.exceptions import ToolError
         from pydantic import Field
     except ImportError as exc:
-        raise UsageError("gpuvet mcp needs the MCP SDK: pip install 'gpuvet[mcp]'",
-                         hint="the mcp extra needs Python 3.10 or newer") from exc
+        raise UsageError.said("errors.mcp_sdk") from exc
     from gpuvet import __version__
 
     class Server(MCPServer):
@@ -294,6 +293,6 @@ def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_T
 
 def run(args: argparse.Namespace, output: Any) -> int:
     if not args.tool_timeout > 0:
-        raise UsageError("--tool-timeout must be a positive number of seconds")
+        raise UsageError.said("errors.mcp_tool_timeout")
     build_server(allow_smoke=args.allow_smoke, tool_timeout=args.tool_timeout).run("stdio")
     return int(ExitCode.OK)

@@ -55,8 +55,8 @@ def _write_stream(path: str, text: str) -> None:
             if exc.errno != 6:
                 raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or exc) from None
             if time.monotonic() > deadline:  # ENXIO: a FIFO nobody has opened for reading
-                raise GpuvetError(f"cannot write {path}: a named pipe nobody read within {FIFO_READER_WAIT_S:g} s",
-                                  hint="start its reader first, or choose a file") from None
+                raise GpuvetError.said("errors.write_fifo_unread", path=path,
+                                       seconds=f"{FIFO_READER_WAIT_S:g}") from None
             time.sleep(0.05)
     try:
         os.set_blocking(fd, True)  # the reader is there: wait for it to take each piece
@@ -119,31 +119,30 @@ def write_in_folder(folder: str, files: Dict[str, str], force: bool = False, sta
     an existing file replaced only with ``force``. Every name is checked before any is written, so a refusal leaves
     the folder as it was. Atomic like :func:`write_file`; the rename replaces the name itself, so a link swapped in
     meanwhile is what gets replaced, not what it points to."""
-    hint = "choose an empty folder, or pass --force to replace gpuvet's earlier files"
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as exc:
-        raise GpuvetError(f"cannot write into {folder}: {exc.strerror or exc}", hint="give a folder gpuvet can create") from None
+        raise GpuvetError.said("errors.write_folder", folder=folder, reason=exc.strerror or str(exc)) from None
     if not os.path.isdir(folder):
-        raise GpuvetError(f"cannot write into {folder}: not a folder", hint="give a folder gpuvet can create")
+        raise GpuvetError.said("errors.write_not_folder", folder=folder)
     planned = []
     for name in files:
         if os.sep in name or name in ("", ".", ".."):
-            raise GpuvetError(f"cannot write {name!r}: not a plain file name")
+            raise GpuvetError.said("errors.write_file_name", name=repr(name))
         path = os.path.join(folder, name)
         try:
             info: Optional[os.stat_result] = os.lstat(path)
         except FileNotFoundError:
             info = None
         except OSError as exc:
-            raise GpuvetError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise GpuvetError.said("errors.write_device", path=path, reason=exc.strerror or str(exc)) from None
         if info is not None:
             if stat.S_ISLNK(info.st_mode):
-                raise GpuvetError(f"cannot write {path}: it is a symbolic link, not followed", hint=hint)
+                raise GpuvetError.said("errors.write_in_folder_link", path=path)
             if not stat.S_ISREG(info.st_mode):
-                raise GpuvetError(f"cannot write {path}: it is not a regular file", hint=hint)
+                raise GpuvetError.said("errors.write_in_folder_special", path=path)
             if not force:
-                raise GpuvetError(f"cannot write {path}: it exists", hint=hint)
+                raise GpuvetError.said("errors.write_in_folder_exists", path=path)
         planned.append((path, info, files[name]))
     for path, info, text in planned:
         _replace(path, path, _redacted(text, state), info)

@@ -7,6 +7,7 @@ import argparse
 from typing import Any, Dict
 
 from gpuvet.errors import ExitCode, InputError
+from gpuvet.models import Message
 
 
 def load_capture(path: str) -> Dict[str, Any]:
@@ -16,13 +17,17 @@ def load_capture(path: str) -> Dict[str, Any]:
     from gpuvet.sources.capture import validate_capture
     from gpuvet.userfiles import ReadRefused, parse_json, read_text
 
-    hint = "write one with `gpuvet capture -o env.json`"
     try:
-        document = parse_json(read_text(path, "capture", hint=hint), path, "gpuvet capture")
+        document = parse_json(read_text(path, "capture", hint=Message("errors.not_capture.hint")), path, "gpuvet capture")
     except ReadRefused as exc:
         if exc.reason != "invalid":
             raise
-        raise InputError.said("errors.not_capture", path=path, why=exc.message.split("(", 1)[-1].rstrip(")")) from None
+        why: Any = exc.message
+        if exc.key == "files.not_json":
+            why = Message("errors.not_capture.not_json", {"detail": exc.params.get("detail", "")})
+        elif exc.key:  # the reader's refusal, said in the same language
+            why = Message(exc.key, exc.params)
+        raise InputError.said("errors.not_capture", path=path, why=why) from None
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
         raise InputError.said("errors.not_capture_kind", path=path)
     document = validate_capture(document, path)

@@ -113,8 +113,9 @@ def message(message_id: str, **params: Any) -> str:
 
 
 def input_error(message_id: str, hint_id: Optional[str] = None, **params: Any) -> InputError:
-    hint = message(hint_id, **params) if hint_id else ""
-    return InputError(message(message_id, **params), hint=hint)
+    """The InputError whose sentence and hint are ingest catalog entries, said in the report's language where the
+    command line prints it (GpuvetError.in_language)."""
+    return InputError.said_with_hint(message_id, hint_id or "", **params)
 
 
 def dedupe(items: Iterable[Any]) -> List[Any]:

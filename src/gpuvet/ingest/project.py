@@ -224,9 +224,11 @@ def read_requirements(text: str, python: Optional[str] = None) -> Declared:
 
 
 def field_error(name: str, where: str, expected: str) -> Exception:
+    """``expected``: what the field must be, a word of the files catalog (files.type.<expected>)."""
+    from gpuvet.models import Message
     from gpuvet.userfiles import ReadRefused
 
-    return ReadRefused("invalid", f"{name}: {where} must be {expected}")
+    return ReadRefused.saying("invalid", "field_must", name=name, field=where, wanted=Message("files.type." + expected))
 
 
 def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None,
@@ -266,7 +268,7 @@ def read_pyproject(document: Mapping[str, Any], python: Optional[str] = None,
                     if not Marker(str(marker)).evaluate(environment):
                         continue
                 except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-                    raise field_error(name, f"tool.uv.sources.{requirement.name}", "a valid PEP 508 marker") from None
+                    raise field_error(name, f"tool.uv.sources.{requirement.name}", "pep508_marker") from None
             variant = _variant(indexes.get(str(choice["index"]), ""))
             break
         declared.targets.append(_qualified(requirement, variant))
@@ -365,12 +367,12 @@ def _pixi_tables(document: Mapping[str, Any], key: str, name: str = "pixi.toml")
         target = field(scope, "target", dict, name + " " + prefix if prefix else name, {})
         linux = target.get("linux-64")
         if linux is not None and not isinstance(linux, dict):
-            raise field_error(name, prefix + "target.linux-64", "a table")
+            raise field_error(name, prefix + "target.linux-64", "table")
         for where, table in ((prefix + key, scope.get(key)), (prefix + "target.linux-64." + key, (linux or {}).get(key))):
             if isinstance(table, dict):
                 tables.append(table)
             elif table is not None:
-                raise field_error(name, where, "a table")
+                raise field_error(name, where, "table")
     return tables
 
 

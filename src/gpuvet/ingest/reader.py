@@ -6,6 +6,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
 from gpuvet.ingest.image import image_format
+from gpuvet.models import Message
 from gpuvet.userfiles import LIMITS, looks_binary
 
 MAX_BYTES = LIMITS["paste"]
@@ -52,7 +53,7 @@ def read_bytes(path: str) -> bytes:
             raise input_error("ingest.too_large", name=name, limit=MAX_BYTES // (1024 * 1024)) from None
         if exc.reason == "binary":
             raise input_error("ingest.binary", "ingest.hint_text", name=name) from None
-        error = exc.message[len(path):].lstrip(": ") if exc.message.startswith(path) else exc.message
+        error = Message(exc.key, exc.params) if exc.key else exc.message  # the refusal, said in the same language
         raise input_error("ingest.unreadable", "ingest.hint_file", name=name, error=error) from None
 
 

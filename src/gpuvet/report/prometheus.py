@@ -28,7 +28,7 @@ def render(command: str, document: Mapping[str, Any]) -> str:
     except ImportError as exc:
         from gpuvet.errors import UsageError
 
-        raise UsageError("--format prometheus needs prometheus-client: pip install 'gpuvet[prometheus]'") from exc
+        raise UsageError.said("errors.prometheus_client") from exc
     registry = CollectorRegistry(auto_describe=False)
     info = Gauge("gpuvet_info", "The gpuvet that wrote this file", ["gpuvet_version", "kb_version"], registry=registry)
     info.labels(str(document.get("gpuvet_version") or ""), str((document.get("kb") or {}).get("version") or "")).set(1)

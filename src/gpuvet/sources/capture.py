@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from gpuvet.errors import InputError
 from gpuvet.ingest.common import redact_urls
+from gpuvet.models import Message
 from gpuvet.probe.names import canonical_name
 
 # Files kept per distribution: torch ships a handful of CUDA libraries; a bound keeps a capture small whatever
@@ -100,7 +101,9 @@ _SOURCE_KINDS = ("url", "vcs", "dir")
 
 
 def _bad(name: str, where: str, expected: str) -> InputError:
-    return InputError(f"{name}: {where} must be {expected}", hint="write the capture with `gpuvet capture -o env.json`")
+    """``expected`` names what the field must be: the catalog entry errors.capture_expected.<expected>."""
+    return InputError.said("errors.capture_field", name=name, where=where,
+                           expected=Message("errors.capture_expected." + expected))
 
 
 def _text(value: Any, pattern: "re.Pattern[str]", name: str, where: str, expected: str,
@@ -115,77 +118,76 @@ def _archs(value: Any, name: str, where: str) -> None:
     if value is None:
         return
     if not isinstance(value, list):
-        raise _bad(name, where, "a list of archs (sm_90, compute_90)")
+        raise _bad(name, where, "arch_list")
     for index, arch in enumerate(value):
-        _text(arch, _ARCH, name, f"{where}[{index}]", "an arch such as sm_90 or compute_90")
+        _text(arch, _ARCH, name, f"{where}[{index}]", "arch")
 
 
 def _cuda_archs(value: Any, name: str, where: str) -> None:
     if not isinstance(value, list):
-        raise _bad(name, where, "a list of {file, sass, ptx} tables")
+        raise _bad(name, where, "cuda_archs")
     for index, item in enumerate(value):
         at = f"{where}[{index}]"
         if not isinstance(item, dict):
-            raise _bad(name, at, "a table {file, sass, ptx}")
-        _text(item.get("file"), _TOKEN, name, f"{at}.file", "a file name")
+            raise _bad(name, at, "cuda_arch")
+        _text(item.get("file"), _TOKEN, name, f"{at}.file", "file_name")
         _archs(item.get("sass"), name, f"{at}.sass")
         _archs(item.get("ptx"), name, f"{at}.ptx")
         units = item.get("units")
         if units is None:
             continue
         if not isinstance(units, list):
-            raise _bad(name, f"{at}.units", "a list of code units")
+            raise _bad(name, f"{at}.units", "units")
         for number, unit in enumerate(units):
             place = f"{at}.units[{number}]"
             if not isinstance(unit, dict):
-                raise _bad(name, place, "a table {count, sass, ptx, isa}")
+                raise _bad(name, place, "unit")
             count = unit.get("count", 1)
             if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 1_000_000:
-                raise _bad(name, f"{place}.count", "a whole number")
+                raise _bad(name, f"{place}.count", "whole_number")
             _archs(unit.get("sass"), name, f"{place}.sass")
             _archs(unit.get("ptx"), name, f"{place}.ptx")
             isa = unit.get("isa")
             if isa is not None and (not isinstance(isa, dict) or not all(isinstance(v, str) for v in isa.values())):
-                raise _bad(name, f"{place}.isa", "a table of PTX ISA versions ({compute_90 = \"9.0\"})")
+                raise _bad(name, f"{place}.isa", "isa")
 
 
 def validate_capture(document: Any, name: str) -> Dict[str, Any]:
     """The capture ``gpuvet capture`` wrote, checked field by field before replay uses any of it: one InputError
     (exit 2) naming the first field of a wrong type or holding what would break an emitted file."""
     if not isinstance(document, dict) or document.get("kind") != "capture" or not isinstance(document.get("lock"), list):
-        raise InputError(f"{name}: not a gpuvet capture (no kind \"capture\" with a lock)",
-                         hint="write one with `gpuvet capture -o env.json`")
+        raise InputError.said("errors.not_capture_kind", path=name)
     for key in ("captured_at", "gpuvet_version"):
-        _text(document.get(key), _TOKEN, name, key, "one word (a time or version)", optional=True)
+        _text(document.get(key), _TOKEN, name, key, "token", optional=True)
     targets = document.get("targets")
     if targets is not None:
         if not isinstance(targets, list):
-            raise _bad(name, "targets", "a list of requirement strings")
+            raise _bad(name, "targets", "targets")
         for index, target in enumerate(targets):
             if not isinstance(target, str) or not target.strip() or any(ch in target for ch in "\r\n\0"):
-                raise _bad(name, f"targets[{index}]", "a requirement string on one line")
+                raise _bad(name, f"targets[{index}]", "target")
     for index, entry in enumerate(document["lock"]):
         at = f"lock[{index}]"
         if not isinstance(entry, dict):
-            raise _bad(name, at, "a table {name, version, installer, source}")
-        _text(entry.get("name"), _NAME, name, f"{at}.name", "a distribution name")
-        _text(entry.get("version"), _VERSION, name, f"{at}.version", "a version without spaces")
-        _text(entry.get("installer"), _TOKEN, name, f"{at}.installer", "one word", optional=True)
+            raise _bad(name, at, "lock_entry")
+        _text(entry.get("name"), _NAME, name, f"{at}.name", "distribution")
+        _text(entry.get("version"), _VERSION, name, f"{at}.version", "version")
+        _text(entry.get("installer"), _TOKEN, name, f"{at}.installer", "word", optional=True)
         source = entry.get("source")
         if source is not None:
             if not isinstance(source, dict) or source.get("kind") not in _SOURCE_KINDS:
-                raise _bad(name, f"{at}.source", "a table {kind: url|vcs|dir, url}")
-            _text(source.get("url"), _TOKEN, name, f"{at}.source.url", "a URL without spaces or quotes")
-            _text(source.get("commit"), _TOKEN, name, f"{at}.source.commit", "a commit id", optional=True)
+                raise _bad(name, f"{at}.source", "source")
+            _text(source.get("url"), _TOKEN, name, f"{at}.source.url", "url")
+            _text(source.get("commit"), _TOKEN, name, f"{at}.source.commit", "commit", optional=True)
             if "editable" in source and not isinstance(source["editable"], bool):
-                raise _bad(name, f"{at}.source.editable", "true or false")
+                raise _bad(name, f"{at}.source.editable", "bool")
         if entry.get("cuda_archs") is not None:
             _cuda_archs(entry["cuda_archs"], name, f"{at}.cuda_archs")
         left = entry.get("cuda_archs_left_out")
         if left is not None and (not isinstance(left, int) or isinstance(left, bool)):
-            raise _bad(name, f"{at}.cuda_archs_left_out", "a whole number")
+            raise _bad(name, f"{at}.cuda_archs_left_out", "whole_number")
     python = (((document.get("snapshot") or {}).get("python") or {}).get("value") or {}) \
         if isinstance(document.get("snapshot"), dict) else {}
     if isinstance(python, dict) and python.get("version") is not None:
-        _text(python.get("version"), _PYTHON, name, "snapshot.python.value.version", "a Python version (3.11.9)")
+        _text(python.get("version"), _PYTHON, name, "snapshot.python.value.version", "python")
     return document

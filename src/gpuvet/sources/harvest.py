@@ -44,6 +44,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from gpuvet.errors import InputError
 from gpuvet.kb import loader
 from gpuvet.kb.overlay import BUILDS_DIR
+from gpuvet.models import Message
 from gpuvet.probe import elf
 from gpuvet.probe._version import __version__
 from gpuvet.probe.binaries import scan_file
@@ -77,7 +78,7 @@ def parse_requirement(requirement: str) -> Tuple[str, str]:
     """``torch==2.15.0`` -> ("torch", "2.15.0"); anything but one exact pin is a one-line error."""
     match = _REQUIREMENT.match(requirement or "")
     if not match:
-        raise InputError(f"{requirement!r} is not NAME==VERSION", hint="harvest names one release: torch==2.15.0")
+        raise InputError.said("errors.harvest_requirement", requirement=repr(requirement))
     return loader.normalize_name(match.group(1)), match.group(2)
 
 
@@ -120,29 +121,30 @@ def _run_pip(args: Sequence[str], timeout: float, scratch: Optional[str] = None)
         proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                               universal_newlines=True, env=env, timeout=max(1.0, timeout))
     except subprocess.TimeoutExpired:
-        raise InputError(f"the package index did not answer within {timeout:.0f} s",
-                         hint="check the index URL and the network (pip config list), or raise --timeout") from None
+        raise InputError.said("errors.harvest_pip_timeout", seconds=f"{timeout:.0f}") from None
     except OSError as exc:
-        raise InputError(f"cannot run pip: {exc.strerror or exc}") from None
+        raise InputError.said("errors.harvest_cannot_run_pip", why=exc.strerror or str(exc)) from None
     if proc.returncode != 0 and "No module named pip" in proc.stdout:
-        raise InputError("pip is not installed for this Python", hint=f"{sys.executable} -m ensurepip")
+        raise InputError.said("errors.harvest_no_pip", python=sys.executable)
     return proc.returncode, proc.stdout
 
 
-def _pip_error(output: str, requirement: str) -> str:
-    """pip's reason in one line, in gpuvet's words where pip's is known (pip checks the wheel it downloads)."""
+def _pip_error(output: str, requirement: str) -> Any:
+    """pip's reason in one line, in gpuvet's words where pip's is known (pip checks the wheel it downloads): a
+    catalog Message, or pip's own last error line."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     invalid = re.search(r"Wheel '[^']+' located at \S+ is invalid", output)
     if invalid or re.search(r"BadZipFile|zipfile", output):
-        return f"the wheel of {requirement} is not a readable zip file (corrupt or truncated download)"
+        return Message("errors.harvest_pip.bad_zip", {"requirement": requirement})
     if re.search(r"BadMetadata|InvalidMetadata|no \.dist-info|METADATA", output):
         why = next((line for line in reversed(lines) if re.search(r"BadMetadata|InvalidMetadata", line)), "")
         why = re.sub(r"<[^>]*>", "the wheel", why.split(": ", 1)[-1])[:160]
-        return f"the wheel of {requirement} has no readable .dist-info/METADATA ({why or 'pip cannot read it'})"
+        return Message("errors.harvest_pip.bad_metadata", {"requirement": requirement,
+                                                           "why": why or Message("errors.harvest_pip.unreadable")})
     if re.search(r"IncompleteRead|IncompleteDownload|incomplete-download|ProtocolError|ChunkedEncodingError|Connection broken", output):
-        return f"the download of {requirement} was cut short (truncated download)"
+        return Message("errors.harvest_pip.cut_short", {"requirement": requirement})
     if re.search(r"THESE PACKAGES DO NOT MATCH THE HASHES", output):
-        return f"the wheel of {requirement} does not match the sha256 the index lists (truncated or altered download)"
+        return Message("errors.harvest_pip.hash_mismatch", {"requirement": requirement})
     errors = [line for line in lines if line.startswith("ERROR:") and line != "ERROR: Exception:"]
     last = errors[-1] if errors else next((line for line in reversed(lines) if re.match(r"^[\w.]+(Error|Exception)\b", line)),
                                           lines[-1] if lines else "pip failed")
@@ -169,7 +171,7 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
              timeout: float = DEFAULT_TIMEOUT) -> Tuple[str, Dict[str, Any]]:
     """(wheel path, provenance) for NAME==VERSION on PLATFORM, fetched by pip into DEST."""
     if platform not in PLATFORM_TAGS:
-        raise InputError(f"unknown platform {platform!r}", hint="x86_64 or aarch64")
+        raise InputError.said("errors.harvest_platform", platform=repr(platform))
     deadline = time.monotonic() + timeout
     requirement = f"{name}=={version}"
     tried = []
@@ -191,15 +193,14 @@ def download(name: str, version: str, platform: str, dest: str, index_url: Optio
             return os.path.join(dest, wheels[0]), _provenance(output, python, index_url)
         trouble = _network_problem(output)
         if trouble:
-            raise InputError(f"the package index cannot be reached: {trouble}",
-                             hint="check the index URL, proxy and credentials (pip config list)")
+            raise InputError.said("errors.harvest_unreachable", trouble=trouble)
         if not _NO_MATCH.search(output):
-            raise InputError(_pip_error(output, requirement), hint="harvest it again; if it persists the index serves a broken file")
+            raise InputError.said("errors.harvest_download_failed", why=_pip_error(output, requirement))
         tried.append(python)
     if not tried:
-        raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
-    raise InputError(f"no {platform} wheel of {requirement} on the index (tried Python {', '.join(tried)})",
-                     hint="check the version (pip index versions NAME) or --platform")
+        raise InputError.said("errors.harvest_timeout", seconds=f"{timeout:.0f}")
+    raise InputError.said("errors.harvest_no_wheel", platform=platform, requirement=requirement,
+                          pythons=", ".join(tried))
 
 
 def _tag_arguments(wheel: str) -> List[List[str]]:
@@ -211,7 +212,7 @@ def _tag_arguments(wheel: str) -> List[List[str]]:
     try:
         _, _, _, tags = parse_wheel_filename(wheel)
     except InvalidWheelFilename as exc:
-        raise InputError(f"{wheel!r} is not a wheel file name: {exc}") from None
+        raise InputError.said("errors.harvest_wheel_name", wheel=repr(wheel), why=str(exc)) from None
     abis = sorted({t.abi for t in tags})
     cpython = sorted({t.interpreter for t in tags if re.match(r"^cp3\d+$", t.interpreter)})
     if cpython and not set(abis) & {"abi3", "none"}:  # cp311-cp311: that Python only
@@ -240,7 +241,7 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
     for target in _tag_arguments(wheel):
         left = deadline - time.monotonic()
         if left <= 1:
-            raise InputError(f"the package index did not answer within {timeout:.0f} s", hint="raise --timeout")
+            raise InputError.said("errors.harvest_timeout", seconds=f"{timeout:.0f}")
         # two retries: a maintainer's run reads hundreds of large files, one slow read must not fail it
         args = ["download", "-vv", "--no-deps", "--only-binary", ":all:", "--progress-bar", "off", "--no-input",
                 "--no-cache-dir", "--timeout", str(int(min(NETWORK_TIMEOUT, max(1, left)))), "--retries", "2",
@@ -253,19 +254,17 @@ def fetch_wheel(wheel: str, sha256: str, dest: str, index_url: Optional[str] = N
             break
         trouble = _network_problem(output)
         if trouble:
-            raise InputError(f"the package index cannot be reached: {trouble}",
-                             hint="check the index URL, proxy and credentials (pip config list)")
+            raise InputError.said("errors.harvest_unreachable", trouble=trouble)
         if not _NO_MATCH.search(output):
-            raise InputError(_pip_error(output, requirement))
+            raise InputError.said("errors.harvest_recheck_failed", why=_pip_error(output, requirement))
     if not got:
-        raise InputError(f"{wheel} is no longer on the index (pip finds no file of {requirement} with its tags)")
+        raise InputError.said("errors.harvest_gone", wheel=wheel, requirement=requirement)
     if got != [wheel]:
-        raise InputError(f"pip chose {', '.join(got)} for {requirement}, not the recorded {wheel}")
+        raise InputError.said("errors.harvest_other_file", got=", ".join(got), requirement=requirement, wheel=wheel)
     path = os.path.join(dest, wheel)
     found = sha256_of(path)
     if found != sha256:
-        raise InputError(f"{wheel}: the index serves sha256 {found[:16]}..., the record says {sha256[:16]}... "
-                         "(a changed artifact is never read into the record)")
+        raise InputError.said("errors.harvest_changed", wheel=wheel, found=found[:16], recorded=sha256[:16])
     return path
 
 
@@ -331,11 +330,11 @@ def sha256_of(path: str) -> str:
 def _metadata(zf: zipfile.ZipFile, wheel: str, platform: str) -> Dict[str, Any]:
     names = [n for n in zf.namelist() if re.match(r"^[^/]+\.dist-info/METADATA$", n)]
     if not names:
-        raise InputError(f"wheel {wheel} has no .dist-info/METADATA", hint="not a complete wheel: harvest another build")
+        raise InputError.said("errors.harvest_no_metadata", wheel=wheel)
     try:
         text = zf.read(names[0]).decode("utf-8", "replace")
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-        raise InputError(f"wheel {wheel}: METADATA cannot be read ({exc})") from None
+        raise InputError.said("errors.harvest_metadata_unreadable", wheel=wheel, why=str(exc)) from None
     message = email.parser.HeaderParser().parsestr(text)
     requires: List[str] = []
     pins: Dict[str, str] = {}
@@ -503,36 +502,36 @@ WHEEL_MAX_RATIO = 200
 _BOMB_FLOOR = 16 * 1024 * 1024  # a member this small may compress as well as it likes
 
 
-def hostile_wheel(zf: "zipfile.ZipFile") -> Optional[str]:
+def hostile_wheel(zf: "zipfile.ZipFile") -> Optional[Message]:
     """Why a wheel must not be read, or None: a member whose path leaves the wheel (``../``, absolute, a drive),
     members overlapping in the archive (one compressed body counted many times: the classic zip bomb), a member or
     a total that unpacks past what any wheel holds, or more members than any wheel has. Read from the central
     directory alone: nothing is unpacked to decide."""
     infos = zf.infolist()
     if len(infos) > WHEEL_MAX_MEMBERS:
-        return f"{len(infos)} members, more than any wheel holds ({WHEEL_MAX_MEMBERS})"
+        return Message("errors.harvest_hostile.members", {"count": len(infos), "most": WHEEL_MAX_MEMBERS})
     total = 0
     for info in infos:
         name = info.filename.replace("\\", "/")
         if name.startswith("/") or re.match(r"^[A-Za-z]:", name) or ".." in name.split("/"):
-            return f"member {name[:200]!r} points outside the wheel"
+            return Message("errors.harvest_hostile.outside", {"member": repr(name[:200])})
         total += info.file_size
         if info.file_size > _BOMB_FLOOR and info.file_size > WHEEL_MAX_RATIO * max(1, info.compress_size):
-            return f"member {name[:200]!r} unpacks {info.file_size // max(1, info.compress_size)} times its size"
+            return Message("errors.harvest_hostile.ratio", {"member": repr(name[:200]),
+                                                                "ratio": info.file_size // max(1, info.compress_size)})
     if total > WHEEL_MAX_UNPACKED:
-        return f"its members unpack to {total // 1024 ** 3} GiB, more than any wheel"
+        return Message("errors.harvest_hostile.total", {"gib": total // 1024 ** 3})
     spans = sorted((info.header_offset, info.header_offset + 30 + len(info.orig_filename.encode("utf-8", "replace"))
                     + info.compress_size) for info in infos)
     for (_, end), (start, _) in zip(spans, spans[1:]):
         if start < end:
-            return "its members overlap in the archive (a zip bomb)"
+            return Message("errors.harvest_hostile.overlap")
     return None
 
 
 def _past(deadline: Optional[float], wheel: str) -> None:
     if deadline is not None and time.monotonic() > deadline:
-        raise InputError(f"reading wheel {wheel} took longer than the timeout; stopped",
-                         hint="raise --timeout for a large wheel")
+        raise InputError.said("errors.harvest_read_timeout", wheel=wheel)
 
 
 def read_wheel(path: str, distribution: str, version: str, platform: str, work: Optional[str] = None,
@@ -544,12 +543,11 @@ def read_wheel(path: str, distribution: str, version: str, platform: str, work: 
     try:
         zf = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-        raise InputError(f"wheel {wheel} is not a readable zip file (corrupt or truncated download): {exc}",
-                         hint="harvest it again; if it persists the index serves a broken file") from None
+        raise InputError.said("errors.harvest_bad_zip", wheel=wheel, why=str(exc)) from None
     with zf:
         why = hostile_wheel(zf)
         if why is not None:
-            raise InputError(f"wheel {wheel} refused: {why}", hint="the index serves a file that is not a real wheel")
+            raise InputError.said("errors.harvest_hostile", wheel=wheel, why=why)
         meta = _metadata(zf, wheel, platform)
         version_files: Dict[str, str] = {}
         for name in _VERSION_FILES:
@@ -740,8 +738,8 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".gpuvet-", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:
-        raise InputError(f"cannot write the overlay {path.parent}: {exc.strerror or exc}",
-                         hint="choose another folder with --overlay") from None
+        raise InputError.said("errors.harvest_overlay_folder", folder=str(path.parent),
+                              why=exc.strerror or str(exc)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -754,7 +752,7 @@ def write_release(folder: Path, records: Sequence[Mapping[str, Any]]) -> Tuple[P
         except OSError:
             pass
         if isinstance(exc, OSError):
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise InputError.said("errors.write_device", path=str(path), reason=exc.strerror or str(exc)) from None
         raise
     _write_twin(path, text.encode("utf-8"))
     return path, True
@@ -784,11 +782,10 @@ def index_versions(distribution: str, platform: str = "x86_64", index_url: Optio
     code, output = _run_pip(args, timeout)
     trouble = _network_problem(output)
     if trouble:
-        raise InputError(f"the package index cannot be reached: {trouble}",
-                         hint="check the index URL, proxy and credentials (pip config list)")
+        raise InputError.said("errors.harvest_unreachable", trouble=trouble)
     match = re.search(r"^Available versions:\s*(.*)$", output, re.M)
     if code != 0 or not match:
         if _NO_MATCH.search(output):
             return []
-        raise InputError(f"pip could not list the releases of {distribution}: {_pip_error(output, distribution)}")
+        raise InputError.said("errors.harvest_list_failed", distribution=distribution, why=_pip_error(output, distribution))
     return [v.strip() for v in match.group(1).split(",") if v.strip()]

@@ -24,10 +24,7 @@ def _refuse_stdin_twice(args: argparse.Namespace, from_files: List[str], snapsho
     if getattr(args, "logfile", None) == "-":
         readers.insert(0, "LOGFILE -")
     if len(readers) > 1:
-        raise UsageError(
-            f"stdin ('-') is named {len(readers)} times ({', '.join(readers)}) but can be read only once",
-            hint="save all but one of these inputs to files and name the files",
-        )
+        raise UsageError.said("errors.stdin_twice", count=len(readers), readers=", ".join(readers))
 
 
 def gather_snapshot(args: argparse.Namespace, binaries: bool = True) -> Dict[str, Any]:

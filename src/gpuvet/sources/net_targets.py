@@ -40,7 +40,7 @@ def host_target(text: str) -> Target:
         host, _, raw = value.partition(":")
         port = _port(raw, text)
     if not host:
-        raise InputError("not a HOST[:PORT]: %r" % text, hint="e.g. gpuvet net 203.0.113.7:22")
+        raise InputError.said("errors.net_host", text=repr(text))
     return Target(target="%s:%d" % (host, port), kind="host", host=host, port=port, named=True, role="named")
 
 
@@ -50,13 +50,13 @@ def _port(raw: str, text: str) -> int:
     except ValueError:
         port = -1
     if not 0 < port < 65536:
-        raise InputError("bad port in %r" % text, hint="HOST[:PORT] with a port from 1 to 65535")
+        raise InputError.said("errors.net_port", text=repr(text))
     return port
 
 
 def url_target(url: str, kind: str = "pip-index") -> Target:
     if not url.startswith(("http://", "https://")):
-        raise InputError("not an http(s) URL: %r" % url, hint="e.g. --index-url https://example.org/simple")
+        raise InputError.said("errors.net_url", url=repr(url))
     return Target(target=url, kind=kind, url=url, named=True, role="named", family="pypi")
 
 

@@ -165,10 +165,10 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
     (each ``why`` a catalog Message, rendered per language by the report)."""
     root = Path(folder).expanduser()
     if not root.is_dir():
-        raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
+        raise InputError.said("errors.project_not_folder", folder=folder)
     given, root = str(root), root.resolve()  # every file read must stay inside this real folder
     if not root.is_dir():
-        raise InputError(f"--project {folder}: not a folder", hint="pass the project's top folder")
+        raise InputError.said("errors.project_not_folder", folder=folder)
     queue: List[Path] = sorted(root.glob("requirements*.txt")) + sorted((root / "requirements").glob("*.txt"))
     seen: List[Path] = []
     lint: List[Dict[str, Any]] = []
@@ -241,15 +241,10 @@ def read_project(folder: str, python: Optional[str] = None) -> Dict[str, Any]:
         skipped += [{"file": where, "line": line, "why": why} for line, why in declared.skipped]
     targets = _locked(root, python, targets, origins, seen, skipped)
     if not seen and skipped:  # there were such files, none of them readable: say which and why
-        from gpuvet.i18n import render
-
         first = skipped[0]
-        raise InputError(f"--project {folder}: no file gpuvet can read there ({first['file']}: "
-                         f"{render(first['why'], 'en')})", hint="replace links out of the project and pipes "
-                         "by regular files")
+        raise InputError.said("errors.project_unreadable", folder=folder, file=first["file"], why=first["why"])
     if not seen:
-        raise InputError(f"--project {folder}: no requirements*.txt, pyproject.toml, pixi.toml, environment.yml, "
-                         "uv.lock, pixi.lock or Dockerfile there")
+        raise InputError.said("errors.project_empty", folder=folder)
     lint += code_lint(root, python)
     from gpuvet.userfiles import read_bytes
 

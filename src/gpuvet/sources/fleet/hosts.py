@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional
+from typing import Any, Iterable, List, Optional
 
 from gpuvet.errors import InputError
+from gpuvet.models import Message
 
 # RFC 1123 labels (plus '_' which ~/.ssh/config aliases and some clusters use); IPv6 only inside brackets.
 _HOSTNAME = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$")
 _IPV6 = re.compile(r"^[0-9A-Fa-f:.]+(?:%[A-Za-z0-9_.-]+)?$")
 _USER = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$")
-_HINT = "write one host a line as [user@]host[:port], e.g. ubuntu@node01:2222 or [fe80::1]:22"
+# Every refusal of a host says how to write one: errors.host_*.hint in the catalog; read_text gets it as a Message.
+_HINT = Message("errors.host_empty.hint")
 
 
 @dataclass(frozen=True)
@@ -33,36 +35,43 @@ def parse_host(text: str, where: str = "host") -> HostSpec:
     """Parse ``[user@]host[:port]`` (``[v6addr]:port`` for IPv6); InputError with one clear line otherwise."""
     original = text.strip()
     if not original:
-        raise InputError(f"{where}: empty host name", hint=_HINT)
+        raise InputError.said("errors.host_empty", where=_where(where))
     user: Optional[str] = None
     rest = original
     if "@" in rest:
         user, _, rest = rest.rpartition("@")
         if not _USER.match(user):
-            raise InputError(f"{where}: {original!r} has an invalid user name {user!r}", hint=_HINT)
+            raise InputError.said("errors.host_user", where=_where(where), host=repr(original), user=repr(user))
     port: Optional[int] = None
     if rest.startswith("["):
         host, bracket, tail = rest[1:].partition("]")
         if not bracket or not _IPV6.match(host):
-            raise InputError(f"{where}: {original!r} is not a valid [IPv6]:port address", hint=_HINT)
+            raise InputError.said("errors.host_ipv6", where=_where(where), host=repr(original))
         if tail:
             if not tail.startswith(":"):
-                raise InputError(f"{where}: {original!r} has text after the ']'", hint=_HINT)
+                raise InputError.said("errors.host_after_bracket", where=_where(where), host=repr(original))
             port = _parse_port(tail[1:], original, where)
     elif rest.count(":") > 1:
-        raise InputError(f"{where}: {original!r}: put an IPv6 address in brackets, e.g. [{rest}]:22", hint=_HINT)
+        raise InputError.said("errors.host_brackets", where=_where(where), host=repr(original), address=rest)
     else:
         host, colon, port_text = rest.partition(":")
         if colon:
             port = _parse_port(port_text, original, where)
         if not _HOSTNAME.match(host):
-            raise InputError(f"{where}: {original!r} is not a valid host name", hint=_HINT)
+            raise InputError.said("errors.host_name", where=_where(where), host=repr(original))
     return HostSpec(name=original, host=host, user=user, port=port)
+
+
+def _where(where: str) -> Any:
+    """Where a host was written: a place of the command line ("host", "host argument") as the catalog says it, a
+    hosts file's NAME:LINE as is."""
+    key = "errors.host_where." + where.replace(" ", "_")
+    return Message(key) if where in ("host", "host argument") else where
 
 
 def _parse_port(text: str, original: str, where: str) -> int:
     if not text.isdigit() or not 0 < int(text) < 65536:
-        raise InputError(f"{where}: {original!r} has an invalid port {text!r} (1-65535)", hint=_HINT)
+        raise InputError.said("errors.host_port", where=_where(where), host=repr(original), port=repr(text))
     return int(text)
 
 
@@ -74,7 +83,7 @@ def parse_hosts_text(text: str, name: str = "hosts file") -> List[HostSpec]:
         if not content:
             continue
         if len(content.split()) > 1:
-            raise InputError(f"{name}:{number}: one host a line, got {content!r}", hint=_HINT)
+            raise InputError.said("errors.host_one_a_line", where=f"{name}:{number}", line=repr(content))
         hosts.append(parse_host(content, where=f"{name}:{number}"))
     return hosts
 

@@ -28,10 +28,7 @@ def srun_argv(nodes: Sequence[str], environ: Mapping[str, str]) -> List[str]:
     elif environ.get("SLURM_JOB_NUM_NODES"):
         argv += [f"--nodes={environ['SLURM_JOB_NUM_NODES']}"]
     else:
-        raise InputError(
-            "--via slurm needs node names or a Slurm allocation (SLURM_JOB_NUM_NODES is not set)",
-            hint="run inside salloc/sbatch, or name the nodes: gpuvet fleet --via slurm node01 node02",
-        )
+        raise InputError.said("errors.slurm_no_nodes")
     return argv + ["python3", "-"]
 
 
@@ -92,14 +89,14 @@ def probe_nodes(specs: Sequence[HostSpec], script: str, timeout: float,
     environ = os.environ if environ is None else environ
     for spec in specs:
         if spec.user or spec.port:
-            raise InputError(f"{spec.name}: --via slurm takes Slurm node names, without user@ or :port")
+            raise InputError.said("errors.slurm_node_name", name=spec.name)
     nodes = [spec.host for spec in specs]
     argv = srun_argv(nodes, environ)
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except FileNotFoundError:
-        raise InputError("srun not found on PATH", hint="--via slurm runs on a Slurm login node; use --via ssh elsewhere") from None
+        raise InputError.said("errors.slurm_no_srun") from None
     timed_out = False
     try:
         out, err = proc.communicate(script.encode("utf-8"), timeout=timeout)

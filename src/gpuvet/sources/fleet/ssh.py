@@ -46,12 +46,12 @@ def load_known_hosts(options: SSHOptions) -> Any:
     path = _known_hosts_path(options)
     if not path.exists():
         if options.known_hosts and not options.accept_new_host_keys:
-            raise InputError(f"known_hosts file {path} does not exist", hint="pass --accept-new-host-keys to create it")
+            raise InputError.said("errors.known_hosts_missing", path=str(path))
         return asyncssh.import_known_hosts("")
     try:
         return asyncssh.read_known_hosts(str(path))
     except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read known_hosts file {path}: {exc}", hint="fix or remove the broken line") from None
+        raise InputError.said("errors.known_hosts_unreadable", path=str(path), detail=str(exc)) from None
 
 
 def load_identities(paths: Sequence[str]) -> Optional[List[Any]]:
@@ -65,12 +65,9 @@ def load_identities(paths: Sequence[str]) -> Optional[List[Any]]:
         try:
             keys.append(asyncssh.read_private_key(os.path.expanduser(path)))
         except FileNotFoundError:
-            raise InputError(f"identity file {path} does not exist") from None
+            raise InputError.said("errors.identity_missing", path=path) from None
         except (OSError, ValueError, asyncssh.KeyImportError) as exc:
-            raise InputError(
-                f"cannot load identity file {path}: {exc}",
-                hint="a passphrase-protected key must be added to ssh-agent (ssh-add) instead of -i",
-            ) from None
+            raise InputError.said("errors.identity_unreadable", path=path, detail=str(exc)) from None
     return keys
 
 

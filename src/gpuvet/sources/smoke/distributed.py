@@ -34,15 +34,13 @@ DDP_SOURCE = "https://docs.pytorch.org/docs/stable/notes/ddp.html (after each st
 def check_rendezvous(nnodes: Optional[str], node_rank: Optional[int], rdzv_endpoint: Optional[str]) -> None:
     """The multi-node options, checked before anything is imported or launched (InputError: one line, exit 2)."""
     if nnodes is not None and not re.match(r"^[1-9]\d*(:[1-9]\d*)?$", nnodes):
-        raise InputError("--nnodes %r is not a node count (N or MIN:MAX, as torchrun takes it)" % nnodes,
-                         hint="e.g. --nnodes 2")
+        raise InputError.said("errors.smoke_nnodes", nnodes=repr(nnodes))
     if node_rank is not None and node_rank < 0:
-        raise InputError("--node-rank must be 0 or more", hint="0 on the first node, 1 on the next ...")
+        raise InputError.said("errors.smoke_node_rank")
     if nnodes not in (None, "1") and not rdzv_endpoint:
-        raise InputError("--nnodes %s needs --rdzv-endpoint HOST:PORT" % nnodes,
-                         hint="run the same command on every node with the same --rdzv-endpoint")
+        raise InputError.said("errors.smoke_needs_endpoint", nnodes=nnodes)
     if rdzv_endpoint and ":" not in rdzv_endpoint:
-        raise InputError("--rdzv-endpoint %r is not HOST:PORT" % rdzv_endpoint, hint="e.g. --rdzv-endpoint node01:29500")
+        raise InputError.said("errors.smoke_endpoint", endpoint=repr(rdzv_endpoint))
 
 
 def torchrun_argv(
@@ -57,7 +55,7 @@ def torchrun_argv(
 ) -> List[str]:
     """The torchrun command line (``python -m torch.distributed.run``, so it uses gpuvet's interpreter)."""
     if nproc < 1:
-        raise InputError("--nproc must be at least 1", hint="give the number of processes per node, e.g. --nproc 8")
+        raise InputError.said("errors.smoke_nproc")
     check_rendezvous(nnodes, node_rank, rdzv_endpoint)
     argv = [python, "-m", "torch.distributed.run", "--nproc-per-node", str(nproc)]
     if rdzv_endpoint:
@@ -234,7 +232,7 @@ def visible_gpus() -> int:
 
         return torch.cuda.device_count() if torch.cuda.is_available() else 0
     except ImportError:
-        raise InputError("--distributed needs PyTorch (torchrun)", hint="pip install torch")
+        raise InputError.said("errors.smoke_needs_torch")
 
 
 def default_nproc(count: Optional[int] = None) -> "tuple[int, str]":
