@@ -6,7 +6,8 @@ from functools import lru_cache
 from typing import Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import InvalidVersion
+from packaging.version import Version as Version  # re-exported: callers name the parsed type from here
 
 
 @lru_cache(maxsize=4096)
@@ -68,7 +69,7 @@ def _specifier_set(specifier: str) -> Optional[SpecifierSet]:
     return _uncached_specifier_set(specifier)
 
 
-def _uncached_specifier_set(specifier) -> Optional[SpecifierSet]:
+def _uncached_specifier_set(specifier: str) -> Optional[SpecifierSet]:
     try:
         return SpecifierSet(specifier)
     except InvalidSpecifier:
