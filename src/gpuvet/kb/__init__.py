@@ -324,7 +324,7 @@ class KnowledgeBase:
     def gpu_models(self) -> Tuple[GpuModel, ...]:
         return _gpu_models()
 
-    def docker_rules(self) -> Dict[str, object]:
+    def docker_rules(self) -> Dict[str, Any]:
         """What a Docker daemon needs for GPU containers (kb/data/containers.toml): the runtime name, the commands
         that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
         return dict(_file("containers")["docker"])
@@ -351,7 +351,7 @@ class KnowledgeBase:
         torch releases and CUDA versions PyTorch published as conda packages) or ``pixi``; each with its ``source``."""
         return dict(_file("installers")[name])
 
-    def platform(self, name: str) -> Optional[Dict[str, object]]:
+    def platform(self, name: str) -> Optional[Dict[str, Any]]:
         """A GPU rental platform's profile (kb/data/platforms.toml): its disks, release rule and notes; None if unknown."""
         for record in _file("platforms").get("platform", []):
             if record["name"] == name:
