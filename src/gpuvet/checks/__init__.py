@@ -6,7 +6,7 @@ over its inputs, no I/O.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
@@ -51,7 +51,7 @@ RUNS_NOTES = frozenset({"checks.minor_compat", "checks.forward_compat", "checks.
                         "checks.target_features"})
 
 
-def one_truth(findings: Sequence[Finding]) -> tuple:
+def one_truth(findings: Sequence[Finding]) -> Tuple[Finding, ...]:
     """The target's findings with no "it runs" note beside a failure that says it cannot run here."""
     if not any(f.severity is Severity.FAIL and f.code in CANNOT_RUN for f in findings):
         return tuple(findings)
@@ -117,7 +117,7 @@ def check_target(view: SnapshotView, target: Target, kb: KnowledgeBase, depth: i
 
 
 def stack_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding], depth: int,
-                   torch: Optional[TorchBuild] = None) -> tuple:
+                   torch: Optional[TorchBuild] = None) -> Tuple[Finding, ...]:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
     extra += target_feature_findings(view, candidate, kb)
@@ -157,12 +157,12 @@ def _recheck(snapshot: Mapping[str, Any], target: str, kb: KnowledgeBase) -> str
     return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False, offer=False).verdict.value
 
 
-def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: KnowledgeBase) -> tuple:
+def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: KnowledgeBase) -> Tuple[Finding, ...]:
     """Each finding with only the install options that pass ``check`` once applied to this snapshot
     (gpuvet.checks.fixplan): an option whose environment still fails is dropped, and a fix left with no install
     it offered is no fix. Notes and warnings keep theirs only where they pass too."""
     result = []
-    held: dict = {}  # one re-check per distinct option: findings of one target often offer the same install
+    held: Dict[Tuple[str, ...], Optional[bool]] = {}  # one re-check per distinct option: findings of one target often offer the same install
     for finding in findings:
         fix = finding.fix
         if fix is None or not fix.commands:
@@ -220,7 +220,7 @@ def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
     return keep(fix.summary)
 
 
-def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding]) -> tuple:
+def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding]) -> Tuple[Finding, ...]:
     options = alternatives(view, candidate, kb)
     if not options:
         return tuple(findings)

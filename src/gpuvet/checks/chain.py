@@ -10,7 +10,22 @@ Nothing here knows a specific framework: everything framework-specific is data o
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Hashable,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    cast,
+)
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -24,6 +39,7 @@ from gpuvet.snapshot import SnapshotView
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework, Release, Variant
 
 
 def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[str, ...]:
@@ -47,9 +63,9 @@ def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[st
 class Candidate(NamedTuple):
     """One installable build: a framework release in one variant."""
 
-    framework: Any  # gpuvet.kb.Framework
-    release: Any  # gpuvet.kb.Release
-    variant: Any  # gpuvet.kb.Variant
+    framework: Framework
+    release: Release
+    variant: Variant
     # each library this build is known to carry from elsewhere than this machine, unit by unit where read (a capture's
     # ``cuda_archs``): like installed binaries they win over the knowledge base's lists. None: not known.
     binaries: Optional[Tuple[compat.Library, ...]] = None
@@ -121,12 +137,15 @@ def sources_of(*records: Any) -> Tuple[str, ...]:
 # --------------------------------------------------------------------------------------------------------------
 # The machine and the build as the compatibility model sees them (gpuvet.kb.compat)
 # --------------------------------------------------------------------------------------------------------------
-def _memo(view: SnapshotView, key: Any, make: Any) -> Any:
+_Made = TypeVar("_Made")
+
+
+def _memo(view: SnapshotView, key: Hashable, make: Callable[[], _Made]) -> _Made:
     """Per view (one machine), computed once: the chain asks the same questions for every candidate build."""
-    cache = view.__dict__.setdefault("_chain_memo", {})
+    cache: Dict[Hashable, Any] = view.__dict__.setdefault("_chain_memo", {})
     if key not in cache:
         cache[key] = make()
-    return cache[key]
+    return cast(_Made, cache[key])  # what make() gave for this key: each key names one question
 
 
 def model_gpus(view: SnapshotView, kb: KnowledgeBase) -> List[Tuple[str, compat.Gpu]]:
@@ -641,7 +660,8 @@ def _installed_version(view: SnapshotView, candidate: Candidate) -> Optional[str
     installed = installed_build(view, candidate.framework)
     if installed and version_or_none(installed.get("version")):
         if version_or_none(installed["version"]).public == Version(candidate.release.version).public:  # type: ignore[union-attr]  # parses: checked on the line above
-            return installed["version"]
+            installed_version: str = installed["version"]
+            return installed_version
     return None
 
 
@@ -671,7 +691,7 @@ def _cuda_build_commands(candidate: Candidate, installed: Optional[Dict[str, Any
     uninstall: Tuple[str, ...] = ()
     if installed and installed.get("version"):
         uninstall = (f"pip uninstall -y {installed.get('distribution') or candidate.framework.distributions[0]}",)
-    names = [release.default_variant] + [n for n in release.variants if n != release.default_variant]
+    names = ([release.default_variant] if release.default_variant else []) + [n for n in release.variants if n != release.default_variant]
     for name in names:
         variant = release.variants.get(name)
         if variant is not None and variant.cuda and variant.install:
@@ -873,7 +893,8 @@ def free_threaded_wheels(candidate: Candidate, python: str) -> Optional[Mapping[
     """The framework file's ``[[free_threaded]]`` record that says whether this release publishes wheels for the
     free-threaded CPython ``python`` ("3.13"): ``wheels`` true or false (``abi3``: only stable-ABI wheels); None when
     no record covers it (not known)."""
-    for record in candidate.framework.extra.get("free_threaded") or ():
+    records: Iterable[Mapping[str, Any]] = candidate.framework.extra.get("free_threaded") or ()
+    for record in records:
         if record.get("python") not in (None, python):
             continue
         if versions.in_specifier(candidate.release.version, str(record.get("releases") or "")) and "wheels" in record:

@@ -34,6 +34,7 @@ from gpuvet.probe.names import canonical_name
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework
 
 # pip's options that take a value: their value is no requirement.
 _VALUED = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-c", "--constraint",
@@ -103,7 +104,7 @@ def _spec_parts(spec: str) -> Optional[Tuple[str, str, Optional[str]]]:
     return canonical_name(name), public, (local or None)
 
 
-def _variant_of(framework: Any, version: str, local: Optional[str], command: str) -> Optional[str]:
+def _variant_of(framework: Optional[Framework], version: str, local: Optional[str], command: str) -> Optional[str]:
     """The variant a command installs: the one whose own install line it is, else the label or index it names,
     else the release's default (what PyPI gives)."""
     release = framework.release(version) if framework is not None else None
@@ -112,8 +113,9 @@ def _variant_of(framework: Any, version: str, local: Optional[str], command: str
     for variant in release.variants.values():
         if variant.install and variant.install.strip() == command.strip():
             return variant.name
-    if local and release.variant(local) is not None:
-        return release.variant(local).name
+    named = release.variant(local) if local else None
+    if named is not None:
+        return named.name
     # The variant whose own index the command names (its companions added: torch==X torchvision==Y --index-url ...)
     for variant in release.variants.values():
         index = str(getattr(variant, "index_url", "") or "")

@@ -31,7 +31,7 @@ _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note",
 
 
 def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Any = None,
-             actual: Any = None, fix_commands: tuple = (), detail_variant: str = "", **params: Any) -> Finding:
+             actual: Any = None, fix_commands: Tuple[str, ...] = (), detail_variant: str = "", **params: Any) -> Finding:
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
     return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,

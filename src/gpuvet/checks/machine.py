@@ -245,7 +245,10 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         indexes = [int(_GPU_LABEL.match(str(f.title.params["gpu"])).group(1)) for f in group]  # type: ignore[union-attr]
         label = msg("checks.gpus_label", indexes=_ranges(indexes), name=key[4])
         first = group[0]
-        retitle = lambda m: Message(m.id, dict(m.params, gpu=label))  # noqa: E731
+
+        def retitle(m: Message) -> Message:
+            return Message(m.id, dict(m.params, gpu=label))
+
         merged.append(first._replace(title=retitle(first.title), detail=retitle(first.detail),
                                      fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None))
     return merged

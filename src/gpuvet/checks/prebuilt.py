@@ -8,7 +8,7 @@ install next to it). Pure: reads the snapshot view and the knowledge base, retur
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -134,7 +134,7 @@ def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBas
     if fitting:
         name = wheel_name(candidate.framework.name, version, tag, torch_mm, abi, python or "XY")
         built_with = str(record["cuda"][tag])
-        facts = dict(build=candidate.label, wheel=name, torch=torch_label, built_cuda=built_with, which=which,
+        facts: Dict[str, Any] = dict(build=candidate.label, wheel=name, torch=torch_label, built_cuda=built_with, which=which,
                      pythons=", ".join(fitting), version=version, expected=name, actual=name, sources=sources)
         # setup.py skips the download and compiles when FLASH_ATTENTION_FORCE_BUILD=TRUE (its FORCE_BUILD switch)
         forced = ("pip install ninja", f"FLASH_ATTENTION_FORCE_BUILD=TRUE MAX_JOBS=4 pip install "

@@ -3,7 +3,7 @@ gpuvet.sources.project), and the machine facts its manifest demands (pixi's ``[s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple
 
 from gpuvet.findings import make
 from gpuvet.models import Finding
@@ -20,7 +20,7 @@ _LINT_SOURCES = {"dataloader_fork": ("https://pytorch.org/docs/stable/data.html#
                                      "https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods")}
 
 
-def _lint_commands(entry: Mapping[str, Any]) -> tuple:
+def _lint_commands(entry: Mapping[str, Any]) -> Tuple[str, ...]:
     problem, name = entry.get("problem"), entry.get("file", "")
     if problem == "crlf":
         return ("dos2unix %s" % name,)
@@ -32,7 +32,7 @@ def _lint_commands(entry: Mapping[str, Any]) -> tuple:
 PIXI_SYSTEM_REQUIREMENTS = "https://pixi.sh/latest/workspace/system_requirements/"
 
 
-def _cuda_level(text: str) -> Optional[tuple]:
+def _cuda_level(text: str) -> Optional[Tuple[int, int]]:
     """``"12"`` -> (12, 0), ``"12.9"`` -> (12, 9): pixi takes a bare major as that major's first release."""
     import re
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name not in ("torch", "rdma_ports", "gpudirect_rdma"))
 
 
-def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> "tuple[list, list]":
+def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> Tuple[List[Dict[str, Optional[str]]], List[Dict[str, Optional[str]]]]:
     """(the machine facts both sides know and that differ, the facts the capture has and this machine cannot
     tell), in ``fleet``'s order. Only the first are drift: a pasted nvidia-smi says nothing of Python."""
     before, after = fingerprint(captured), fingerprint(target)

@@ -12,7 +12,7 @@ Resolution rules (the knowledge base never guesses):
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterator, List, Mapping, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -25,6 +25,9 @@ from gpuvet.snapshot import SnapshotView
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework, Release
+
+    VariantTest = Callable[[Release, Variant], bool]  # does this build of the release answer the target (its extra)?
 
 
 class Resolution(NamedTuple):
@@ -148,7 +151,8 @@ def variant_extras(framework: Any, extras: Any) -> Optional[Any]:
     return lambda release, variant: named(variant)
 
 
-def candidates(framework: Any, admit=lambda release: True, variant_ok=None) -> Iterator[Candidate]:
+def candidates(framework: Framework, admit: Callable[[Release], bool] = lambda release: True,
+               variant_ok: Optional[VariantTest] = None) -> Iterator[Candidate]:
     """Every (release, variant) of a framework, newest release first, the PyPI default variant first within it."""
     for release in framework.releases:
         if not admit(release):
@@ -175,7 +179,8 @@ def fits(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> bool:
     return True
 
 
-def first_fit(view: SnapshotView, framework: Any, kb: KnowledgeBase, admit=lambda release: True, variant_ok=None) -> Optional[Candidate]:
+def first_fit(view: SnapshotView, framework: Framework, kb: KnowledgeBase, admit: Callable[[Release], bool] = lambda release: True,
+              variant_ok: Optional[VariantTest] = None) -> Optional[Candidate]:
     """The newest build of ``framework`` that fits the machine as it stands (GPU builds before CPU builds)."""
     cpu_fallback = None
     for candidate in candidates(framework, admit, variant_ok):
@@ -334,7 +339,8 @@ def distribution_note(framework: Any, name: str, version: str) -> Optional[Mappi
     from gpuvet.kb import versions
     from gpuvet.probe.names import canonical_name
 
-    for note in framework.extra.get("distribution_note", ()):
+    notes: Iterable[Mapping[str, Any]] = framework.extra.get("distribution_note", ())
+    for note in notes:
         if canonical_name(str(note.get("name", ""))) != name:
             continue
         if not note.get("releases") or versions.in_specifier(version, str(note["releases"])):

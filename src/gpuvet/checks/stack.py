@@ -7,7 +7,7 @@ All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -147,7 +147,8 @@ def _unavailable_pin(candidate: Candidate, package: str, spec: str) -> Optional[
     pip stops with "No matching distribution found". None when no record covers the pin."""
     if not spec.startswith("=="):
         return None
-    for record in candidate.framework.extra.get("pin_unavailable") or ():
+    records: Iterable[Mapping[str, Any]] = candidate.framework.extra.get("pin_unavailable") or ()
+    for record in records:
         if canonical_name(str(record.get("package", ""))) == package and _admits(str(record.get("versions", "")), spec[2:]):
             return record
     return None

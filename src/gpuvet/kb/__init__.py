@@ -172,7 +172,7 @@ class KnowledgeBase:
                 best = record
         return str(best["cuda"]) if best else None
 
-    def driver_branch_for_cuda(self, cuda: str) -> Optional[str]:
+    def driver_branch_for_cuda(self, cuda: Optional[str]) -> Optional[str]:
         mm = versions.cuda_major_minor(cuda)
         if mm is None:
             return None
