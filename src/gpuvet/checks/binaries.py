@@ -23,7 +23,7 @@ from gpuvet.kb import libraries as roles
 from gpuvet.kb import load as load_kb
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Message, msg
-from gpuvet.snapshot import SnapshotView
+from gpuvet.snapshot import BinaryReading, SnapshotView
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
@@ -71,7 +71,7 @@ def _gpu_label(name: str, indexes: Sequence[int]) -> str:
 
 
 def _not_in_build(
-    view: SnapshotView, kb: Optional[KnowledgeBase], binary: Dict[str, Any], name: str, cc: str, indexes: Sequence[int], why: Message
+    view: SnapshotView, kb: Optional[KnowledgeBase], binary: BinaryReading, name: str, cc: str, indexes: Sequence[int], why: Message
 ) -> Finding:
     package = binary.get("package") or "?"
     path = binary.get("path") or "?"
