@@ -10,7 +10,7 @@ import copy
 import json
 import re
 import time
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, TypedDict
 
 from gpuvet import __version__
 from gpuvet.errors import InputError
@@ -251,6 +251,37 @@ def merge_all(snapshots: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     return result
 
 
+class CodeUnits(TypedDict, total=False):
+    """Code units of one file that carry the same archs (gpuvet.probe.binaries.unit_groups)."""
+
+    count: int
+    sass: List[str]
+    ptx: List[str]
+    isa: Dict[str, str]  # PTX arch -> the PTX ISA version its units name
+
+
+class BinaryReading(TypedDict, total=False):
+    """One CUDA binary of an installed package as the probe read it (gpuvet.probe.binaries: ``scan_site_packages``
+    adds ``package`` to ``ScanResult.as_dict``). ``error``: why the file could not be read; None when it was."""
+
+    package: str
+    path: str
+    sass: List[str]
+    ptx: List[str]
+    error: Optional[str]
+    units: List[CodeUnits]
+
+
+class LibraryReading(TypedDict, total=False):
+    """One cuDNN or NCCL found on the machine (gpuvet.probe.libraries; a pasted log gives the version alone): where it
+    was read (``source``: a header, a library file, a wheel), from which wheel when one ships it."""
+
+    version: Optional[str]
+    path: Optional[str]
+    source: str
+    package: Optional[str]
+
+
 class SnapshotView:
     """Typed, forgiving accessors over a snapshot dict. Missing sections read as missing facts."""
 
@@ -328,15 +359,15 @@ class SnapshotView:
         return None
 
     @property
-    def cudnn(self) -> List[Dict[str, Any]]:
+    def cudnn(self) -> List[LibraryReading]:
         return list(self.value("cudnn", []) or [])
 
     @property
-    def nccl(self) -> List[Dict[str, Any]]:
+    def nccl(self) -> List[LibraryReading]:
         return list(self.value("nccl", []) or [])
 
     @property
-    def binaries(self) -> List[Dict[str, Any]]:
+    def binaries(self) -> List[BinaryReading]:
         return list(self.value("binaries", []) or [])
 
     @property

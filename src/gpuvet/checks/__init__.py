@@ -6,7 +6,7 @@ over its inputs, no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
@@ -31,6 +31,9 @@ from gpuvet.kb import loader, versions
 from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Message, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+
 # Findings whose fix is an install: with every install it offered dropped as failing, what is left says nothing.
 _INSTALL_FIXES = {"abi_mismatch", "package_conflict", "cpu_only_build", "arch_not_in_build", "companion_mismatch"}
 
@@ -48,20 +51,20 @@ RUNS_NOTES = frozenset({"checks.minor_compat", "checks.forward_compat", "checks.
                         "checks.target_features"})
 
 
-def one_truth(findings: Sequence[Finding]) -> tuple:
+def one_truth(findings: Sequence[Finding]) -> Tuple[Finding, ...]:
     """The target's findings with no "it runs" note beside a failure that says it cannot run here."""
     if not any(f.severity is Severity.FAIL and f.code in CANNOT_RUN for f in findings):
         return tuple(findings)
     return tuple(f for f in findings if f.title.id.rsplit(".", 1)[0] not in RUNS_NOTES)
 
 
-def _image_result(view: SnapshotView, reference: str, kb: Any) -> TargetResult:
+def _image_result(view: SnapshotView, reference: str, kb: KnowledgeBase) -> TargetResult:
     from gpuvet.checks.images import image_result  # only for image: targets (its module and the image data ~1 ms)
 
     return image_result(view, reference, kb)
 
 
-def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
+def installed_targets(view: SnapshotView, kb: KnowledgeBase) -> List[str]:
     """``name==version`` for every framework the KB knows that the snapshot has installed: found by each framework
     file's names alone (loader.framework_heads), never by loading every framework."""
     targets = []
@@ -76,7 +79,7 @@ def installed_targets(view: SnapshotView, kb: Any) -> List[str]:
     return targets
 
 
-def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
+def check_target(view: SnapshotView, target: Target, kb: KnowledgeBase, depth: int = 0,
                  binaries: Optional[Sequence[Any]] = None, torch: Optional[TorchBuild] = None, verify: bool = True,
                  offer: bool = True) -> TargetResult:
     """``binaries``: each library (compat.Library) the build is known to carry (a capture's): the chain judges
@@ -113,8 +116,8 @@ def check_target(view: SnapshotView, target: Target, kb: Any, depth: int = 0,
     return TargetResult(target.text, resolved, links, tuple(findings))
 
 
-def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding], depth: int,
-                   torch: Optional[TorchBuild] = None) -> tuple:
+def stack_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding], depth: int,
+                   torch: Optional[TorchBuild] = None) -> Tuple[Finding, ...]:
     """Add what the build needs beyond its own chain: pins, extension toolkits, platform, conflicts."""
     extra: List[Finding] = []
     extra += target_feature_findings(view, candidate, kb)
@@ -149,17 +152,17 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: Any, findings: 
     return tuple(alternatives_note(candidate, list(findings) + extra))
 
 
-def _recheck(snapshot: Mapping[str, Any], target: str, kb: Any) -> str:
+def _recheck(snapshot: Mapping[str, Any], target: str, kb: KnowledgeBase) -> str:
     """The verdict of ``target`` on ``snapshot``, as ``check`` gives it (its own fixes not verified again)."""
     return check_target(SnapshotView(snapshot), parse_target(target), kb, verify=False, offer=False).verdict.value
 
 
-def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: Any) -> tuple:
+def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb: KnowledgeBase) -> Tuple[Finding, ...]:
     """Each finding with only the install options that pass ``check`` once applied to this snapshot
     (gpuvet.checks.fixplan): an option whose environment still fails is dropped, and a fix left with no install
     it offered is no fix. Notes and warnings keep theirs only where they pass too."""
     result = []
-    held: dict = {}  # one re-check per distinct option: findings of one target often offer the same install
+    held: Dict[Tuple[str, ...], Optional[bool]] = {}  # one re-check per distinct option: findings of one target often offer the same install
     for finding in findings:
         fix = finding.fix
         if fix is None or not fix.commands:
@@ -217,7 +220,7 @@ def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
     return keep(fix.summary)
 
 
-def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findings: Sequence[Finding]) -> tuple:
+def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding]) -> Tuple[Finding, ...]:
     options = alternatives(view, candidate, kb)
     if not options:
         return tuple(findings)
@@ -236,7 +239,7 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: Any, findin
     return tuple(better)
 
 
-def _planned_torch(view: SnapshotView, targets: Sequence[Target], kb: Any) -> Optional[TorchBuild]:
+def _planned_torch(view: SnapshotView, targets: Sequence[Target], kb: KnowledgeBase) -> Optional[TorchBuild]:
     """The torch build several targets checked together install (a torch target, or another target's torch pin)."""
     candidates = []
     for target in targets:
@@ -247,7 +250,7 @@ def _planned_torch(view: SnapshotView, targets: Sequence[Target], kb: Any) -> Op
 
 
 def run_checks(
-    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Any = None,
+    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Optional[KnowledgeBase] = None,
     binaries: Optional[Mapping[str, Sequence[Any]]] = None,
 ) -> CheckReport:
     """Check ``snapshot`` against each TARGET (or every installed framework when there is none). ``binaries``: per

@@ -14,7 +14,7 @@ The knowledge base may also list the archs a torch wheel variant carries; when t
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from gpuvet.debuglog import survived
 from gpuvet.findings import make
@@ -23,10 +23,13 @@ from gpuvet.kb import libraries as roles
 from gpuvet.kb import load as load_kb
 from gpuvet.kb.compat import SOURCES, match_archs, parse_arch, parse_cc, why_no_arch
 from gpuvet.models import Finding, Fix, Message, msg
-from gpuvet.snapshot import SnapshotView
+from gpuvet.snapshot import BinaryReading, SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 
-def binary_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
+def binary_findings(view: SnapshotView, kb: Optional[KnowledgeBase] = None) -> List[Finding]:
     findings: List[Finding] = []
     gpu_groups = _gpu_groups(view.gpus)
     for binary in view.binaries:
@@ -68,7 +71,7 @@ def _gpu_label(name: str, indexes: Sequence[int]) -> str:
 
 
 def _not_in_build(
-    view: SnapshotView, kb: Any, binary: Dict[str, Any], name: str, cc: str, indexes: Sequence[int], why: Message
+    view: SnapshotView, kb: Optional[KnowledgeBase], binary: BinaryReading, name: str, cc: str, indexes: Sequence[int], why: Message
 ) -> Finding:
     package = binary.get("package") or "?"
     path = binary.get("path") or "?"
@@ -93,7 +96,7 @@ def _not_in_build(
                 actual=f"{os.path.basename(path)}: " + " ".join(sass + ptx), sources=SOURCES, **params)
 
 
-def _layer(kb: Any, package: str) -> str:
+def _layer(kb: Optional[KnowledgeBase], package: str) -> str:
     """"framework" when the package is a distribution of a framework whose binaries are its own kernels (its
     knowledge-base file says so), "packages" for an extension or a library."""
     framework = (kb if kb is not None else load_kb()).framework(package)
@@ -108,7 +111,7 @@ def _expected(cc: str, sm: str) -> Message:
     return msg("binary.arch_not_in_build.expected", sm=sm, ptx=f"compute_{sm[3:]}")
 
 
-def _fix(kb: Any, package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:
+def _fix(kb: Optional[KnowledgeBase], package: str, version: Optional[str], cc: str, params: Dict[str, Any]) -> Fix:
     arch_list = "%d.%d" % parse_cc(cc)  # TORCH_CUDA_ARCH_LIST entry: SASS for exactly this GPU
     rebuild = f'TORCH_CUDA_ARCH_LIST="{arch_list}" pip install --no-build-isolation --no-binary {package} {package}'
     if package == "torch":
@@ -133,7 +136,7 @@ def _installed_version(view: SnapshotView, package: str) -> Optional[str]:
 # -- knowledge base (duck-typed: gpuvet.kb is written alongside; every access is guarded) ---------------------------
 
 
-def _kb_framework(kb: Any, name: str) -> Any:
+def _kb_framework(kb: Optional[KnowledgeBase], name: str) -> Any:
     if kb is None:
         return None
     try:
@@ -143,7 +146,7 @@ def _kb_framework(kb: Any, name: str) -> Any:
         return None
 
 
-def _kb_variant(kb: Any, name: str, version: str) -> Any:
+def _kb_variant(kb: Optional[KnowledgeBase], name: str, version: str) -> Any:
     framework = _kb_framework(kb, name)
     if framework is None:
         return None
@@ -161,7 +164,7 @@ def _kb_variant(kb: Any, name: str, version: str) -> Any:
         return None
 
 
-def _kb_release_carrying(kb: Any, name: str, cc: str) -> Optional[Tuple[str, str, str]]:
+def _kb_release_carrying(kb: Optional[KnowledgeBase], name: str, cc: str) -> Optional[Tuple[str, str, str]]:
     """The newest (release, variant, install command) the KB says runs on ``cc``; None when it cannot say."""
     framework = _kb_framework(kb, name)
     releases = getattr(framework, "releases", None) if framework is not None else None
@@ -182,7 +185,7 @@ def _kb_release_carrying(kb: Any, name: str, cc: str) -> Optional[Tuple[str, str
     return None
 
 
-def _kb_disagreements(view: SnapshotView, kb: Any) -> List[Finding]:
+def _kb_disagreements(view: SnapshotView, kb: Optional[KnowledgeBase]) -> List[Finding]:
     version = _installed_version(view, "torch")
     torch_binaries = [b for b in view.binaries if b.get("package") == "torch" and not b.get("error")]
     if kb is None or not version or not torch_binaries:

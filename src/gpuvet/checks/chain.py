@@ -10,7 +10,22 @@ Nothing here knows a specific framework: everything framework-specific is data o
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Hashable,
+    Iterable,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    cast,
+)
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
@@ -21,6 +36,10 @@ from gpuvet.kb import libraries as roles
 from gpuvet.kb.loader import normalize_name
 from gpuvet.models import Finding, Link, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework, Release, Variant
 
 
 def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[str, ...]:
@@ -44,9 +63,9 @@ def _arch_commands(candidate: "Candidate", platform: str = "x86_64") -> Tuple[st
 class Candidate(NamedTuple):
     """One installable build: a framework release in one variant."""
 
-    framework: Any  # gpuvet.kb.Framework
-    release: Any  # gpuvet.kb.Release
-    variant: Any  # gpuvet.kb.Variant
+    framework: Framework
+    release: Release
+    variant: Variant
     # each library this build is known to carry from elsewhere than this machine, unit by unit where read (a capture's
     # ``cuda_archs``): like installed binaries they win over the knowledge base's lists. None: not known.
     binaries: Optional[Tuple[compat.Library, ...]] = None
@@ -90,7 +109,7 @@ def major_minor(text: Optional[str]) -> Optional[str]:
     return f"{release[0]}.{release[1]}"
 
 
-def gpu_compute_capability(gpu: Dict[str, Any], kb: Any) -> Tuple[Optional[str], Optional[str]]:
+def gpu_compute_capability(gpu: Dict[str, Any], kb: KnowledgeBase) -> Tuple[Optional[str], Optional[str]]:
     """The GPU's compute capability and where it came from: the snapshot, else the KB's model record."""
     cc = gpu.get("compute_capability")
     if cc:
@@ -118,20 +137,23 @@ def sources_of(*records: Any) -> Tuple[str, ...]:
 # --------------------------------------------------------------------------------------------------------------
 # The machine and the build as the compatibility model sees them (gpuvet.kb.compat)
 # --------------------------------------------------------------------------------------------------------------
-def _memo(view: SnapshotView, key: Any, make: Any) -> Any:
+_Made = TypeVar("_Made")
+
+
+def _memo(view: SnapshotView, key: Hashable, make: Callable[[], _Made]) -> _Made:
     """Per view (one machine), computed once: the chain asks the same questions for every candidate build."""
-    cache = view.__dict__.setdefault("_chain_memo", {})
+    cache: Dict[Hashable, Any] = view.__dict__.setdefault("_chain_memo", {})
     if key not in cache:
         cache[key] = make()
-    return cache[key]
+    return cast(_Made, cache[key])  # what make() gave for this key: each key names one question
 
 
-def model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
+def model_gpus(view: SnapshotView, kb: KnowledgeBase) -> List[Tuple[str, compat.Gpu]]:
     """Each distinct GPU model of the machine as the model sees it, with a label naming its indexes."""
     return _memo(view, ("gpus", id(kb)), lambda: _model_gpus(view, kb))
 
 
-def _model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
+def _model_gpus(view: SnapshotView, kb: KnowledgeBase) -> List[Tuple[str, compat.Gpu]]:
     groups: Dict[Tuple[str, Optional[str]], List[str]] = {}
     for position, gpu in enumerate(view.gpus):
         cc, _ = gpu_compute_capability(gpu, kb)
@@ -145,11 +167,11 @@ def _model_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, compat.Gpu]]:
     return found
 
 
-def model_host(view: SnapshotView, kb: Any) -> compat.Host:
+def model_host(view: SnapshotView, kb: KnowledgeBase) -> compat.Host:
     return _memo(view, ("host", id(kb)), lambda: _model_host(view, kb))
 
 
-def _model_host(view: SnapshotView, kb: Any) -> compat.Host:
+def _model_host(view: SnapshotView, kb: KnowledgeBase) -> compat.Host:
     system = ((view.value("host.os") or {}).get("system") or "").lower()
     gpus = [gpu for _, gpu in model_gpus(view, kb)]
     machine = view.value("host.machine")
@@ -219,7 +241,7 @@ def binary_libraries(view: SnapshotView, candidate: Candidate) -> Optional[Tuple
     return roles.from_records(spec, records) or None
 
 
-def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
+def judgements(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     """Per GPU model: the platform rule, then how the build's code reaches the GPU (each link asks its own rule,
     so a driver problem does not hide a missing arch)."""
     variant = candidate.variant  # keyed by content: effective() makes new variant objects with a borrowed CUDA
@@ -231,7 +253,7 @@ def judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[
     return _memo(view, key, lambda: _judgements(view, candidate, kb))
 
 
-def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
+def _judgements(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Tuple[str, compat.Gpu, compat.Judgement]]:
     host = model_host(view, kb)
     build = model_build(view, candidate, host)
     found = []
@@ -250,7 +272,7 @@ def _judgements(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Tuple
 ARM_CPU_VARIANT = "cpu-aarch64"  # PyTorch's own name for its Arm CPU build (its release build matrix: CPU_AARCH64)
 
 
-def on_platform(view: SnapshotView, candidate: Candidate, kb: Any) -> Candidate:
+def on_platform(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> Candidate:
     """The candidate as plain ``pip install NAME==VERSION`` installs it on this machine's platform.
 
     On an Arm host (an SBSA server such as a GH200, or a Jetson) pip takes the release's manylinux aarch64 wheel. Where
@@ -281,7 +303,7 @@ def _windows(candidate: Candidate) -> Optional[compat.WindowsBuild]:
     return compat.windows_build(candidate.framework.extra.get("windows") or (), candidate.release.version)
 
 
-def native_windows_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+def native_windows_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Finding]:
     """Native Windows (a Windows driver model or OS in the input; WSL2 is Linux): a CUDA build of a release whose
     framework file says it has none for Windows fails, one that only builds from source there warns (one rule,
     ``compat.windows_build``, over the ``[[windows]]`` data of every framework file). Part of the framework link, so
@@ -304,7 +326,7 @@ def _own_index_command(candidate: Candidate, variant: Any) -> str:
     return f"pip install {framework.distributions[0]}=={release.version} --index-url {index}"
 
 
-def install_here(view: SnapshotView, candidate: Candidate, kb: Any) -> str:
+def install_here(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> str:
     """The command that installs this very build on this machine. On native Windows a plain ``pip install torch==X``
     takes PyPI's CPU wheel (``on_platform``), so a CUDA build is named from its publisher's own index there."""
     if (candidate.variant.cuda and model_host(view, kb).os == "windows"
@@ -338,7 +360,7 @@ def platform_cuda_builds(candidate: Candidate, host: compat.Host, gpus: Sequence
 # --------------------------------------------------------------------------------------------------------------
 # driver: the GPU's own floor (rule 5), then the build's CUDA runtime (rule 4)
 # --------------------------------------------------------------------------------------------------------------
-def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def driver_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     cuda = candidate.variant.cuda
     if not cuda:
         return LayerResult(Link("driver", Verdict.SKIP, view.driver_version, msg("link.not_needed_cpu")))
@@ -420,7 +442,7 @@ def driver_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
 JETSON_CUDA_COMMANDS = ("nvidia-smi", "cat /etc/nv_tegra_release", "apt show nvidia-jetpack")
 
 
-def _jetson_driver_layer(view: SnapshotView, candidate: Candidate, kb: Any, host: compat.Host) -> LayerResult:
+def _jetson_driver_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, host: compat.Host) -> LayerResult:
     """On Jetson the driver comes with JetPack (L4T) and is numbered its own way: the CUDA that JetPack carries decides
     (gpuvet.kb.compat, rule 4 on Jetson). When no input says which CUDA that is, the link is unknown and a finding says
     so and how to learn it, never a silent unknown; a JetPack whose CUDA is older than the build's fails."""
@@ -460,7 +482,7 @@ def _driver_commands(view: SnapshotView, branch: str) -> Tuple[str, ...]:
     return ()
 
 
-def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: Any, minimum: str, actual: Any) -> Finding:
+def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, floor: Any, minimum: Optional[str], actual: Any) -> Finding:
     cuda = candidate.variant.cuda
     branch = kb.driver_branch_for_cuda(cuda) or f">= {minimum}"
     # cuda-compat is offered only where the compatibility model says it can lift this GPU on this driver: a
@@ -487,7 +509,7 @@ def _driver_too_old(view: SnapshotView, candidate: Candidate, kb: Any, floor: An
                 commands=commands, sources=sources, **facts)
 
 
-def _last_branch_below(view: SnapshotView, kb: Any, minimum: str) -> Optional[Tuple[str, int, str]]:
+def _last_branch_below(view: SnapshotView, kb: KnowledgeBase, minimum: Optional[str]) -> Optional[Tuple[str, int, str]]:
     """(architecture, its last driver branch, source) of a GPU here whose last branch is older than ``minimum``."""
     needed = version_or_none(minimum)
     if needed is None:
@@ -500,7 +522,7 @@ def _last_branch_below(view: SnapshotView, kb: Any, minimum: str) -> Optional[Tu
     return None
 
 
-def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -> Finding:
+def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: Optional[str]) -> Finding:
     error = view.driver_error
     reason = view.fact("driver.version").get("reason") or ""
     return make("checks.no_driver", build=candidate.label, reason=error or reason or "-", minimum=minimum,
@@ -511,7 +533,7 @@ def _no_driver_finding(view: SnapshotView, candidate: Candidate, minimum: str) -
 # --------------------------------------------------------------------------------------------------------------
 # CUDA: PTX from the build's toolkit needs a driver at least as new (rule 2); a local toolkit for extensions
 # --------------------------------------------------------------------------------------------------------------
-def cuda_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def cuda_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     cuda = candidate.variant.cuda
     if not cuda:
         return LayerResult(Link("cuda", Verdict.SKIP, None, msg("link.not_needed_cpu")))
@@ -591,7 +613,7 @@ def _library_layer(
     return LayerResult(Link(layer, verdict, have_text, wanted, source), (finding,))
 
 
-def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     result = _library_layer(view, candidate, "cudnn", candidate.variant.cudnn, "nvidia-cudnn-", "cudnn_mismatch")
     floors = [
         make("checks.library_cc_floor", gpu=label, cc=gpu.cc, library=j.facts["library"], version=j.facts["version"],
@@ -605,12 +627,12 @@ def cudnn_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResul
     return LayerResult(link, result.findings + tuple(floors))
 
 
-def nccl_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def nccl_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     result = _library_layer(view, candidate, "nccl", candidate.variant.nccl, "nvidia-nccl-", "nccl_mismatch")
     return result._replace(findings=result.findings + tuple(_nccl_native_notes(view, candidate, kb)))
 
 
-def _nccl_native_notes(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+def _nccl_native_notes(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Finding]:
     """On 2+ GPUs: an NCCL older than the first release with SASS for the GPUs' architecture runs its kernels from an
     older architecture's PTX (kb/data/nccl.toml ``native_sass``, read from NCCL's own makefiles)."""
     if len(view.whole_gpus) < 2 or not candidate.variant.cuda:
@@ -638,7 +660,8 @@ def _installed_version(view: SnapshotView, candidate: Candidate) -> Optional[str
     installed = installed_build(view, candidate.framework)
     if installed and version_or_none(installed.get("version")):
         if version_or_none(installed["version"]).public == Version(candidate.release.version).public:  # type: ignore[union-attr]  # parses: checked on the line above
-            return installed["version"]
+            installed_version: str = installed["version"]
+            return installed_version
     return None
 
 
@@ -668,7 +691,7 @@ def _cuda_build_commands(candidate: Candidate, installed: Optional[Dict[str, Any
     uninstall: Tuple[str, ...] = ()
     if installed and installed.get("version"):
         uninstall = (f"pip uninstall -y {installed.get('distribution') or candidate.framework.distributions[0]}",)
-    names = [release.default_variant] + [n for n in release.variants if n != release.default_variant]
+    names = ([release.default_variant] if release.default_variant else []) + [n for n in release.variants if n != release.default_variant]
     for name in names:
         variant = release.variants.get(name)
         if variant is not None and variant.cuda and variant.install:
@@ -676,7 +699,7 @@ def _cuda_build_commands(candidate: Candidate, installed: Optional[Dict[str, Any
     return ()
 
 
-def _cpu_build_fix(view: SnapshotView, candidate: Candidate, kb: Any, installed: Optional[Dict[str, Any]]
+def _cpu_build_fix(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, installed: Optional[Dict[str, Any]]
                    ) -> Tuple[str, Tuple[str, ...], Tuple[str, ...], Dict[str, Any]]:
     """(fix id, commands, their sources, facts) of a CPU build on a machine with GPUs: the same release's CUDA build
     for this platform. On x86_64 that is the release's own CUDA variant; on an Arm host the build its publisher makes
@@ -703,7 +726,7 @@ def _cpu_build_fix(view: SnapshotView, candidate: Candidate, kb: Any, installed:
     return "checks.cpu_only_build.fix_platform_none", (), (), {}
 
 
-def framework_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def framework_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     findings: List[Finding] = []
     verdict = Verdict.PASS
     gpus = view.gpus
@@ -845,7 +868,7 @@ def _first_url(source: str) -> Optional[str]:
     return found.group(0).rstrip(");,") if found else None
 
 
-def _toolkit_note(kb: Any, cuda: Optional[str], cc: Optional[str]) -> Any:
+def _toolkit_note(kb: KnowledgeBase, cuda: Optional[str], cc: Optional[str]) -> Any:
     """Why the list is what it is, when the toolkit could not have targeted the GPU (an explanation, never a fail)."""
     targets = kb.toolkit_sass(cuda) if cuda else None
     if not targets or not cc or "sm_" + cc.replace(".", "") in targets:
@@ -870,7 +893,8 @@ def free_threaded_wheels(candidate: Candidate, python: str) -> Optional[Mapping[
     """The framework file's ``[[free_threaded]]`` record that says whether this release publishes wheels for the
     free-threaded CPython ``python`` ("3.13"): ``wheels`` true or false (``abi3``: only stable-ABI wheels); None when
     no record covers it (not known)."""
-    for record in candidate.framework.extra.get("free_threaded") or ():
+    records: Iterable[Mapping[str, Any]] = candidate.framework.extra.get("free_threaded") or ()
+    for record in records:
         if record.get("python") not in (None, python):
             continue
         if versions.in_specifier(candidate.release.version, str(record.get("releases") or "")) and "wheels" in record:
@@ -911,7 +935,7 @@ def _python_in(spec: SpecifierSet) -> str:
     return (settled or minors or ["3"])[-1 if settled else 0]
 
 
-def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResult:
+def python_layer(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> LayerResult:
     findings: List[Finding] = []
     release = candidate.release
     python = view.python_version
@@ -961,7 +985,7 @@ def python_layer(view: SnapshotView, candidate: Candidate, kb: Any) -> LayerResu
 LAYERS = (driver_layer, cuda_layer, cudnn_layer, nccl_layer, framework_layer, python_layer)
 
 
-def evaluate(view: SnapshotView, candidate: Candidate, kb: Any) -> Tuple[Tuple[Link, ...], Tuple[Finding, ...]]:
+def evaluate(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> Tuple[Tuple[Link, ...], Tuple[Finding, ...]]:
     """Run every layer in chain order."""
     links: List[Link] = []
     findings: List[Finding] = []

@@ -8,12 +8,15 @@ alone: gpuvet does not guess.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from gpuvet.checks.chain import Candidate, install_here, sources_of, version_or_none
 from gpuvet.findings import make
 from gpuvet.models import Finding, Severity
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 
 def _made_for(framework: Any, companion: str, version: str) -> Optional[str]:
@@ -55,7 +58,7 @@ def companion_findings(view: SnapshotView, candidate: Candidate, installed_relea
     return findings
 
 
-def install_with_companions(view: SnapshotView, candidate: Candidate, kb: Any) -> str:
+def install_with_companions(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> str:
     """The build's install command with each installed companion at the release that goes with it, from the same
     index (``torch==2.11.0 torchvision==0.26.0 --index-url .../cu128``): installed alone, the new torch leaves
     torchvision made for the old one, which then fails to load."""

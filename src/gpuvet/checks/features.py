@@ -7,13 +7,16 @@ Data: ``kb/data/precision.toml`` (bf16, TF32, FP8, FlashAttention floors ... eac
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Tuple
 
 from gpuvet.checks.chain import Candidate, gpu_compute_capability, sources_of, version_or_none
 from gpuvet.findings import make
 from gpuvet.models import Finding
 from gpuvet.snapshot import SnapshotView
 from gpuvet.tomlfile import load_toml
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 
 @lru_cache(maxsize=1)
@@ -46,7 +49,7 @@ def _below(cc: str, floor: Any, ceiling: Any = None) -> bool:
     return have < low or (high is not None and have > high)
 
 
-def _distinct_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, str]]:
+def _distinct_gpus(view: SnapshotView, kb: KnowledgeBase) -> List[Tuple[str, str]]:
     seen: List[Tuple[str, str]] = []
     for gpu in view.gpus:
         cc, _ = gpu_compute_capability(gpu, kb)
@@ -56,7 +59,7 @@ def _distinct_gpus(view: SnapshotView, kb: Any) -> List[Tuple[str, str]]:
     return seen
 
 
-def precision_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+def precision_findings(view: SnapshotView, kb: KnowledgeBase) -> List[Finding]:
     """One info finding per GPU model listing the precision/kernel features it lacks."""
     findings = []
     for name, cc in _distinct_gpus(view, kb):
@@ -72,7 +75,7 @@ def precision_findings(view: SnapshotView, kb: Any) -> List[Finding]:
     return findings
 
 
-def target_feature_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+def target_feature_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Finding]:
     """A release's own feature floors (bitsandbytes' LLM.int8() needs 7.5): the build runs, that feature does not."""
     features = candidate.extra("features") or {}
     findings = []

@@ -14,12 +14,27 @@ are: the model has nothing to apply them to. Pure functions: the check to run ag
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.probe.names import canonical_name
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework
 
 # pip's options that take a value: their value is no requirement.
 _VALUED = {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "-c", "--constraint",
@@ -89,7 +104,7 @@ def _spec_parts(spec: str) -> Optional[Tuple[str, str, Optional[str]]]:
     return canonical_name(name), public, (local or None)
 
 
-def _variant_of(framework: Any, version: str, local: Optional[str], command: str) -> Optional[str]:
+def _variant_of(framework: Optional[Framework], version: str, local: Optional[str], command: str) -> Optional[str]:
     """The variant a command installs: the one whose own install line it is, else the label or index it names,
     else the release's default (what PyPI gives)."""
     release = framework.release(version) if framework is not None else None
@@ -98,8 +113,9 @@ def _variant_of(framework: Any, version: str, local: Optional[str], command: str
     for variant in release.variants.values():
         if variant.install and variant.install.strip() == command.strip():
             return variant.name
-    if local and release.variant(local) is not None:
-        return release.variant(local).name
+    named = release.variant(local) if local else None
+    if named is not None:
+        return named.name
     # The variant whose own index the command names (its companions added: torch==X torchvision==Y --index-url ...)
     for variant in release.variants.values():
         index = str(getattr(variant, "index_url", "") or "")
@@ -108,7 +124,7 @@ def _variant_of(framework: Any, version: str, local: Optional[str], command: str
     return release.default_variant
 
 
-def plan_of(commands: Sequence[str], kb: Any) -> Optional[Plan]:
+def plan_of(commands: Sequence[str], kb: KnowledgeBase) -> Optional[Plan]:
     """The plan of one fix option (its uninstalls, then one install), or None when a command is not an exact
     ``pip install`` of builds (the model then has nothing to verify)."""
     installs: List[Build] = []
@@ -149,7 +165,7 @@ def _installed_version(snapshot: Mapping[str, Any], name: str) -> Optional[str]:
     return None
 
 
-def _pulled(plan: Plan, kb: Any, installed: Callable[[str], Optional[str]]) -> List[Build]:
+def _pulled(plan: Plan, kb: KnowledgeBase, installed: Callable[[str], Optional[str]]) -> List[Build]:
     """The builds pip brings with the plan's: each planned framework's ``requires`` pins, where the plan does not
     name them itself. An exact pin gives that release's default build; a range the environment does not meet gives
     the newest release the knowledge base holds in it (what pip's resolver takes from PyPI)."""
@@ -178,7 +194,7 @@ def _pulled(plan: Plan, kb: Any, installed: Callable[[str], Optional[str]]) -> L
     return pulled
 
 
-def applied(snapshot: Mapping[str, Any], plan: Plan, kb: Any) -> Dict[str, Any]:
+def applied(snapshot: Mapping[str, Any], plan: Plan, kb: KnowledgeBase) -> Dict[str, Any]:
     """A copy of ``snapshot`` as the environment would be once the plan ran."""
     result = dict(snapshot)
     builds = list(plan.installs) + _pulled(plan, kb, lambda name: _installed_version(snapshot, name))
@@ -231,7 +247,7 @@ def _labelled(build: Build, release: Any) -> bool:
     return build.labelled or build.variant != release.default_variant
 
 
-def target_text(build: Build, kb: Any) -> str:
+def target_text(build: Build, kb: KnowledgeBase) -> str:
     """The check target that judges ``build``: its exact version, and its variant where the version carries it."""
     framework = kb.framework(build.name)
     release = framework.release(build.version) if framework is not None else None
@@ -243,7 +259,7 @@ def target_text(build: Build, kb: Any) -> str:
 Check = Callable[[Mapping[str, Any], str], str]  # (snapshot, target) -> verdict value ("pass", "warn", "fail", ...)
 
 
-def holds(snapshot: Mapping[str, Any], commands: Sequence[str], kb: Any, check: Check,
+def holds(snapshot: Mapping[str, Any], commands: Sequence[str], kb: KnowledgeBase, check: Check,
           also: Sequence[str] = ()) -> Optional[bool]:
     """Does the environment hold once ``commands`` ran (no target fails ``check``)? Each build the plan installs is
     checked, and each target of ``also`` whose framework the plan leaves in place. None: the commands are no plan
@@ -262,7 +278,7 @@ def holds(snapshot: Mapping[str, Any], commands: Sequence[str], kb: Any, check: 
     return all(check(after, target) != "fail" for target in targets)
 
 
-def _target_name(target: str, kb: Any) -> str:
+def _target_name(target: str, kb: KnowledgeBase) -> str:
     name = canonical_name(target.split("==")[0].split("[")[0].split(">")[0].split("<")[0].strip())
     framework = kb.framework(name)
     return framework.name if framework is not None else name

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from gpuvet.checks.health import port_is_up, port_state, rdma_ports
 from gpuvet.findings import make
@@ -18,6 +18,9 @@ from gpuvet.kb.thresholds import load_thresholds
 from gpuvet.models import Finding
 from gpuvet.probe.facts import is_found
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 NONE = "none"  # the snapshot says the thing is absent (no NCCL, no torch), as opposed to None: cannot tell
 
@@ -216,7 +219,7 @@ def _describe(group: FieldGroup) -> str:
     return "; ".join(f"{g.value or '?'}: {', '.join(g.hosts)}" for g in group.values)
 
 
-def _version_key(text: str):
+def _version_key(text: str) -> Tuple[int, Union[Version, str]]:
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -257,7 +260,7 @@ def _majority_widths(named_snapshots: Sequence[Tuple[str, Mapping[str, Any]]]) -
 
     Per model, because some cards are x8 by design: only a card narrower than its own siblings is an outlier.
     """
-    widths: Dict[str, Counter] = {}
+    widths: Dict[str, Counter[int]] = {}
     for _, snapshot in named_snapshots:
         for gpu in _gpus(SnapshotView(snapshot)) or []:
             width = (gpu.get("pcie") or {}).get("width_current")

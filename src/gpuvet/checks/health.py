@@ -7,12 +7,15 @@ sources live in ``gpuvet/smoke/data/thresholds.toml`` ([health]).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from gpuvet.findings import make
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
 from gpuvet.models import Finding, Severity, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 _LAYER = "gpu"
 
@@ -28,7 +31,7 @@ _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note",
 
 
 def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Any = None,
-             actual: Any = None, fix_commands: tuple = (), detail_variant: str = "", **params: Any) -> Finding:
+             actual: Any = None, fix_commands: Tuple[str, ...] = (), detail_variant: str = "", **params: Any) -> Finding:
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
     return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,
@@ -354,7 +357,7 @@ def _sources(text: str) -> Tuple[str, ...]:
     return tuple(s.strip() for s in text.split(";") if s.strip())
 
 
-def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
+def _kb_segment(kb: Optional[KnowledgeBase], name: Optional[str]) -> Optional[str]:
     """datacenter | workstation | consumer | embedded, as the knowledge base's GPU model says; None when unknown."""
     if kb is None or not name:
         return None
@@ -362,7 +365,7 @@ def _kb_segment(kb: Any, name: Optional[str]) -> Optional[str]:
     return getattr(model, "segment", None) if model is not None else None
 
 
-def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
+def _kb_pcie_gen(kb: Optional[KnowledgeBase], name: Optional[str]) -> Optional[int]:
     if kb is None or not name:
         return None
     try:
@@ -372,7 +375,7 @@ def _kb_pcie_gen(kb: Any, name: Optional[str]) -> Optional[int]:
     return _int(getattr(model, "pcie_gen", None)) if model is not None else None
 
 
-def health_findings(view: SnapshotView, kb: Any = None, thresholds: Optional[Thresholds] = None) -> List[Finding]:
+def health_findings(view: SnapshotView, kb: Optional[KnowledgeBase] = None, thresholds: Optional[Thresholds] = None) -> List[Finding]:
     """Every health finding for the GPUs in ``view`` (empty when the snapshot has no GPU list)."""
     rules = (thresholds or load_thresholds()).health
     findings: List[Finding] = []

@@ -12,7 +12,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from gpuvet.checks.chain import major_minor, model_gpus, model_host
 from gpuvet.checks.machine import requirement_findings
@@ -22,8 +22,11 @@ from gpuvet.kb.images import PREFIX, VLLM, Image, describe, order, os_of, tags
 from gpuvet.models import Finding, Fix, Link, Severity, TargetResult, Verdict, msg
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
-def _judge(view: SnapshotView, image: Image, kb: Any) -> Tuple[str, List[Finding], Optional[compat.Judgement], str]:
+
+def _judge(view: SnapshotView, image: Image, kb: KnowledgeBase) -> Tuple[str, List[Finding], Optional[compat.Judgement], str]:
     """compat's status for the image on this machine, the findings, the runtime judgement, and the status of the
     driver alone (start and runtime, before the GPU's architecture is weighed)."""
     findings: List[Finding] = []
@@ -104,7 +107,7 @@ def _runtime_finding(view: SnapshotView, image: Image, runtime: compat.Judgement
     return None
 
 
-def newest_fitting(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]:
+def newest_fitting(view: SnapshotView, image: Image, kb: KnowledgeBase) -> Optional[Image]:
     """The newest tag of the image's family and kind (from the data) that starts and runs on this machine."""
     for other in tags(image, kb):
         if other.tag != image.tag and _judge(view, other, kb)[0] == compat.RUNS:
@@ -112,7 +115,7 @@ def newest_fitting(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]
     return None
 
 
-def newest_fitting_other_os(view: SnapshotView, image: Image, kb: Any) -> Optional[Image]:
+def newest_fitting_other_os(view: SnapshotView, image: Image, kb: KnowledgeBase) -> Optional[Image]:
     """When no tag of the image's own OS fits: the newest tag of the same flavor on another OS that starts and runs on
     this machine (nvidia/cuda only; for one CUDA, the same distribution's newest release first)."""
     for other in tags(image, kb, other_os=True):
@@ -136,7 +139,7 @@ def _choose(finding: Finding, better: Image, image: Image) -> Finding:
     return finding._replace(fix=Fix(summary, commands))
 
 
-def _unknown_tag(image: Optional[Image], ref: str, kb: Any) -> Finding:
+def _unknown_tag(image: Optional[Image], ref: str, kb: KnowledgeBase) -> Finding:
     """The finding for a tag of a known family that the data does not describe."""
     data = kb.images()
     if image is not None and image.family == VLLM:
@@ -147,15 +150,15 @@ def _unknown_tag(image: Optional[Image], ref: str, kb: Any) -> Finding:
                     commands=(f"gpuvet check vllm=={release}",) if known else (), sources=(data["vllm_openai"]["source"],))
     known_tags = [i.tag for i in (tags(image, kb) if image is not None else [])][:5]
     if not known_tags and image is not None and image.family != "nvidia/cuda":  # another suffix: name them all
-        framework = image.family.rsplit("/", 1)[-1]
-        known_tags = ["%s-%s" % (r["version"], s) for r in data["ngc"]["release"] if r["framework"] == framework
+        family_name = image.family.rsplit("/", 1)[-1]
+        known_tags = ["%s-%s" % (r["version"], s) for r in data["ngc"]["release"] if r["framework"] == family_name
                       for s in r.get("tags", ["py3"])][:5]
     table = "nvidia_cuda" if image is not None and image.family == "nvidia/cuda" else "ngc"
     return make("checks.image_tag_unknown", image=ref, known=", ".join(known_tags) or "-",
                 sources=(data[table]["source"],))
 
 
-def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
+def image_result(view: SnapshotView, ref: str, kb: KnowledgeBase) -> TargetResult:
     """The check of one ``image:REF`` target whose family the knowledge base knows (see ``describe``)."""
     image = describe(ref, kb)
     text = PREFIX + ref
@@ -193,7 +196,7 @@ def image_result(view: SnapshotView, ref: str, kb: Any) -> TargetResult:
 _RUNTIME_WHEEL = re.compile(r"^nvidia-cuda-runtime(-cu\d+)?$")
 
 
-def replay_base(capture: Any, target: Any, kb: Any) -> Dict[str, Any]:
+def replay_base(capture: Any, target: Any, kb: KnowledgeBase) -> Dict[str, Any]:
     """The base image of ``gpuvet replay --emit``'s Dockerfile and why: ``{"image", "reason", ...facts}``.
 
     ``wheels``: the lock holds NVIDIA's CUDA runtime wheel, so a Python image suffices. ``cuda_image``: the capture

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gpuvet.checks.chain import Candidate, evaluate
 from gpuvet.checks.resolve import first_fit
@@ -26,6 +26,9 @@ from gpuvet.ingest.project import _variant  # the backend a PyTorch index URL na
 from gpuvet.kb import versions
 from gpuvet.models import Finding, Severity, Verdict
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 _PIP = re.compile(r"^(?:python3?\s+-m\s+)?pip3?\s+(?P<rest>(?:install|uninstall)\b.*)$")
 _TORCH_INDEX = re.compile(r"\s--index-url[ =]https://download\.pytorch\.org/whl/(?P<backend>cu\d+|cpu|rocm[\d.]+|xpu)/?(?=\s|$)")
@@ -129,7 +132,7 @@ def _cuda_of(backend: str) -> Optional[str]:
     return "%s.%s" % (match.group(1), match.group(2)) if match else None
 
 
-def torch_build(pip: PipCommand, kb: Any) -> Optional[TorchBuild]:
+def torch_build(pip: PipCommand, kb: KnowledgeBase) -> Optional[TorchBuild]:
     """The torch build one ``pip install torch==V ...`` names: from its PyTorch index, its local version (+cu121), or,
     from PyPI's default index, the variant of gpuvet's data with that very install command. None otherwise."""
     if pip.action != "install" or len(pip.specs) != 1:
@@ -167,13 +170,13 @@ def _conda_package(build: TorchBuild, channel: Dict[str, Any]) -> Optional[str]:
     return None
 
 
-def as_conda(command: str, kb: Any) -> str:
+def as_conda(command: str, kb: KnowledgeBase) -> str:
     """``command`` for a conda environment: PyTorch's own conda package where it published one for that torch
     release and CUDA version (the channels of that era), else the pip command inside the environment, reason said."""
     return _each(command, lambda part: _as_conda(part, kb))
 
 
-def _as_conda(command: str, kb: Any) -> Written:
+def _as_conda(command: str, kb: KnowledgeBase) -> Written:
     pip = parse_pip(command)
     if pip is None:
         return command, []
@@ -208,7 +211,7 @@ def _pixi_spec(spec: str) -> str:
     return shlex.quote(spec)
 
 
-def as_pixi(command: str, kb: Any) -> str:
+def as_pixi(command: str, kb: KnowledgeBase) -> str:
     """``command`` for a pixi workspace: the build as a PyPI dependency (``pixi add --pypi``, its index with
     ``--index``), a CUDA torch build after ``pixi workspace system-requirements add cuda MAJOR``; what ``pixi add``
     cannot say (extra indexes, find-links, build isolation) is said in the comment, as the manifest's
@@ -216,7 +219,7 @@ def as_pixi(command: str, kb: Any) -> str:
     return _each(command, lambda part: _as_pixi(part, kb))
 
 
-def _as_pixi(command: str, kb: Any) -> Written:
+def _as_pixi(command: str, kb: KnowledgeBase) -> Written:
     pip = parse_pip(command)
     if pip is None:
         return command, []
@@ -247,7 +250,7 @@ def _as_pixi(command: str, kb: Any) -> Written:
 # --------------------------------------------------------------------------------------------- all of them
 
 
-def translate(command: str, installer: str, kb: Any) -> str:
+def translate(command: str, installer: str, kb: KnowledgeBase) -> str:
     """One install command as ``installer`` writes it."""
     if installer == "uv":
         return " && ".join(as_uv(part.strip()) for part in command.split(" && "))
@@ -258,7 +261,7 @@ def translate(command: str, installer: str, kb: Any) -> str:
     return command
 
 
-def install_lines(commands: Any, installer: str, kb: Any) -> Any:
+def install_lines(commands: Any, installer: str, kb: KnowledgeBase) -> Any:
     """Install commands (one string or a list) as ``installer`` writes them."""
     if installer == "pip" or commands is None:
         return commands
@@ -267,7 +270,7 @@ def install_lines(commands: Any, installer: str, kb: Any) -> Any:
     return [translate(c, installer, kb) for c in commands]
 
 
-def with_installer(report: Any, installer: str, kb: Any) -> Any:
+def with_installer(report: Any, installer: str, kb: KnowledgeBase) -> Any:
     """The check report with every fix's commands written for ``installer`` ("pip": unchanged)."""
     if installer == "pip":
         return report
@@ -304,7 +307,7 @@ def uv_auto_backends(driver: Optional[str], table: Sequence[Sequence[str]]) -> L
     return chosen + ["cpu"]
 
 
-def uv_auto_candidate(view: SnapshotView, target: Target, kb: Any) -> Optional[Candidate]:
+def uv_auto_candidate(view: SnapshotView, target: Target, kb: KnowledgeBase) -> Optional[Candidate]:
     """The torch build ``uv pip install '<target>' --torch-backend=auto`` would install here: the newest release the
     target admits (and this Python runs) on the first index in uv's order that has one. None when gpuvet's
     knowledge base has no such build."""
@@ -322,7 +325,7 @@ def uv_auto_candidate(view: SnapshotView, target: Target, kb: Any) -> Optional[C
     return None
 
 
-def uv_auto_findings(view: SnapshotView, targets: Sequence[Target], kb: Any) -> List[Finding]:
+def uv_auto_findings(view: SnapshotView, targets: Sequence[Target], kb: KnowledgeBase) -> List[Finding]:
     """For each torch target: what ``--torch-backend=auto`` would install on this machine and whether that build
     runs here (uv reads the driver only, never the GPU's compute capability). An info note when it runs; a warning,
     with the failing layer's code and the backend to name instead, when it does not."""

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.findings import FAIL, make
 from gpuvet.models import Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 _MISMATCH_MARKERS = ("version mismatch", "driver/library", "system has unsupported display driver")
 
@@ -71,7 +74,7 @@ def days_between(earlier: str, later: str) -> Optional[int]:
     return round((end - start) / 86400)
 
 
-def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
+def kb_age_findings(snapshot: Mapping[str, Any], kb: KnowledgeBase) -> List[Finding]:
     """``kb_stale`` when the shipped data was gathered more than ``stale_after_days`` before the machine was read
     (the snapshot's own date keeps the checks pure: no clock is read here)."""
     age = days_between(str(kb.updated), str(snapshot.get("created") or "")[:10])
@@ -81,7 +84,7 @@ def kb_age_findings(snapshot: Mapping[str, Any], kb: Any) -> List[Finding]:
                  commands=("pip install --upgrade gpuvet", "gpuvet kb update"))]
 
 
-def container_requirement_findings(view: SnapshotView, kb: Any = None) -> List[Finding]:
+def container_requirement_findings(view: SnapshotView, kb: Optional[KnowledgeBase] = None) -> List[Finding]:
     """An image's NVIDIA_REQUIRE_CUDA (a pasted ``docker image inspect``) against the host driver, judged the way the
     NVIDIA container runtime judges it before it starts the container (gpuvet.kb.compat.container_requirement)."""
     env = view.value("env")
@@ -93,7 +96,7 @@ def container_requirement_findings(view: SnapshotView, kb: Any = None) -> List[F
     return requirement_findings(view, str(env["NVIDIA_REQUIRE_CUDA"]), image, kb)[1]
 
 
-def requirement_findings(view: SnapshotView, expression: str, image: Any, kb: Any = None) -> Tuple[str, List[Finding]]:
+def requirement_findings(view: SnapshotView, expression: str, image: Any, kb: Optional[KnowledgeBase] = None) -> Tuple[str, List[Finding]]:
     """Whether the NVIDIA container runtime starts an image whose NVIDIA_REQUIRE_CUDA is ``expression`` on this host
     (compat's status: runs, fails or unknown) and the findings that say so; unknown with no finding when the snapshot
     has no driver (the driver findings already say so). Without nvidia-smi's "CUDA Version" the driver's CUDA comes
@@ -148,7 +151,7 @@ def _version_before(version: Any, floor: str) -> Any:
     return (int(match.group(1)), int(match.group(2))) < (major, minor)
 
 
-def container_engine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+def container_engine_findings(view: SnapshotView, kb: KnowledgeBase) -> List[Finding]:
     """What a pasted ``docker info`` says about running GPU containers: the nvidia runtime registered or not, a
     daemon from before ``--gpus``, the systemd cgroup driver's known GPU loss (kb/data/containers.toml)."""
     engine = view.value("container_engine")
@@ -193,7 +196,7 @@ def hung_tool_findings(view: SnapshotView) -> List[Finding]:
     return findings
 
 
-def machine_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+def machine_findings(view: SnapshotView, kb: KnowledgeBase) -> List[Finding]:
     findings = driver_findings(view) + container_findings(view) + container_requirement_findings(view, kb)
     findings += hung_tool_findings(view)
     findings += container_engine_findings(view, kb)
@@ -242,7 +245,10 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         indexes = [int(_GPU_LABEL.match(str(f.title.params["gpu"])).group(1)) for f in group]  # type: ignore[union-attr]
         label = msg("checks.gpus_label", indexes=_ranges(indexes), name=key[4])
         first = group[0]
-        retitle = lambda m: Message(m.id, dict(m.params, gpu=label))  # noqa: E731
+
+        def retitle(m: Message) -> Message:
+            return Message(m.id, dict(m.params, gpu=label))
+
         merged.append(first._replace(title=retitle(first.title), detail=retitle(first.detail),
                                      fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None))
     return merged

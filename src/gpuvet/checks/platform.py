@@ -7,14 +7,17 @@ images it offers, and one piece of advice derived from those facts: where the en
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from gpuvet.findings import make
 from gpuvet.models import Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
-def profile_of(kb: Any, name: str) -> Dict[str, Any]:
+
+def profile_of(kb: KnowledgeBase, name: str) -> Dict[str, Any]:
     """The profile of ``--platform NAME``; a usage error that lists the known platforms otherwise."""
     profile = kb.platform(name)
     if profile is None:
@@ -105,7 +108,7 @@ def _chain(messages: List[Message], key: str = "checks.platform.sentences") -> M
     return msg(key, first=messages[0], rest=_chain(messages[1:], key))
 
 
-def platform_findings(view: SnapshotView, kb: Any) -> List[Finding]:
+def platform_findings(view: SnapshotView, kb: KnowledgeBase) -> List[Finding]:
     name = platform_name(view)
     profile = kb.platform(name) if name else None
     if profile is None:

@@ -8,7 +8,7 @@ install next to it). Pure: reads the snapshot view and the knowledge base, retur
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -18,6 +18,9 @@ from gpuvet.findings import make
 from gpuvet.models import Finding, msg
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+
 # What a source build of flash-attn takes, in its README's words (the "Installation and features" section).
 _README = "https://github.com/Dao-AILab/flash-attention/blob/v{version}/README.md (Installation and features: ninja, MAX_JOBS, RAM, compile time)"
 
@@ -25,7 +28,7 @@ _README = "https://github.com/Dao-AILab/flash-attention/blob/v{version}/README.m
 TorchBuild = Tuple[str, Optional[str], Optional[str], str]  # version, CUDA, variant name, whence (a message id)
 
 
-def planned_torch(candidates: Sequence[Candidate], kb: Any) -> Optional[TorchBuild]:
+def planned_torch(candidates: Sequence[Candidate], kb: KnowledgeBase) -> Optional[TorchBuild]:
     """The torch build the other targets of one check install: a torch target itself, else the exact torch another
     target pins (vLLM, SGLang), as its PyPI default build. None when no target names one."""
     torch = kb.framework("torch")
@@ -37,13 +40,13 @@ def planned_torch(candidates: Sequence[Candidate], kb: Any) -> Optional[TorchBui
         release = torch.release(pin[2:]) if torch is not None and pin.startswith("==") else None
         if release is None:
             continue
-        default = release.variants.get(release.default_variant)
+        default = release.default
         if default is not None and default.cuda:
             return release.version, default.cuda, default.name, "checks.prebuilt.pinned_torch"
     return None
 
 
-def _torch_build(view: SnapshotView, kb: Any, planned: Optional[TorchBuild]) -> Optional[TorchBuild]:
+def _torch_build(view: SnapshotView, kb: KnowledgeBase, planned: Optional[TorchBuild]) -> Optional[TorchBuild]:
     """(version, CUDA, variant name, whence) of the torch the package would load: the installed one, else the one the
     check's other targets install, else the newest torch build that fits this machine. None when none is known."""
     torch = kb.framework("torch")
@@ -66,7 +69,7 @@ def _torch_build(view: SnapshotView, kb: Any, planned: Optional[TorchBuild]) -> 
     return fitting.release.version, fitting.variant.cuda, fitting.variant.name, "checks.prebuilt.fitting_torch"
 
 
-def cxx11_abi(kb: Any, version: str, variant: Optional[str]) -> Optional[bool]:
+def cxx11_abi(kb: KnowledgeBase, version: str, variant: Optional[str]) -> Optional[bool]:
     """The C++11 ABI torch ``version`` (build ``variant``) was built with, from torch's ``[[cxx11_abi]]`` records;
     None when no record covers it."""
     torch = kb.framework("torch")
@@ -102,7 +105,7 @@ def wheel_name(distribution: str, version: str, tag: str, torch_mm: str, abi: st
     return f"{distribution.replace('-', '_')}-{version}+cu{tag}torch{torch_mm}cxx11abi{abi}-{cp}-{cp}-linux_x86_64.whl"
 
 
-def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: Any,
+def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase,
                       planned: Optional[TorchBuild] = None) -> List[Finding]:
     """``planned``: the torch build the check's other targets install (planned_torch), used when none is installed."""
     record = kb.prebuilt_wheels(candidate.framework.name, candidate.release.version)
@@ -131,7 +134,7 @@ def prebuilt_findings(view: SnapshotView, candidate: Candidate, kb: Any,
     if fitting:
         name = wheel_name(candidate.framework.name, version, tag, torch_mm, abi, python or "XY")
         built_with = str(record["cuda"][tag])
-        facts = dict(build=candidate.label, wheel=name, torch=torch_label, built_cuda=built_with, which=which,
+        facts: Dict[str, Any] = dict(build=candidate.label, wheel=name, torch=torch_label, built_cuda=built_with, which=which,
                      pythons=", ".join(fitting), version=version, expected=name, actual=name, sources=sources)
         # setup.py skips the download and compiles when FLASH_ATTENTION_FORCE_BUILD=TRUE (its FORCE_BUILD switch)
         forced = ("pip install ninja", f"FLASH_ATTENTION_FORCE_BUILD=TRUE MAX_JOBS=4 pip install "

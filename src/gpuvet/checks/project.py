@@ -3,10 +3,13 @@ gpuvet.sources.project), and the machine facts its manifest demands (pixi's ``[s
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple
 
 from gpuvet.findings import make
 from gpuvet.models import Finding
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 _KEYS = {"crlf": "checks.project.crlf", "windows_only": "checks.project.windows_only",
          "windows_path": "checks.project.windows_path", "windows_path_in_code": "checks.project.windows_path_code",
@@ -17,7 +20,7 @@ _LINT_SOURCES = {"dataloader_fork": ("https://pytorch.org/docs/stable/data.html#
                                      "https://docs.python.org/3/library/multiprocessing.html#contexts-and-start-methods")}
 
 
-def _lint_commands(entry: Mapping[str, Any]) -> tuple:
+def _lint_commands(entry: Mapping[str, Any]) -> Tuple[str, ...]:
     problem, name = entry.get("problem"), entry.get("file", "")
     if problem == "crlf":
         return ("dos2unix %s" % name,)
@@ -29,7 +32,7 @@ def _lint_commands(entry: Mapping[str, Any]) -> tuple:
 PIXI_SYSTEM_REQUIREMENTS = "https://pixi.sh/latest/workspace/system_requirements/"
 
 
-def _cuda_level(text: str) -> Optional[tuple]:
+def _cuda_level(text: str) -> Optional[Tuple[int, int]]:
     """``"12"`` -> (12, 0), ``"12.9"`` -> (12, 9): pixi takes a bare major as that major's first release."""
     import re
 
@@ -37,7 +40,7 @@ def _cuda_level(text: str) -> Optional[tuple]:
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 
-def _cuda_requirement_findings(project: Mapping[str, Any], view: Any, kb: Any) -> List[Finding]:
+def _cuda_requirement_findings(project: Mapping[str, Any], view: Any, kb: Optional[KnowledgeBase]) -> List[Finding]:
     """pixi's ``cuda = "12.9"`` asks for the virtual package ``__cuda >= 12.9``, which pixi reads from the driver
     (the newest CUDA it supports): on an older driver the workspace does not solve or install at all."""
     from gpuvet.kb import versions
@@ -59,7 +62,7 @@ def _cuda_requirement_findings(project: Mapping[str, Any], view: Any, kb: Any) -
     return out
 
 
-def project_findings(project: Mapping[str, Any], view: Optional[Any] = None, kb: Optional[Any] = None) -> List[Finding]:
+def project_findings(project: Mapping[str, Any], view: Optional[Any] = None, kb: Optional[KnowledgeBase] = None) -> List[Finding]:
     out = _cuda_requirement_findings(project, view, kb)
     for entry in project.get("lint") or []:
         key = _KEYS.get(str(entry.get("problem")))

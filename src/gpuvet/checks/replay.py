@@ -13,7 +13,7 @@ would run, and the plan names the build that covers it.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks import run_checks
 from gpuvet.checks.chain import BinaryFile, Candidate, model_build, model_gpus, model_host
@@ -27,12 +27,15 @@ from gpuvet.models import CheckReport
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+
 # The machine's facts; what is installed in the environment (torch) is the lock's business, not a difference, and
 # the RDMA network (ports, GPUDirect RDMA) is a multi-node job's business: an environment runs the same without it.
 MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name not in ("torch", "rdma_ports", "gpudirect_rdma"))
 
 
-def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> "tuple[list, list]":
+def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> Tuple[List[Dict[str, Optional[str]]], List[Dict[str, Optional[str]]]]:
     """(the machine facts both sides know and that differ, the facts the capture has and this machine cannot
     tell), in ``fleet``'s order. Only the first are drift: a pasted nvidia-smi says nothing of Python."""
     before, after = fingerprint(captured), fingerprint(target)
@@ -45,7 +48,7 @@ def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> "tupl
     return changed, unknown
 
 
-def _alternative(view: SnapshotView, target_text: str, kb: Any) -> Optional[Dict[str, str]]:
+def _alternative(view: SnapshotView, target_text: str, kb: KnowledgeBase) -> Optional[Dict[str, str]]:
     """The smallest change for a build that does not run here: the same release in another build, else the newest
     build of the framework that fits."""
     target = parse_target(target_text)
@@ -77,7 +80,7 @@ def _files(entry: Mapping[str, Any]) -> List[BinaryFile]:
     return list(libraries.from_records(None, [dict(f, file=str(f.get("file"))) for f in kept]))
 
 
-def _target_of(entry: Mapping[str, Any], targets: Sequence[str], kb: Any) -> Optional[str]:
+def _target_of(entry: Mapping[str, Any], targets: Sequence[str], kb: KnowledgeBase) -> Optional[str]:
     """The captured target whose framework the distribution belongs to (jaxlib and jax-cuda12-plugin are JAX's)."""
     name = canonical_name(str(entry.get("name")))
     for text in targets:
@@ -90,7 +93,7 @@ def _target_of(entry: Mapping[str, Any], targets: Sequence[str], kb: Any) -> Opt
 
 
 def carried_binaries(lock: Sequence[Mapping[str, Any]], targets: Sequence[str],
-                     kb: Any) -> Dict[str, Tuple[BinaryFile, ...]]:
+                     kb: KnowledgeBase) -> Dict[str, Tuple[BinaryFile, ...]]:
     """Per captured target, the binaries its distributions carried: what the build replayed elsewhere will run (they
     win over the knowledge base's lists, as installed binaries do)."""
     carried: Dict[str, List[BinaryFile]] = {}
@@ -102,7 +105,7 @@ def carried_binaries(lock: Sequence[Mapping[str, Any]], targets: Sequence[str],
     return {target: tuple(files) for target, files in carried.items()}
 
 
-def _candidate(view: SnapshotView, target: Optional[str], kb: Any, files: Sequence[BinaryFile]) -> Optional[Candidate]:
+def _candidate(view: SnapshotView, target: Optional[str], kb: KnowledgeBase, files: Sequence[BinaryFile]) -> Optional[Candidate]:
     if target is None:
         return None
     candidate = resolve(view, parse_target(target), kb).candidate
@@ -117,7 +120,7 @@ _ARCH_REASONS = ("no_usable_arch", "ptx_needs_newer_driver")
 
 
 def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: SnapshotView,
-              kb: Any) -> List[Dict[str, Any]]:
+              kb: KnowledgeBase) -> List[Dict[str, Any]]:
     """For each captured distribution whose binaries cannot run on a GPU here (one file the GPU cannot reach is
     enough: its kernels would fail to load): {"target", "fact", "captured", "here"}. The target is the captured one
     of that distribution's framework (``torch==2.5.1+cu124``), else ``name==version``.
@@ -154,7 +157,7 @@ def arch_gaps(lock: Sequence[Mapping[str, Any]], targets: Sequence[str], view: S
     return gaps
 
 
-def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: Any) -> "tuple[CheckReport, Dict[str, Any]]":
+def replay(capture: Mapping[str, Any], target: Mapping[str, Any], kb: KnowledgeBase) -> "tuple[CheckReport, Dict[str, Any]]":
     """(the check report of the captured builds on ``target``, the replay summary)."""
     targets: Sequence[str] = list(capture.get("targets") or [])
     lock = list(capture.get("lock") or [])

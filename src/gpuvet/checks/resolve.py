@@ -12,7 +12,7 @@ Resolution rules (the knowledge base never guesses):
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, List, Mapping, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -22,6 +22,12 @@ from gpuvet.findings import make
 from gpuvet.kb.records import Variant, variant_cuda
 from gpuvet.models import Finding, Severity, Verdict, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework, Release
+
+    VariantTest = Callable[[Release, Variant], bool]  # does this build of the release answer the target (its extra)?
 
 
 class Resolution(NamedTuple):
@@ -52,7 +58,7 @@ def _version(text: Optional[str]) -> Optional[Version]:
         return None
 
 
-def _why_unknown(framework: Any, version: str, kb: Any, target: Target) -> Finding:
+def _why_unknown(framework: Any, version: str, kb: KnowledgeBase, target: Target) -> Finding:
     known = [r.version for r in framework.releases]
     wanted = _version(version)
     params = dict(
@@ -145,7 +151,8 @@ def variant_extras(framework: Any, extras: Any) -> Optional[Any]:
     return lambda release, variant: named(variant)
 
 
-def candidates(framework: Any, admit=lambda release: True, variant_ok=None) -> Iterator[Candidate]:
+def candidates(framework: Framework, admit: Callable[[Release], bool] = lambda release: True,
+               variant_ok: Optional[VariantTest] = None) -> Iterator[Candidate]:
     """Every (release, variant) of a framework, newest release first, the PyPI default variant first within it."""
     for release in framework.releases:
         if not admit(release):
@@ -158,7 +165,7 @@ def candidates(framework: Any, admit=lambda release: True, variant_ok=None) -> I
             yield Candidate(framework, release, release.variants[name])
 
 
-def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
+def fits(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> bool:
     """The build runs here as the machine stands: no failing finding and nothing the model cannot judge.
 
     Layer by layer, stopping at the first finding that settles "no": the search for a build that fits weighs dozens
@@ -172,7 +179,8 @@ def fits(view: SnapshotView, candidate: Candidate, kb: Any) -> bool:
     return True
 
 
-def first_fit(view: SnapshotView, framework: Any, kb: Any, admit=lambda release: True, variant_ok=None) -> Optional[Candidate]:
+def first_fit(view: SnapshotView, framework: Framework, kb: KnowledgeBase, admit: Callable[[Release], bool] = lambda release: True,
+              variant_ok: Optional[VariantTest] = None) -> Optional[Candidate]:
     """The newest build of ``framework`` that fits the machine as it stands (GPU builds before CPU builds)."""
     cpu_fallback = None
     for candidate in candidates(framework, admit, variant_ok):
@@ -217,7 +225,7 @@ def _post_release(framework: Any, pinned: str, local: Optional[str]) -> Tuple[An
     return base, local
 
 
-def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
+def resolve(view: SnapshotView, target: Target, kb: KnowledgeBase) -> Resolution:
     framework = kb.framework(target.name)
     if framework is None:
         import difflib
@@ -267,9 +275,9 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
             named = [v for v in release.variants.values() if variant_ok(release, v)]
             if not named:
                 return Resolution(None, (_unknown_extras(framework, release, target),))
-            default = release.variants.get(release.default_variant)
+            default = release.default
             variant = variant if variant in named else (default if default in named else named[0])
-        variant = variant or release.variants.get(release.default_variant) or next(iter(release.variants.values()), None)
+        variant = variant or release.default or next(iter(release.variants.values()), None)
         if variant is None:
             return Resolution(None, (_why_unknown(framework, target.pinned, kb, target),))
         return Resolution(Candidate(framework, release, variant))
@@ -279,21 +287,21 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
         release = framework.release(installed_version.public)
         if release is None:
             return Resolution(None, (_why_unknown(framework, str(installed_version), kb, target),))
-        variant = _variant_for_installed(release, installed) or release.variants.get(release.default_variant)
+        variant = _variant_for_installed(release, installed) or release.default
         if variant is not None and (variant_ok is None or variant_ok(release, variant)):
             return Resolution(Candidate(framework, release, variant))
     admitted = [r for r in framework.releases if target.admits(r.version)]
     if variant_ok is not None:
         admitted = [r for r in admitted if any(variant_ok(r, v) for v in r.variants.values())]
     if not admitted:
-        newest = framework.releases[0].version if framework.releases else "-"
+        newest_version = framework.releases[0].version if framework.releases else "-"
         return Resolution(
             None,
-            (_unknown("checks.unknown.range.title", "checks.unknown.range.detail", target, name=framework.display, newest=newest, kb=kb.version),),
+            (_unknown("checks.unknown.range.title", "checks.unknown.range.detail", target, name=framework.display, newest=newest_version, kb=kb.version),),
         )
     fitting = first_fit(view, framework, kb, admit=lambda r: target.admits(r.version), variant_ok=variant_ok)
     newest = admitted[0]
-    default = newest.variants.get(newest.default_variant) or next(iter(newest.variants.values()))
+    default = newest.default or next(iter(newest.variants.values()))
     if variant_ok is not None and not variant_ok(newest, default):
         # What ``pip install jax[cuda12]`` gives is the newest release in the build the extra names.
         default = next(v for v in newest.variants.values() if variant_ok(newest, v))
@@ -311,7 +319,7 @@ def resolve(view: SnapshotView, target: Target, kb: Any) -> Resolution:
     return Resolution(fitting, note=note)
 
 
-def alternatives(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Candidate]:
+def alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Candidate]:
     """Builds that fit where ``candidate`` does not: the same release in another variant, then the newest release."""
     found: List[Candidate] = []
     same = first_fit(view, candidate.framework, kb, admit=lambda r: r.version == candidate.release.version)
@@ -331,7 +339,8 @@ def distribution_note(framework: Any, name: str, version: str) -> Optional[Mappi
     from gpuvet.kb import versions
     from gpuvet.probe.names import canonical_name
 
-    for note in framework.extra.get("distribution_note", ()):
+    notes: Iterable[Mapping[str, Any]] = framework.extra.get("distribution_note", ())
+    for note in notes:
         if canonical_name(str(note.get("name", ""))) != name:
             continue
         if not note.get("releases") or versions.in_specifier(version, str(note["releases"])):
@@ -339,7 +348,7 @@ def distribution_note(framework: Any, name: str, version: str) -> Optional[Mappi
     return None
 
 
-def distribution_named(view: SnapshotView, target: Target, candidate: Candidate, kb: Any
+def distribution_named(view: SnapshotView, target: Target, candidate: Candidate, kb: KnowledgeBase
                        ) -> Tuple[Candidate, Optional[Finding]]:
     """The one rule over the distribution names people still type: the build the named distribution really gives,
     and a failure when it gives none.

@@ -7,7 +7,7 @@ All driven by optional knowledge keys (docs/KB.md): ``requires``, ``cuda_from``,
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -18,11 +18,14 @@ from gpuvet.models import Finding, Fix, Severity, msg
 from gpuvet.probe.names import canonical_name
 from gpuvet.snapshot import SnapshotView
 
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
+
 
 # --------------------------------------------------------------------------------------------------------------
 # Builds that carry no CUDA of their own (xformers, bitsandbytes, DeepSpeed ...): they run on torch's CUDA.
 # --------------------------------------------------------------------------------------------------------------
-def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: Any) -> Optional[str]:
+def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> Optional[str]:
     """The CUDA version a ``cuda_from = "torch"`` build runs with: the installed torch's, else its pinned torch's."""
     torch = kb.framework("torch")
     if torch is None:
@@ -46,13 +49,13 @@ def torch_cuda_for(view: SnapshotView, candidate: Candidate, kb: Any) -> Optiona
     if fitting is not None and fitting.variant.cuda:
         return fitting.variant.cuda
     for release in filter(admit, torch.releases):
-        default = release.variants.get(release.default_variant)
+        default = release.default
         if default is not None and default.cuda:
             return default.cuda
     return None
 
 
-def effective(view: SnapshotView, candidate: Candidate, kb: Any) -> Candidate:
+def effective(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> Candidate:
     if candidate.variant.cuda or candidate.extra("cuda_from") != "torch":
         return candidate
     cuda = torch_cuda_for(view, candidate, kb)
@@ -73,7 +76,7 @@ def _admits(spec: Optional[str], version: str) -> bool:
 # --------------------------------------------------------------------------------------------------------------
 # Pinned dependencies (vLLM → torch==2.4.0, xformers → torch ...)
 # --------------------------------------------------------------------------------------------------------------
-def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tuple[List[Finding], List[str]]:
+def requires_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> Tuple[List[Finding], List[str]]:
     """Findings about the pins, and the pinned targets (``torch==2.4.0``) whose own chain must also hold."""
     findings: List[Finding] = []
     pinned_targets: List[str] = []
@@ -124,7 +127,7 @@ def requires_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> Tupl
     return findings, pinned_targets
 
 
-def _pinned_build(view: SnapshotView, framework: Any, spec: str, kb: Any) -> Optional[Candidate]:
+def _pinned_build(view: SnapshotView, framework: Any, spec: str, kb: KnowledgeBase) -> Optional[Candidate]:
     """The build of a pinned framework to install first: the newest that meets the pin and fits this machine, when
     it is not what pip would take on its own (the newest release in the pin, its default build); None otherwise."""
     from gpuvet.checks.resolve import first_fit
@@ -144,7 +147,8 @@ def _unavailable_pin(candidate: Candidate, package: str, spec: str) -> Optional[
     pip stops with "No matching distribution found". None when no record covers the pin."""
     if not spec.startswith("=="):
         return None
-    for record in candidate.framework.extra.get("pin_unavailable") or ():
+    records: Iterable[Mapping[str, Any]] = candidate.framework.extra.get("pin_unavailable") or ()
+    for record in records:
         if canonical_name(str(record.get("package", ""))) == package and _admits(str(record.get("versions", "")), spec[2:]):
             return record
     return None
@@ -153,7 +157,7 @@ def _unavailable_pin(candidate: Candidate, package: str, spec: str) -> Optional[
 # --------------------------------------------------------------------------------------------------------------
 # Extensions JIT-built with the local nvcc (DeepSpeed ops): nvcc's major must match torch's CUDA
 # --------------------------------------------------------------------------------------------------------------
-def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: Any) -> List[Finding]:
+def toolkit_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase) -> List[Finding]:
     if candidate.extra("toolkit_major_must_match") != "torch":
         return []
     cuda = candidate.variant.cuda or torch_cuda_for(view, candidate, kb)

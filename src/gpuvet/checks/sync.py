@@ -40,7 +40,8 @@ def _pearson(xs: Sequence[float], ys: Sequence[float]) -> Optional[float]:
     syy = sum((y - my) ** 2 for y in ys)
     if sxx <= 0 or syy <= 0:
         return None
-    return sxy / (sxx * syy) ** 0.5
+    correlation: float = sxy / (sxx * syy) ** 0.5  # float ** float is typed Any (it may be complex); not here: > 0
+    return correlation
 
 
 def _peak(values: Sequence[Series], t: int) -> float:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from typing import FrozenSet, NamedTuple, Optional
+from typing import TYPE_CHECKING, FrozenSet, NamedTuple, Optional, Set, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from gpuvet.errors import UsageError
 from gpuvet.probe.names import canonical_name
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 
 class Target(NamedTuple):
@@ -48,11 +51,11 @@ _SIMPLE_TARGET = re.compile(
 class _Parsed:
     __slots__ = ("name", "extras", "specifier")
 
-    def __init__(self, name, extras, specifier):
+    def __init__(self, name: str, extras: Set[str], specifier: SpecifierSet) -> None:
         self.name, self.extras, self.specifier = name, extras, specifier
 
 
-def _parse_requirement(text: str):
+def _parse_requirement(text: str) -> Union[_Parsed, Requirement]:
     match = _SIMPLE_TARGET.match(text)
     if match:
         try:

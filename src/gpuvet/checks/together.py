@@ -7,7 +7,7 @@ only separate environments can hold them, say so and give one install command pe
 
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import TYPE_CHECKING, Any, List, Sequence
 
 from packaging.version import InvalidVersion, Version
 
@@ -18,6 +18,9 @@ from gpuvet.checks.targets import Target
 from gpuvet.findings import make
 from gpuvet.models import Finding, TargetResult, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 
 def _major(text: Any) -> Any:
@@ -32,7 +35,7 @@ def _env_name(candidate: Any) -> str:
     return f"env-{candidate.framework.name}-{candidate.release.version}"
 
 
-def together_findings(view: SnapshotView, targets: Sequence[Target], results: Sequence[TargetResult], kb: Any) -> List[Finding]:
+def together_findings(view: SnapshotView, targets: Sequence[Target], results: Sequence[TargetResult], kb: KnowledgeBase) -> List[Finding]:
     if len(targets) < 2:
         return []
     candidates = []
@@ -74,10 +77,9 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
                  detail_variant="failing" if any(r.verdict.value == "fail" for r in results) else "")
         )
     cudas = sorted({mm for c in candidates if c.variant.cuda and (mm := major_minor(c.variant.cuda))})  # KB CUDA: always a major.minor
-    floors = [kb.min_driver_for_cuda(c) for c in cudas]
-    floors = [f for f in floors if f is not None and f.minimum]
+    floors = [f for f in (kb.min_driver_for_cuda(c) for c in cudas) if f is not None and f.minimum]
     if len(cudas) > 1 and floors and model_host(view, kb).platform != "jetson":  # JetPack's CUDA decides there
-        highest = max(floors, key=lambda f: Version(f.minimum))
+        highest = max(floors, key=lambda f: Version(str(f.minimum)))  # every floor kept has a minimum
         findings.append(
             make("checks.together.driver", cudas=", ".join(cudas), minimum=highest.minimum,
                  driver=view.driver_version or "?", expected=f"driver >= {highest.minimum}",

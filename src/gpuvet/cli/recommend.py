@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any, Dict
+from typing import TYPE_CHECKING, Any, Dict
 
 from gpuvet.errors import ExitCode, UsageError
 from gpuvet.probe.facts import found
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 # What a stated version must look like. An unreadable driver ("abc") left the driver link undecided, and recommend
 # then called the newest CUDA build "fits as the machine stands".
@@ -25,7 +28,7 @@ def _check_stated(option: str, value: str) -> None:
         raise UsageError.said("errors.stated_value", option=option, value=repr(value), expected=msg(expected))
 
 
-def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: Any) -> Dict[str, Any]:
+def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: KnowledgeBase) -> Dict[str, Any]:
     """Overlay what the user states (--driver, --gpu, --python) on the snapshot, marked with source "stated"."""
     for option, value in (("--driver", args.driver), ("--python", args.python)):
         if value is not None:
@@ -50,7 +53,7 @@ def apply_assumptions(snapshot: Dict[str, Any], args: argparse.Namespace, kb: An
     return snapshot
 
 
-def _installed_with(recommendation: Dict[str, Any], installer: str, kb: Any) -> Dict[str, Any]:
+def _installed_with(recommendation: Dict[str, Any], installer: str, kb: KnowledgeBase) -> Dict[str, Any]:
     from gpuvet.checks.installer import install_lines
 
     return dict(recommendation, install=install_lines(recommendation["install"], installer, kb))

@@ -4,10 +4,13 @@ builds still run, the smallest change when not, and (``--emit DIR``) the files t
 from __future__ import annotations
 
 import argparse
-from typing import Any, Dict
+from typing import TYPE_CHECKING, Any, Dict
 
 from gpuvet.errors import ExitCode, InputError
 from gpuvet.models import Message
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 
 def load_capture(path: str) -> Dict[str, Any]:
@@ -35,7 +38,7 @@ def load_capture(path: str) -> Dict[str, Any]:
     return document
 
 
-def emit(capture: Dict[str, Any], folder: str, kb: Any, plan: list, target: Dict[str, Any], force: bool = False) -> list:
+def emit(capture: Dict[str, Any], folder: str, kb: KnowledgeBase, plan: list, target: Dict[str, Any], force: bool = False) -> list:
     """Write requirements.txt, environment.yml and a Dockerfile into ``folder``: regular files inside it only, an
     existing one replaced only with ``force`` (gpuvet.cli.output.write_in_folder). Every field they hold was checked
     when the capture was read (gpuvet.sources.capture.validate_capture): no value can add a line."""

@@ -8,7 +8,7 @@ or None when no such literal of useful length exists (the pattern is then run ov
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
+from typing import Any, Iterable, List, Optional, Tuple
 
 from gpuvet.debuglog import survived
 
@@ -18,6 +18,10 @@ if sys.version_info >= (3, 11):  # the parser moved; its data format is the same
 else:  # pragma: no cover
     import sre_constants as _c
     import sre_parse as _p
+
+# A parsed pattern as the regex parser gives it: (opcode, argument) pairs, the argument's type set by the opcode (an
+# int for LITERAL, a tuple holding a nested pattern for SUBPATTERN, ...), so it is Any here.
+SubPattern = Iterable[Tuple[Any, Any]]
 
 MIN_ANCHOR = 4
 SHORT_ANCHOR = 3
@@ -61,7 +65,7 @@ def _best(candidates: List[List[str]]) -> Optional[List[str]]:
     if not usable:
         return None
 
-    def score(c: List[str]):
+    def score(c: List[str]) -> Tuple[int, int, int, int]:
         shortest = min(_weight(s) for s in c)
         common = any(_common(s) for s in c)
         if shortest < MIN_ANCHOR and common:
@@ -72,11 +76,11 @@ def _best(candidates: List[List[str]]) -> Optional[List[str]]:
     return best if score(best)[0] >= 0 else None
 
 
-def _sequence(items) -> Optional[List[str]]:
+def _sequence(items: SubPattern) -> Optional[List[str]]:
     return _best(_candidates(items))
 
 
-def _candidates(items) -> List[List[str]]:
+def _candidates(items: SubPattern) -> List[List[str]]:
     """Every literal set a match of this sequence must contain (one string of each set occurs in the match)."""
     candidates: List[List[str]] = []
     run: List[str] = []
@@ -126,7 +130,7 @@ def necessary_sets(pattern: str) -> List[List[str]]:
     return [c for c in _candidates(list(parsed)) if c and min(len(x.encode("utf-8")) for x in c) >= SHORT_ANCHOR]
 
 
-def _newline_capable(items, dotall: bool) -> bool:
+def _newline_capable(items: SubPattern, dotall: bool) -> bool:
     for op, av in items:
         if op is _c.LITERAL and av == 10:
             return True

@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.debuglog import survived
 from gpuvet.kb import compat
 from gpuvet.models import Message, msg
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 CONFIRMS = "confirms"
 RULES_OUT = "rules_out"
@@ -41,7 +44,7 @@ def _family_floor(cuda: str) -> Optional[str]:
     return floor.minimum if floor is not None and floor.minor_compat else None
 
 
-def _version(text: Any):
+def _version(text: Any) -> Optional[Version]:
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -104,18 +107,20 @@ def _driver_from_log(view: SnapshotView, params: Mapping[str, Any]) -> List[Chec
     driver, cuda_max = view.driver_version, view.driver_cuda_max
     need_cuda, need_driver = params.get("need_cuda"), params.get("need_driver")
     have = _version(cuda_max) if cuda_max else None
-    if need_cuda and have is not None and _version(need_cuda) is not None:
-        verdict = CONFIRMS if have < _version(need_cuda) else RULES_OUT
+    if need_cuda and have is not None and (needed_cuda := _version(need_cuda)) is not None:
+        verdict = CONFIRMS if have < needed_cuda else RULES_OUT
         key = "diagnose.check.image_cuda_above_driver" if verdict == CONFIRMS else "diagnose.check.image_cuda_within_driver"
         return [Check(verdict, msg(key, driver=driver or "?", cuda_max=cuda_max, need=need_cuda,
                                    source=_where(view, "driver.cuda_max")))]
-    if need_driver and driver and _version(need_driver) is not None and _version(driver) is not None:
-        verdict = CONFIRMS if _version(driver) < _version(need_driver) else RULES_OUT
+    if (need_driver and driver and (needed_driver := _version(need_driver)) is not None
+            and (host_driver := _version(driver)) is not None):
+        verdict = CONFIRMS if host_driver < needed_driver else RULES_OUT
         key = "diagnose.check.image_driver_above_host" if verdict == CONFIRMS else "diagnose.check.image_driver_within_host"
         return [Check(verdict, msg(key, driver=driver, need=need_driver, source=_where(view, "driver.version")))]
     found = api_version(params.get("found_driver"))
-    if found and have is not None and driver:  # a driver named: the sentences say which one
-        if have > _version(found):
+    seen = _version(found) if found else None  # api_version writes "11.4": it parses
+    if seen is not None and have is not None and driver:  # a driver named: the sentences say which one
+        if have > seen:
             # The machine's driver is newer than what the process saw: it did not load this driver's libcuda.
             return [Check(RULES_OUT, msg("diagnose.check.log_driver_older_than_machine", driver=driver,
                                          cuda_max=cuda_max, found=found, raw=params.get("found_driver"),
@@ -174,7 +179,8 @@ def _driver_too_old(view: SnapshotView, params: Mapping[str, Any]) -> List[Check
         return [Check(RULES_OUT, msg("diagnose.check.driver_new_enough", driver=driver or "?", cuda_max=cuda_max,
                                      framework=framework, cuda=cuda))]
     driver_version = _version(driver) if driver else None
-    if floor and driver_version is not None and driver_version >= _version(floor):
+    floor_version = _version(floor) if floor else None
+    if floor_version is not None and driver_version is not None and driver_version >= floor_version:
         return [Check(RULES_OUT, msg("diagnose.check.driver_minor_compat", driver=driver, floor=floor,
                                      framework=framework, cuda=cuda))]
     if have is None:  # without the driver's CUDA version a driver below the floor may still be new enough

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import accumulate
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.diagnose.anchors import normalise
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
@@ -73,7 +73,7 @@ class _Hit:
     count: int = 0
     positions: List[int] = field(default_factory=list)
     columns: Dict[int, int] = field(default_factory=dict)  # line index -> where the match starts in it
-    lines: frozenset = frozenset()  # every line index it matched (positions keeps only the evidence)
+    lines: FrozenSet[int] = frozenset()  # every line index it matched (positions keeps only the evidence)
 
 
 WINDOW_LINES = 3  # a message may wrap twice (a terminal, an issue form, a log shipper) and still match
@@ -176,7 +176,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
         cursor += len(key) + 1
     blob = "\n".join(keys)
 
-    def groups_with(needle: str):
+    def groups_with(needle: str) -> Iterator[int]:
         pos = blob.find(needle)
         while pos >= 0:
             group = bisect_right(offsets, pos) - 1
@@ -184,7 +184,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
             pos = blob.find(needle, offsets[group] + len(keys[group]) + 1)
 
     grouped: Dict[Tuple[str, ...], Tuple[List[int], int]] = {}
-    holding: Dict[Tuple[str, ...], set] = {}
+    holding: Dict[Tuple[str, ...], Set[int]] = {}
 
     def groups_of(options: Tuple[str, ...]) -> Tuple[List[int], int]:
         """The distinct lines holding one of the (normalised) literals, and how many lines of the log that is."""
@@ -194,7 +194,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
             found = grouped[options] = (ids, sum(len(groups[keys[g]]) for g in ids))
         return found
 
-    def lines_with(options: Tuple[str, ...]) -> set:
+    def lines_with(options: Tuple[str, ...]) -> Set[int]:
         """Indices of the lines that contain one of the literals: found once per log with str.find in the distinct
         lines, so narrowing candidate windows is set algebra, not substring tests."""
         found = holding.get(options)
@@ -206,7 +206,7 @@ def _scan(lines: List[str], signatures: Tuple[Signature, ...], state: _ScanState
 
     raw: List[Any] = []  # [lower-cased text, line start offsets], built the first time a literal with digits is sought
 
-    def raw_lines_with(options: Tuple[str, ...]) -> set:
+    def raw_lines_with(options: Tuple[str, ...]) -> Set[int]:
         """Indices of the lines that contain one of the literals with their digits as written ("801"), found with
         str.find in the lower-cased text."""
         found = holding.get(("raw",) + options)
@@ -338,7 +338,7 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     kept = [h for h in hits if not h.signature.context or any(compiled(r).search(text) for r in h.signature.context)]
     superseded = {other for h in kept for other in h.signature.supersedes}
     # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
-    dropped: Dict[str, set] = {}
+    dropped: Dict[str, Set[int]] = {}
     for hit in kept:
         if hit.signature.id in superseded:
             dropped.setdefault(hit.signature.code, set()).update(hit.lines)
@@ -386,7 +386,7 @@ def _weights(code_hits: List[_Hit], specific: bool) -> List[float]:
     hand-written patterns: where one of its signatures reads only lines a hand-written signature of the same code
     already read, they are one piece of evidence, not two, and it adds nothing."""
     weights: List[float] = []
-    counted: set = set()
+    counted: Set[int] = set()
     for hit in sorted(code_hits, key=lambda h: (h.signature.harvested, -h.signature.weight)):
         if hit.signature.harvested and hit.lines <= counted:
             continue

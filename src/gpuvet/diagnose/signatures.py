@@ -192,7 +192,7 @@ def prepare_pattern(pattern: str) -> Dict[str, Any]:
             "bare": plain.startswith("^"), "lead": normalise(lead) if lead else None}
 
 
-def _prepare_signature(record: Dict, file: str, index: int) -> Dict[str, Any]:
+def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[str, Any]:
     """A record validated and prepared (JSON-ready): every regex compiles, every field has its type."""
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
     _require(isinstance(record.get("id"), str) and record["id"], where, "no id")

@@ -11,10 +11,13 @@ unknown, never guessed. Pure functions; the knowledge base is passed in.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
 from gpuvet.kb import gpumatch
 from gpuvet.kb.records import GpuModel
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 # Letters OCR reads for digits on a terminal font; only ever applied inside a field that holds digits.
 _DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "l": "1", "I": "1", "i": "1", "|": "1",
@@ -46,7 +49,7 @@ def driver_candidates(raw: str) -> List[str]:
     return found
 
 
-def repair_driver(raw: Optional[str], kb: Any, cuda_read: Optional[str] = None) -> Optional[str]:
+def repair_driver(raw: Optional[str], kb: KnowledgeBase, cuda_read: Optional[str] = None) -> Optional[str]:
     """The driver version ``raw`` reads as, or None. It must belong to a branch the knowledge base knows (a branch
     whose CUDA it can name), and when the same banner shows a CUDA version that reads cleanly, that branch's CUDA
     must be it (nvidia-smi's "CUDA Version" is the branch's; every captured table agrees)."""

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
 from gpuvet.ingest.common import input_error, new_gpu, set_fact, set_missing, shell
 from gpuvet.ingest.image import Line
 from gpuvet.ingest.packages import PIP_LIST_HEADER, PIP_LIST_RULE
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 SOURCE_PREFIX = "image:"
 
@@ -56,7 +59,7 @@ _CONSOLE_GPU = re.compile(
 _CONSOLE_IMAGE = re.compile(r"^\s*(?:镜像|Image)\s*[:：]?\s+(?P<value>.+)$", re.IGNORECASE)
 
 
-def snapshot_from_lines(lines: Sequence[Line], name: str, kb: Any) -> Dict[str, Any]:
+def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> Dict[str, Any]:
     """The snapshot the lines of one screenshot make; InputError (exit 2) when they show nothing gpuvet reads."""
     # NFKC: the Chinese recogniser writes full-width punctuation ("（UUID：" for "(UUID:"), which NFKC makes ASCII
     texts = [unicodedata.normalize("NFKC", line.text) for line in lines]
@@ -230,7 +233,7 @@ def _line_naming(texts: List[str], package: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ checked facts
-def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: Any) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: KnowledgeBase) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     source = SOURCE_PREFIX + kind
     snapshot = shell(source, name)
     taken: List[Dict[str, Any]] = []
@@ -272,7 +275,7 @@ def _unreadable(what: str, read: Any) -> str:
     return "{} read from the image as {!r} is no value that exists; not guessed".format(what, read)
 
 
-def _known_cudas(kb: Any) -> List[str]:
+def _known_cudas(kb: KnowledgeBase) -> List[str]:
     from gpuvet.kb import versions
     from gpuvet.kb.loader import data_path, raw
 
@@ -285,7 +288,7 @@ def _known_cudas(kb: Any) -> List[str]:
     return sorted(known)
 
 
-def _driver_facts(snapshot: Dict[str, Any], raw: Raw, source: str, kb: Any, take: Any) -> None:
+def _driver_facts(snapshot: Dict[str, Any], raw: Raw, source: str, kb: KnowledgeBase, take: Any) -> None:
     driver_read, driver_line = raw.get("driver") or (None, "")
     cuda_read, cuda_line = raw.get("cuda") or (None, "")
     driver = ocr_repair.repair_driver(driver_read, kb)
@@ -318,7 +321,7 @@ def _as_read(value: str, read: str) -> Dict[str, str]:
     return {} if value == read.strip() else {"read_as": read.strip()}
 
 
-def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source: str, kb: Any, take: Any) -> None:
+def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source: str, kb: KnowledgeBase, take: Any) -> None:
     models = kb.gpu_models()
     gpus = []
     for position, entry in enumerate(raw_gpus):
@@ -342,7 +345,7 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
     set_fact(snapshot, "gpus", gpus, source)
 
 
-def _toolkit_version(release: Optional[str], version: str, kb: Any) -> Optional[str]:
+def _toolkit_version(release: Optional[str], version: str, kb: KnowledgeBase) -> Optional[str]:
     """The nvcc version ("12.4.131") when it names a CUDA release that exists and, where the release beside it is
     readable, agrees with it."""
     full = ocr_repair.digits(version).strip(".")
@@ -377,7 +380,7 @@ def _console_image(snapshot: Dict[str, Any], image: Tuple[str, str], source: str
         set_fact(snapshot, "python", python_record(python.group("version")), source)
 
 
-def _torch_printed(snapshot: Dict[str, Any], printed: Tuple[Tuple[str, str], str], source: str, kb: Any,
+def _torch_printed(snapshot: Dict[str, Any], printed: Tuple[Tuple[str, str], str], source: str, kb: KnowledgeBase,
                    take: Any) -> None:
     """torch's version and the CUDA it was built with (None: a CPU build), as torch printed them."""
     from gpuvet.probe.packages import build_from_local_label

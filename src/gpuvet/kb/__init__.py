@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from gpuvet.kb import gpumatch, loader, versions
 from gpuvet.kb.records import (
@@ -22,13 +22,16 @@ from gpuvet.kb.records import (
     Variant,
 )
 
+if TYPE_CHECKING:
+    from gpuvet.kb.mirrors import Mirrors
+
 __all__ = [
     "load", "KnowledgeBase", "DriverFloor", "GpuModel", "CudnnRelease", "NcclRelease", "Framework", "Release", "Variant",
 ]
 
 
 @lru_cache(maxsize=None)
-def _file(name: str):
+def _file(name: str) -> Dict[str, Any]:
     # Cached by name: building and hashing a path on each of ~70 calls per snapshot showed in the 1,000-snapshot
     # profile (bench/bench_snapshots.py); loader.raw already caches the parse itself.
     return loader.raw(loader.data_path(f"{name}.toml"))
@@ -71,7 +74,7 @@ class KnowledgeBase:
     def overlay(self) -> Optional[Dict[str, object]]:
         """The user's overlay this knowledge base reads (``gpuvet kb harvest``): its folder and how many builds it
         holds; None when there is none (no folder, or it holds nothing). Every report names it."""
-        cache = self.__dict__
+        cache: Dict[str, Optional[Dict[str, object]]] = self.__dict__
         if "_overlay" not in cache:
             from gpuvet.kb import overlay
 
@@ -85,7 +88,7 @@ class KnowledgeBase:
         # Memoised: each answer scans every toolkit row, and the chain asks per candidate build (~25 per snapshot
         # when it searches for a build that fits); the record is immutable (bench/bench_snapshots.py profile).
         key = (str(cuda), str(os))
-        cache = self.__dict__.setdefault("_min_driver", {})
+        cache: Dict[Tuple[str, str], Optional[DriverFloor]] = self.__dict__.setdefault("_min_driver", {})
         if key not in cache:
             cache[key] = self._min_driver_for_cuda(*key)
         return cache[key]
@@ -129,8 +132,8 @@ class KnowledgeBase:
             minor_compat=minor_compat,
         )
 
-    def _family(self, major: int):
-        families = _file("cuda_driver").get("family", ())
+    def _family(self, major: int) -> Optional[Dict[str, Any]]:
+        families: Sequence[Dict[str, Any]] = _file("cuda_driver").get("family", ())
         for family in families:
             if family["major"] == major:
                 return family
@@ -169,7 +172,7 @@ class KnowledgeBase:
                 best = record
         return str(best["cuda"]) if best else None
 
-    def driver_branch_for_cuda(self, cuda: str) -> Optional[str]:
+    def driver_branch_for_cuda(self, cuda: Optional[str]) -> Optional[str]:
         mm = versions.cuda_major_minor(cuda)
         if mm is None:
             return None
@@ -235,7 +238,7 @@ class KnowledgeBase:
 
         Where several rows match (one per CUDA build of the library), the lowest floor: never stricter than NVIDIA."""
         key = (library, str(version))
-        cache = self.__dict__.setdefault("_library_floors", {})
+        cache: Dict[Tuple[str, str], Optional[Tuple[str, str]]] = self.__dict__.setdefault("_library_floors", {})
         if key not in cache:
             cache[key] = self._library_cc_floor(library, str(version))
         return cache[key]
@@ -311,7 +314,7 @@ class KnowledgeBase:
         # ~110 matches per snapshot; matching was 80% of evaluating 1,000 snapshots (bench/bench_snapshots.py).
         if not isinstance(name, str):
             return gpumatch.match(name, self.gpu_models())
-        cache = self.__dict__.setdefault("_gpu_matches", {})
+        cache: Dict[str, Optional[GpuModel]] = self.__dict__.setdefault("_gpu_matches", {})
         if name not in cache:
             if len(cache) > 4096:  # snapshots from strangers: keep memory bounded
                 cache.clear()
@@ -321,7 +324,7 @@ class KnowledgeBase:
     def gpu_models(self) -> Tuple[GpuModel, ...]:
         return _gpu_models()
 
-    def docker_rules(self) -> Dict[str, object]:
+    def docker_rules(self) -> Dict[str, Any]:
         """What a Docker daemon needs for GPU containers (kb/data/containers.toml): the runtime name, the commands
         that register it, the version that brought ``--gpus``, the systemd cgroup caveat."""
         return dict(_file("containers")["docker"])
@@ -348,7 +351,7 @@ class KnowledgeBase:
         torch releases and CUDA versions PyTorch published as conda packages) or ``pixi``; each with its ``source``."""
         return dict(_file("installers")[name])
 
-    def platform(self, name: str) -> Optional[Dict[str, object]]:
+    def platform(self, name: str) -> Optional[Dict[str, Any]]:
         """A GPU rental platform's profile (kb/data/platforms.toml): its disks, release rule and notes; None if unknown."""
         for record in _file("platforms").get("platform", []):
             if record["name"] == name:
@@ -423,13 +426,13 @@ class KnowledgeBase:
     def frameworks(self) -> Tuple[Framework, ...]:
         return tuple(self._framework_at(path) for path in loader.framework_files().values())
 
-    def _framework_at(self, path) -> Framework:
+    def _framework_at(self, path: str) -> Framework:
         if path not in self._frameworks:
             self._frameworks[path] = loader.framework_from(path)
         return self._frameworks[path]
 
     # ------------------------------------------------------------------------------------------- network
-    def mirrors(self):
+    def mirrors(self) -> Mirrors:
         """Network endpoints, their public mirrors and the slow thresholds (``kb/data/mirrors.toml``)."""
         from gpuvet.kb.mirrors import mirrors
 
@@ -472,13 +475,14 @@ def _gpu_models() -> Tuple[GpuModel, ...]:
     return tuple(models)
 
 
-def _library_release(name: str, version: str):
+def _library_release(name: str, version: str) -> Optional[Dict[str, Any]]:
     """The record of ``version`` (compared on its first three parts: 9.1.0.70 == 9.1.0), or None."""
     wanted = versions.parse(version)
     if wanted is None:
         return None
     head = wanted.release[:3]
-    for record in _file(name).get("release", ()):
+    records: Sequence[Dict[str, Any]] = _file(name).get("release", ())
+    for record in records:
         known = versions.parse(str(record["version"]))
         if known is not None and known.release[:3] == head:
             return record

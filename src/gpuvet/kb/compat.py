@@ -42,10 +42,13 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.kb import versions
 from gpuvet.models import Message, msg
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 RUNS, FAILS, UNKNOWN = "runs", "fails", "unknown"
 
@@ -280,7 +283,7 @@ def platform_of(arch: Optional[str], gpus: Sequence[Gpu]) -> str:
     return "x86_64"
 
 
-def driver_supports_cuda(driver: Optional[str], cuda: str, kb: Any, driver_cuda: Optional[str] = None) -> Optional[bool]:
+def driver_supports_cuda(driver: Optional[str], cuda: str, kb: KnowledgeBase, driver_cuda: Optional[str] = None) -> Optional[bool]:
     """Whether a driver is at least as new as a toolkit: its newest CUDA >= the toolkit's major.minor."""
     newest = kb.cuda_for_driver(driver) if driver else None
     newest = newest or driver_cuda
@@ -290,7 +293,7 @@ def driver_supports_cuda(driver: Optional[str], cuda: str, kb: Any, driver_cuda:
     return have >= want
 
 
-def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: Any) -> Optional[bool]:
+def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: KnowledgeBase) -> Optional[bool]:
     """The cuda-compat package lifts the runtime (and the PTX JIT) to its version on eligible GPUs only: a data-center
     GPU under Linux on a driver branch NVIDIA lists for the installed package's CUDA release. None when the GPU and
     driver could use it but no source lists the branches of that release (unknown)."""
@@ -302,7 +305,7 @@ def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: Any) -> Optional
     return kb.forward_compat_eligible(gpu.segment, host.driver, host.compat)
 
 
-def gpu_driver(gpu: Gpu, host: Host, kb: Any) -> Optional[Judgement]:
+def gpu_driver(gpu: Gpu, host: Host, kb: KnowledgeBase) -> Optional[Judgement]:
     """Rule 5: a FAILS judgement when the driver predates the GPU or dropped its architecture; None otherwise."""
     if not host.driver or versions.parse(host.driver) is None or host.platform == "jetson":
         return None
@@ -321,7 +324,7 @@ def gpu_driver(gpu: Gpu, host: Host, kb: Any) -> Optional[Judgement]:
 
 
 def release_gpus(gpu: Gpu, min_cc: Optional[str], architectures: Sequence[str], cuda: Optional[str],
-                 kb: Any) -> Optional[Judgement]:
+                 kb: KnowledgeBase) -> Optional[Judgement]:
     """Whether a release whose notes say which GPUs it supports ("supports CUDA compute capability 7.5 and later. This
     corresponds to GPUs in the NVIDIA Turing, ... families", NGC release notes) covers this GPU; None when the notes
     say nothing or the GPU's compute capability is not known.
@@ -346,7 +349,7 @@ def release_gpus(gpu: Gpu, min_cc: Optional[str], architectures: Sequence[str], 
     return Judgement(UNKNOWN, "release_gpu_unlisted", facts=facts)
 
 
-def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
+def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Judgement:
     """Rule 4: can the driver serve the build's CUDA runtime, and through what (info notes)."""
     cuda = build.cuda or ""
     if host.platform == "jetson":
@@ -398,7 +401,7 @@ def _jetson_runtime(cuda: str, host: Host) -> Judgement:
     return Judgement(FAILS, "driver_below_runtime", facts={"cuda": cuda, "driver_cuda": host.driver_cuda})
 
 
-def library_floor(build: Build, gpu: Gpu, kb: Any) -> Optional[Judgement]:
+def library_floor(build: Build, gpu: Gpu, kb: KnowledgeBase) -> Optional[Judgement]:
     """Rule 6: the bundled cuDNN's lowest supported compute capability."""
     if not build.cudnn or not gpu.cc:
         return None
@@ -450,7 +453,7 @@ def windows_build(records: Sequence[Mapping[str, Any]], version: str) -> Optiona
     return None
 
 
-def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]:
+def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Optional[bool]:
     """Rule 2 (the driver part): the driver is at least the one packaged with the toolkit that wrote the PTX."""
     toolkit = build.ptx_toolkit or ""
     forward = forward_compat_applies(gpu, host, toolkit, kb)
@@ -470,7 +473,7 @@ def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: Any) -> Optional[bool]
     return alone
 
 
-def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
+def judge(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Judgement:
     """Can ``build`` run on ``gpu`` of ``host``? The first rule that fails decides; otherwise how it runs."""
     if not build.cuda:
         return Judgement(RUNS, "cpu_build")
@@ -485,7 +488,7 @@ def judge(build: Build, gpu: Gpu, host: Host, kb: Any) -> Judgement:
     return code_path(build, gpu, host, kb, runtime)
 
 
-def code_path(build: Build, gpu: Gpu, host: Host, kb: Any, runtime: Optional[Judgement] = None) -> Judgement:
+def code_path(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase, runtime: Optional[Judgement] = None) -> Judgement:
     """Rules 1-3, 6 and 8 whatever the driver links say: how the build's code reaches this GPU, if it does.
 
     The chain asks this on its own so that a build with a driver problem AND no kernels for the GPU says both
@@ -640,10 +643,11 @@ def _only_for_other_gpus(group: Units) -> bool:
     return not parsed or all(a.variant in ("a", "f") for a in parsed)
 
 
-def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Any) -> Reach:
+def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Optional[KnowledgeBase]) -> Reach:
     """Rules 1-3 for one library: unit by unit, the cubin the driver would load, else the PTX it would JIT-compile
     (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands),
-    then the two shares above. ``host`` None asks the arch part alone (any PTX that fits the GPU counts)."""
+    then the two shares above. ``host`` None asks the arch part alone (any PTX that fits the GPU counts); ``kb`` may
+    be None only then (the driver part needs it)."""
     cc = parse_cc(gpu.cc or "")
     counted = built_for = reached = jit = blocked = unknown = 0
     vias: Dict[str, int] = {}
@@ -668,7 +672,12 @@ def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host]
             continue
         isa = dict(group.isa).get(jit_arch.name)  # type: ignore[union-attr]  # jit_arch is set: checked above
         toolkit = (kb.cuda_for_ptx_isa(isa) if kb is not None else None) or build.ptx_toolkit
-        can = True if host is None else jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
+        if host is None:
+            can: Optional[bool] = True
+        elif kb is None:
+            raise ValueError("judging the driver part of a library needs the knowledge base")
+        else:
+            can = jit_driver_ok(build._replace(ptx_cuda=toolkit), gpu, host, kb)
         if can is False:
             blocked += group.number
             blocked_cuda = _newest_cuda(blocked_cuda, toolkit)
@@ -707,7 +716,7 @@ class LibraryVerdict(NamedTuple):
     reach: Reach
 
 
-def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: Any) -> Tuple[Optional[LibraryVerdict], Tuple[LibraryVerdict, ...]]:
+def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Tuple[Optional[LibraryVerdict], Tuple[LibraryVerdict, ...]]:
     """(the kernel library that decides the build, every library's verdict). A build with no kernel library built
     for this GPU's range at all has none built for it: the first kernel library then decides as no_usable_arch."""
     verdicts = tuple(LibraryVerdict(lib, judge_library(lib, build, gpu, host, kb)) for lib in build.code())
@@ -771,7 +780,7 @@ def container_requirement(expression: str, driver: Optional[str], driver_cuda: O
     if not alternatives:
         return RequirementVerdict(RUNS)
     undecided = False
-    failed: list = []
+    failed: List[str] = []
     for alternative in alternatives:
         outcome: Optional[bool] = True
         for constraint in alternative.split(","):

@@ -9,11 +9,12 @@ models of one architecture, a combined model keeps only what they share (memory 
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, TypeVar
 
 from gpuvet.kb.records import GpuModel
 
 _TRUNCATION_MARKS = ("...", "\u2026")
+_Value = TypeVar("_Value")
 
 
 def normalize(name: str) -> str:
@@ -29,7 +30,7 @@ def normalize(name: str) -> str:
 # Normalised names per model, computed once: match() runs for every GPU of every snapshot (1,000 saved snapshots in
 # bench/bench_snapshots.py), and re-normalising every alias each time dominated that run. Keyed by id(): GpuModel holds
 # a dict and is unhashable; the models tuple comes from an lru_cache, so the ids are stable for the process.
-_NAMES_CACHE: dict = {}
+_NAMES_CACHE: Dict[int, Tuple[GpuModel, List[str]]] = {}
 
 
 def _names(model: GpuModel) -> List[str]:
@@ -40,7 +41,7 @@ def _names(model: GpuModel) -> List[str]:
     return cached[1]
 
 
-def _strip_truncation(query: str):
+def _strip_truncation(query: str) -> Tuple[str, bool, bool]:
     """(name without nvidia-smi's trailing "..." mark, whether it had one, whether a space preceded the mark).
 
     Done with rstrip/endswith rather than the regex r"\\s*(\\.\\.\\.|…)\\s*$": re.search retries that pattern at every
@@ -107,9 +108,9 @@ def _combined(query: str, models: List[GpuModel]) -> GpuModel:
     """What several same-architecture models have in common; anything that differs becomes unknown."""
     first = models[0]
 
-    def same(values):
-        values = list(values)
-        return values[0] if all(v == values[0] for v in values) else None
+    def same(values: Iterable[_Value]) -> Optional[_Value]:
+        seen = list(values)
+        return seen[0] if all(v == seen[0] for v in seen) else None
 
     tflops = {k: v for k, v in first.tflops.items() if all(m.tflops.get(k) == v for m in models)}
     return GpuModel(

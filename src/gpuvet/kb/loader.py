@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache, partial
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.kb import versions
@@ -17,6 +17,8 @@ from gpuvet.tomlfile import COMPILED_DIR, load_toml, sha256_hex
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from packaging.version import Version
 
 # The data folder as a string: what a check reads goes through os.path (pathlib, with the urllib and ipaddress it
 # imports, cost ~2 ms of every start-up). DATA_DIR and FRAMEWORK_DIR, the pathlib forms the kb command, the tools and
@@ -279,7 +281,7 @@ def _with_overlay(framework: str, index: HarvestIndex, version: Any) -> HarvestI
     return {(version, platform): builds for (name, version, platform), builds in keyed.items() if name == framework}
 
 
-def _overlay_releases(framework: str, known: set, spec: Optional[Mapping[str, Any]] = None,
+def _overlay_releases(framework: str, known: AbstractSet["Version"], spec: Optional[Mapping[str, Any]] = None,
                       harvested: Optional[HarvestIndex] = None) -> List[Release]:
     """Releases the shipped data lacks, made from the user's own readings of their wheels (``gpuvet kb harvest``).
 

@@ -7,7 +7,7 @@ reading the shipped data once.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple
 
 from gpuvet.kb import loader
 
@@ -45,7 +45,7 @@ class Mirrors(NamedTuple):
         return next((e for e in self.endpoints if e.id == endpoint_id), None)
 
 
-def _source(record) -> str:
+def _source(record: Mapping[str, Any]) -> str:
     return "; ".join(loader.sources_of(record.get("source")))
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.kb import versions
 from gpuvet.tomlfile import load_toml
@@ -262,8 +262,8 @@ def libraries_of(build: Mapping[str, Any]) -> List[Mapping[str, Any]]:
 def archs_of(build: Mapping[str, Any]) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
     """(SASS, PTX): every arch any code unit of any library of the record carries, in arch order. For showing and
     comparing readings only: what runs where is judged library by library, unit by unit (gpuvet.kb.compat)."""
-    sass: set = set()
-    ptx: set = set()
+    sass: Set[str] = set()
+    ptx: Set[str] = set()
     for library in libraries_of(build):
         for unit in library.get("units") or ():
             sass.update(unit.get("sass") or ())
@@ -289,7 +289,7 @@ def describe_library(library: Mapping[str, Any]) -> str:
     parts = []
     for kind in ("sass", "ptx"):
         counts: Dict[str, int] = {}
-        isas: Dict[str, set] = {}
+        isas: Dict[str, Set[str]] = {}
         for unit in units:
             for arch in unit.get(kind) or ():
                 counts[arch] = counts.get(arch, 0) + int(unit.get("count") or 0)

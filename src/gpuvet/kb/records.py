@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 from gpuvet.kb import versions
 
@@ -161,7 +174,7 @@ class Release(NamedTuple):
         return versions.in_specifier(python_version, self.python)
 
 
-class Releases(Sequence):
+class Releases(Sequence[Release]):
     """A framework's releases, newest first, each made when it is first asked for (issue 30).
 
     Making a release checks its record and joins it with the libraries read from its wheels (the shipped harvested
@@ -204,7 +217,13 @@ class Releases(Sequence):
             self._added[wanted] = self._overlay_at(wanted)  # the overlay adds only versions the shipped data lacks
         return self._added[wanted]
 
-    def __getitem__(self, index):  # an int or a slice, as a tuple takes
+    @overload
+    def __getitem__(self, index: int) -> Release: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Tuple[Release, ...]: ...
+
+    def __getitem__(self, index: Union[int, slice]) -> Union[Release, Tuple[Release, ...]]:  # as a tuple takes
         return self._every()[index]
 
     def __len__(self) -> int:

@@ -6,7 +6,8 @@ from functools import lru_cache
 from typing import Optional, Tuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.version import InvalidVersion
+from packaging.version import Version as Version  # re-exported: callers name the parsed type from here
 
 
 @lru_cache(maxsize=4096)
@@ -17,11 +18,11 @@ def parse(text: str) -> Optional[Version]:
         return None
 
 
-def cuda_major_minor(cuda: str) -> Optional[Tuple[int, int]]:
+def cuda_major_minor(cuda: Optional[str]) -> Optional[Tuple[int, int]]:
     # Cached on the string (a damaged snapshot may hold a list here; str() keeps the cache key hashable):
     # min_driver_for_cuda scans every toolkit row per question, ~5,800 calls in one `gpuvet check`
     # (bench/bench_check.py profile), and the answers are immutable.
-    return _cuda_major_minor(str(cuda))
+    return _cuda_major_minor(str(cuda))  # None: no CUDA, hence None
 
 
 @lru_cache(maxsize=4096)
@@ -68,7 +69,7 @@ def _specifier_set(specifier: str) -> Optional[SpecifierSet]:
     return _uncached_specifier_set(specifier)
 
 
-def _uncached_specifier_set(specifier) -> Optional[SpecifierSet]:
+def _uncached_specifier_set(specifier: str) -> Optional[SpecifierSet]:
     try:
         return SpecifierSet(specifier)
     except InvalidSpecifier:

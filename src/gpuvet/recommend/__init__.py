@@ -8,7 +8,7 @@ change (the driver branch, the Python version), never the GPU itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from gpuvet.checks import stack_findings
 from gpuvet.checks.chain import Candidate, evaluate, install_here
@@ -16,6 +16,9 @@ from gpuvet.checks.resolve import candidates
 from gpuvet.checks.stack import effective
 from gpuvet.models import Finding, Severity, Verdict
 from gpuvet.snapshot import SnapshotView
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 # Findings a renter can fix without another GPU, and how each is stated as a need.
 _CHANGEABLE = {"driver_too_old", "no_driver", "python_unsupported"}
@@ -97,12 +100,12 @@ def _needs(findings: List[Finding]) -> Optional[Tuple[Need, ...]]:
     return tuple(needs)
 
 
-def recommend(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> List[Recommendation]:
+def recommend(view: SnapshotView, framework: Any, kb: KnowledgeBase, limit: int = 3) -> List[Recommendation]:
     """Best first: what fits as the machine stands, then newer builds after the smallest change."""
     return recommend_counted(view, framework, kb, limit)[0]
 
 
-def recommend_counted(view: SnapshotView, framework: Any, kb: Any, limit: int = 3) -> Tuple[List[Recommendation], int]:
+def recommend_counted(view: SnapshotView, framework: Any, kb: KnowledgeBase, limit: int = 3) -> Tuple[List[Recommendation], int]:
     """The recommendations, and how many builds were left out because the model cannot judge them here (their
     arch lists are not known): with none recommended, that count makes the answer "undecided", not "nothing"."""
     undecided = 0
@@ -153,7 +156,7 @@ def recommend_counted(view: SnapshotView, framework: Any, kb: Any, limit: int = 
     return fitting + picked, undecided
 
 
-def _last_branch(view: SnapshotView, kb: Any) -> Optional[int]:
+def _last_branch(view: SnapshotView, kb: KnowledgeBase) -> Optional[int]:
     """The newest driver branch every GPU of the machine still runs on (Kepler: R470), or None without a ceiling."""
     from gpuvet.checks.chain import model_gpus
 

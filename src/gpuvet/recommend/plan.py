@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from gpuvet.errors import UsageError
 from gpuvet.models import Message, msg
@@ -25,6 +25,9 @@ from gpuvet.recommend.shapes import (
     nearest_dense_shape,
     parameter_count,
 )
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 GIB = 1024**3
 BYTES = techniques.BYTES
@@ -148,7 +151,7 @@ def _needs_bf16(precision: str) -> bool:
     return precision == "bf16"
 
 
-def _build_of(target_text: Optional[str], kb: Any) -> Any:
+def _build_of(target_text: Optional[str], kb: KnowledgeBase) -> Any:
     """The framework build a plan is for, as the compatibility model sees it (the newest admitted release, in the
     variant plain pip gives), or None when the target is not one the knowledge base knows."""
     if not target_text:
@@ -161,7 +164,7 @@ def _build_of(target_text: Optional[str], kb: Any) -> Any:
     releases = [r for r in framework.releases if target.admits(r.version)] if framework is not None else []
     if not releases:
         return None
-    variant = releases[0].variants.get(releases[0].default_variant)
+    variant = releases[0].default
     if variant is None or not variant.cuda:
         return None
     sass = tuple(variant.sass) or None
@@ -171,7 +174,7 @@ def _build_of(target_text: Optional[str], kb: Any) -> Any:
                         ptx_cuda=(variant.extra or {}).get("ptx_cuda"))
 
 
-def _runs(build: Any, model: Any, kb: Any) -> Optional[bool]:
+def _runs(build: Any, model: Any, kb: KnowledgeBase) -> Optional[bool]:
     """Whether the planned build's code reaches this GPU model (the driver is the provider's to choose): the same
     model as ``gpuvet check`` (gpuvet.kb.compat); None when its arch list is not known."""
     if build is None:
@@ -184,7 +187,7 @@ def _runs(build: Any, model: Any, kb: Any) -> Optional[bool]:
     return {compat.RUNS: True, compat.FAILS: False}.get(judgement.status)
 
 
-def fit_gpus(work: Workload, gpus: Optional[int], kb: Any, target: Optional[str] = None) -> List[Dict[str, Any]]:
+def fit_gpus(work: Workload, gpus: Optional[int], kb: KnowledgeBase, target: Optional[str] = None) -> List[Dict[str, Any]]:
     """For each GPU model of the KB: how many are needed (or, with --gpus N, whether N fit), and whether the
     planned build runs on it at all."""
     build = _build_of(target, kb)
@@ -230,7 +233,7 @@ def fit_gpus(work: Workload, gpus: Optional[int], kb: Any, target: Optional[str]
     return rows
 
 
-def software_for(target_text: str, kb: Any) -> Dict[str, Any]:
+def software_for(target_text: str, kb: KnowledgeBase) -> Dict[str, Any]:
     """What the framework needs: Python range, CUDA variants, cuDNN/NCCL, the driver floor of its default variant."""
     from gpuvet.checks.targets import parse_target
 
@@ -242,7 +245,7 @@ def software_for(target_text: str, kb: Any) -> Dict[str, Any]:
     if not releases:
         return {"framework": target.text, "known": False}
     release = releases[0]
-    default = release.variants.get(release.default_variant) or next(iter(release.variants.values()), None)
+    default = release.default or next(iter(release.variants.values()), None)
     variants = {}
     for name, variant in release.variants.items():
         floor = kb.min_driver_for_cuda(variant.cuda) if variant.cuda else None
@@ -259,7 +262,7 @@ def software_for(target_text: str, kb: Any) -> Dict[str, Any]:
         "version": release.version,
         "python": release.python,
         "default_variant": release.default_variant,
-        "min_driver": variants.get(release.default_variant, {}).get("min_driver") if default else None,
+        "min_driver": variants.get(release.default_variant or "", {}).get("min_driver") if default else None,
         "variants": variants,
         "source": release.source,
     }
@@ -277,7 +280,7 @@ QUESTIONS = (
 )
 
 
-def _known_framework(text: str, kb: Any) -> None:
+def _known_framework(text: str, kb: KnowledgeBase) -> None:
     """A plan for a framework the knowledge base does not know plans nothing: refused, with the nearest name."""
     import difflib
 
@@ -333,7 +336,7 @@ def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
     return work, said, model
 
 
-def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
+def make_plan(args: Any, kb: KnowledgeBase) -> Dict[str, Any]:
     _known_framework(args.framework, kb)
     work, model_assumptions, model = workload_of(args)
     task, precision, seq, batch = work.task, work.precision, work.seq, work.batch
@@ -386,7 +389,7 @@ def make_plan(args: Any, kb: Any) -> Dict[str, Any]:
 _ANSWERED_BY = {"plan.q.snapshots": "in_saved_image", "plan.q.disk": "size_gib"}
 
 
-def platform_answers(name: str, kb: Any, weights_gib: float) -> Dict[str, Any]:
+def platform_answers(name: str, kb: KnowledgeBase, weights_gib: float) -> Dict[str, Any]:
     """What ``plan --platform NAME`` knows before renting: the platform's disks (kb/data/platforms.toml), what its
     documentation says of the host's driver and the images it offers, the advice ``check`` gives there, the questions
     its documentation answers, and whether the weights fit its data disks."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, List, Mapping
+from typing import Any, Callable, List, Mapping
 
 from gpuvet.i18n import label, render, source_label, text
 from gpuvet.report.answer import answer_line
@@ -82,7 +82,7 @@ def _badge(verdict: str, lang: str) -> str:
 _INFO_READ_IN_FULL = frozenset({"platform_note"})
 
 
-def _finding_lines(finding: Mapping[str, Any], lang: str, esc) -> List[str]:
+def _finding_lines(finding: Mapping[str, Any], lang: str, esc: Callable[[str], str]) -> List[str]:
     sev = finding["severity"]
     lines = [f"  [{_STYLE.get(sev, '')}]{_MARK.get(sev, '-')} {esc(finding['title'])}[/]  [dim]({finding['code']}, {finding['layer']})[/]"]
     if sev == "info":

@@ -5,7 +5,7 @@ Every renderer (text, Markdown, HTML, JSON) starts from these dicts, so all form
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from gpuvet.i18n import render
 from gpuvet.models import CheckReport, Finding, Link, TargetResult
@@ -52,7 +52,7 @@ def target_to_dict(result: TargetResult, lang: str) -> Dict[str, Any]:
 _SEVERITY_RANK = {"fail": 0, "warn": 1, "info": 2}
 
 
-def _ordered(findings) -> List[Finding]:
+def _ordered(findings: Iterable[Finding]) -> List[Finding]:
     # Worst first; the chain order (driver → ... → python) is kept within a severity by a stable sort.
     return sorted(findings, key=lambda f: _SEVERITY_RANK.get(f.severity.value, 3))
 

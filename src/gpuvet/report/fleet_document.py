@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from gpuvet.checks.fleet import FleetDiff, FleetFinding
 from gpuvet.report.envelope import envelope
@@ -57,7 +57,7 @@ def summary(results: Sequence[HostResult]) -> Dict[str, int]:
 def group_findings(per_host: Mapping[str, Sequence[Mapping[str, Any]]], hosts: Sequence[str],
                    index: int) -> List[Dict[str, Any]]:
     """The distinct findings of these hosts for one target, worst and most widespread first, each with its hosts."""
-    merged: Dict[tuple, Dict[str, Any]] = {}
+    merged: Dict[Tuple[str, str, Optional[str]], Dict[str, Any]] = {}
     for host in hosts:
         checks = per_host[host]
         for detail in checks[index].get("details", []) if index < len(checks) else []:
@@ -68,7 +68,7 @@ def group_findings(per_host: Mapping[str, Sequence[Mapping[str, Any]]], hosts: S
             if host not in item["hosts"]:
                 item["hosts"].append(host)
 
-    def rank(item: Mapping[str, Any]):
+    def rank(item: Mapping[str, Any]) -> Tuple[int, int]:
         severity = item["severity"]
         return (_SEVERITY_ORDER.index(severity) if severity in _SEVERITY_ORDER else 9, -len(item["hosts"]))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, List, Mapping
+from typing import Any, List, Mapping, Sequence
 
 from gpuvet.report import blocks as B
 
@@ -43,7 +43,7 @@ def _badge(verdict: str, label: str) -> str:
     return '<span class="badge %s">%s %s</span>' % (_cls(verdict), esc(ICONS.get(verdict, "?")), esc(label))
 
 
-def _table(headers, rows) -> str:
+def _table(headers: Sequence[str], rows: Sequence[Sequence[B.Cell]]) -> str:
     head = "".join("<th>%s</th>" % esc(h) for h in headers)
     body = "".join(
         "<tr>%s</tr>" % "".join(

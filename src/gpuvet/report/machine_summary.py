@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, List, Mapping, Sequence
+from typing import Any, Dict, List, Mapping, Sequence, Set
 
 from gpuvet.i18n import source_label, text
 from gpuvet.snapshot import SnapshotView
@@ -18,7 +18,7 @@ def _binaries(binaries: Sequence[Mapping[str, Any]]) -> str:
     """Per package, the archs its CUDA binaries carry together: "torch: sm_50..sm_90; flash_attn: sm_80 sm_90"."""
     from gpuvet.probe.binaries import sort_archs
 
-    per_package: dict = {}
+    per_package: Dict[str, Set[str]] = {}
     for binary in binaries:
         archs = per_package.setdefault(binary.get("package") or "?", set())
         archs.update(binary.get("sass") or ())

@@ -7,7 +7,7 @@ Every string from a document is untrusted (a snapshot may name a GPU ``<script>`
 from __future__ import annotations
 
 import re
-from typing import Any, List, Mapping, Tuple
+from typing import Any, List, Mapping, Sequence, Tuple
 
 from gpuvet.report import blocks as B
 
@@ -41,11 +41,11 @@ def md_text(value: Any, block_start: bool = False) -> str:
 
 def md_code(value: Any) -> str:
     """An inline code span that no backtick in the value can close early (CommonMark: a longer delimiter run)."""
-    value = " ".join(str(value).split())
-    longest = max((len(run) for run in re.findall(r"`+", value)), default=0)
+    shown = " ".join(str(value).split())
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
     fence = "`" * (longest + 1)
-    pad = " " if value.startswith("`") or value.endswith("`") or not value else ""
-    return fence + pad + value + pad + fence
+    pad = " " if shown.startswith("`") or shown.endswith("`") or not shown else ""
+    return fence + pad + shown + pad + fence
 
 
 def md_fence(lines: List[str], info: str = "") -> List[str]:
@@ -65,7 +65,7 @@ def _cell(cell: B.Cell) -> str:
     return (icon + " " if icon else "") + md_text(cell.text)
 
 
-def _table(headers, rows) -> List[str]:
+def _table(headers: Sequence[str], rows: Sequence[Sequence[B.Cell]]) -> List[str]:
     out = ["| " + " | ".join(md_text(h) for h in headers) + " |"]
     out.append("|" + "|".join("---:" if rows and rows[0][i].numeric else "---" for i in range(len(headers))) + "|")
     for row in rows:

@@ -3,7 +3,7 @@ text out. Targets are listed best first: usable before unusable, then by speed."
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 from gpuvet.checks.net import USABLE, NetResult, Verdict
 from gpuvet.i18n import render, text
@@ -13,7 +13,7 @@ _STATUS_ORDER = {"ok": 0, "slow": 1, "error": 2, "timeout": 3, "unreachable": 4}
 
 
 def ranked(result: NetResult) -> List[Verdict]:
-    def key(verdict: Verdict):
+    def key(verdict: Verdict) -> Tuple[int, float, float]:
         rate = verdict.throughput_mbps if verdict.throughput_mbps is not None else 0.0
         median = verdict.latency_ms["median"] if verdict.latency_ms else float("inf")
         return (_STATUS_ORDER.get(verdict.status, 9), -rate, median)

@@ -90,7 +90,7 @@ def _smoke(document: Mapping[str, Any], registry: Any, Gauge: Any) -> None:
 def _fleet(document: Mapping[str, Any], registry: Any, Gauge: Any) -> None:
     per_host = Gauge("gpuvet_fleet_host_status", "1 for the status of each host", ["host", "status"], registry=registry)
     counts = Gauge("gpuvet_fleet_hosts", "Hosts per status", ["status"], registry=registry)
-    tally: Counter = Counter()
+    tally: Counter[str] = Counter()
     for host in document.get("hosts") or []:
         per_host.labels(str(host.get("host")), str(host.get("status"))).set(1)
         tally[str(host.get("status"))] += 1

@@ -4,16 +4,19 @@ capture document and the knowledge base."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 from gpuvet.i18n import text
 from gpuvet.report.table import pad
+
+if TYPE_CHECKING:
+    from gpuvet.kb import KnowledgeBase
 
 # pip freeze leaves these out by default: the installer's own tools, not the environment's content.
 _TOOLS = {"pip", "setuptools", "wheel", "distribute"}
 
 
-def _indexes_by_label(kb: Any) -> Dict[str, Dict[str, str]]:
+def _indexes_by_label(kb: KnowledgeBase) -> Dict[str, Dict[str, str]]:
     """Distribution -> local version label -> the index that serves it (``torch`` -> ``cu124`` -> PyTorch's cu124
     index), from the KB variants; a framework's companions (torchvision for torch) come from the same indexes."""
     indexes: Dict[str, Dict[str, str]] = {}
@@ -23,14 +26,15 @@ def _indexes_by_label(kb: Any) -> Dict[str, Dict[str, str]]:
         for release in framework.releases:
             names |= {str(name).lower() for name in release.companions}
             for variant in release.variants.values():
-                if str(variant.index_url or "").startswith(("https://", "http://")):  # not "PyPI (default)"
-                    labels.setdefault(variant.name.lower(), variant.index_url)
+                url = variant.index_url or ""
+                if url.startswith(("https://", "http://")):  # not "PyPI (default)"
+                    labels.setdefault(variant.name.lower(), url)
         for name in names:
             indexes.setdefault(name, labels)
     return indexes
 
 
-def requirement_lines(lock: List[Mapping[str, Any]], kb: Any,
+def requirement_lines(lock: List[Mapping[str, Any]], kb: KnowledgeBase,
                       changes: Optional[Mapping[str, str]] = None) -> "tuple[List[str], List[str]]":
     """(index lines, requirement lines): exact pins; a URL or VCS install as ``name @ url``; a local directory as a
     comment (it cannot be fetched elsewhere); a local label's index as one ``--extra-index-url``. ``changes`` (name ->
@@ -68,7 +72,7 @@ def plan_changes(plan: List[Mapping[str, Any]]) -> Dict[str, str]:
             for step in plan if step.get("alternative") and step["alternative"].get("version")}
 
 
-def requirements_txt(capture: Mapping[str, Any], kb: Any, changes: Optional[Mapping[str, str]] = None) -> str:
+def requirements_txt(capture: Mapping[str, Any], kb: KnowledgeBase, changes: Optional[Mapping[str, str]] = None) -> str:
     index_lines, lines = requirement_lines(list(capture.get("lock") or []), kb, changes)
     head = ["# gpuvet replay: the environment captured %s" % (capture.get("captured_at") or "?")]
     if changes:
@@ -82,7 +86,7 @@ def _python(capture: Mapping[str, Any]) -> Optional[str]:
     return ".".join(version.split(".")[:2]) if version else None
 
 
-def environment_yml(capture: Mapping[str, Any], kb: Any, changes: Optional[Mapping[str, str]] = None) -> str:
+def environment_yml(capture: Mapping[str, Any], kb: KnowledgeBase, changes: Optional[Mapping[str, str]] = None) -> str:
     index_lines, lines = requirement_lines(list(capture.get("lock") or []), kb, changes)
     python = _python(capture)
     out = ["name: gpuvet-replay", "channels:", "  - conda-forge", "dependencies:"]

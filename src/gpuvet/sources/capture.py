@@ -16,12 +16,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from gpuvet.errors import InputError
 from gpuvet.ingest.common import redact_urls
 from gpuvet.models import Message
 from gpuvet.probe.names import canonical_name
+
+if TYPE_CHECKING:
+    from gpuvet.snapshot import BinaryReading
 
 # Files kept per distribution: torch ships a handful of CUDA libraries; a bound keeps a capture small whatever
 # an environment holds (the ones left out are counted).
@@ -64,7 +67,7 @@ def lock_entries() -> List[Dict[str, Any]]:
     return [entries[key] for key in sorted(entries)]
 
 
-def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[BinaryReading]) -> List[Dict[str, Any]]:
     """The lock with ``cuda_archs``: [{"file", "sass", "ptx", "units"}] (the file's base name; ``units`` its code units
     as the probe read them, when it did) on each distribution whose
     binaries carry CUDA code, read by the probe's binary scan (unreadable files left out: the snapshot keeps their
@@ -73,7 +76,7 @@ def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[Dict[str, Any
     for binary in binaries:
         if binary.get("error") or not (binary.get("sass") or binary.get("ptx")):
             continue
-        kept = {"file": os.path.basename(str(binary.get("path") or "")), "sass": list(binary.get("sass") or []),
+        kept: Dict[str, Any] = {"file": os.path.basename(str(binary.get("path") or "")), "sass": list(binary.get("sass") or []),
                 "ptx": list(binary.get("ptx") or [])}
         if binary.get("units"):
             kept["units"] = list(binary["units"])
