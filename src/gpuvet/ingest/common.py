@@ -203,36 +203,6 @@ def set_platform(snapshot: Dict[str, Any], platform: Optional[str], source: str)
         set_fact(snapshot, "host.os", {"id": "macos", "version_id": None, "pretty": None, "system": "Darwin"}, source)
 
 
-def set_packages_and_frameworks(snapshot: Dict[str, Any], named: List[Tuple[str, str]], source: str,
-                                extra_frameworks: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
-    """(name, version) pairs a report lists -> packages, and the frameworks they make (torch's build from its local
-    label, as from a pip listing)."""
-    from gpuvet.ingest import packages as package_parsers
-
-    records = []
-    seen = set()
-    for name, version in named:
-        version = (version or "").strip()
-        if not name or not re.match(r"^\d", version):
-            continue
-        record = package_parsers._package(name, version, "pip")
-        if record["name"] in seen:
-            continue
-        seen.add(record["name"])
-        records.append(record)
-    frameworks = package_parsers.frameworks_from(records, source) if records else {}
-    for framework, info in (extra_frameworks or {}).items():
-        frameworks[framework] = {**frameworks.get(framework, {}), **info, "source": source}
-    if records:
-        set_fact(snapshot, "packages", sorted(records, key=lambda p: p["name"]), source)
-        for library in ("cudnn", "nccl"):
-            entries = package_parsers.libraries_from(records, library, source)
-            if entries:
-                set_fact(snapshot, library, entries, source)
-    if frameworks:
-        set_fact(snapshot, "frameworks", frameworks, source)
-
-
 def torch_version_gpu(value: str) -> Tuple[Optional[str], Optional[bool]]:
     """"2.2.1+cu121 (True)" / "2.5.1+cu124 (GPU)" / "2.1.0" -> ("2.2.1+cu121", True) / (..., True) / ("2.1.0", None)."""
     value = (value or "").strip()

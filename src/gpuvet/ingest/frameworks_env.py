@@ -25,13 +25,13 @@ from gpuvet.ingest.common import (
     new_gpu,
     pasted_source,
     set_fact,
-    set_packages_and_frameworks,
     set_platform,
     set_python,
     shell,
     torch_version_gpu,
     unquote_lines,
 )
+from gpuvet.ingest.packages import set_packages_and_frameworks
 from gpuvet.snapshot import merge
 
 _BACKTICK = re.compile(r"^-\s+`(?P<tool>[A-Za-z_-]+)` version:")

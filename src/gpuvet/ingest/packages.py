@@ -5,7 +5,7 @@ framework builds (``torch==2.1.2+cu121`` -> CUDA 12.1), cuDNN and NCCL shipped a
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from gpuvet.ingest.common import input_error, major_minor, pasted_source, redact_urls, set_fact, shell
 from gpuvet.probe.framework_names import DISTRIBUTIONS
@@ -233,3 +233,31 @@ def parse_conda(text: str, name: str = "<input>") -> Dict[str, Any]:
     if prefix:
         set_fact(snapshot, "conda", {"version": None, "active_env": None, "prefix": prefix.group(1)}, pasted_source("conda-list"))
     return snapshot
+
+
+def set_packages_and_frameworks(snapshot: Dict[str, Any], named: List[Tuple[str, str]], source: str,
+                                extra_frameworks: Optional[Dict[str, Dict[str, Any]]] = None) -> None:
+    """(name, version) pairs a report lists -> packages, and the frameworks they make (torch's build from its local
+    label, as from a pip listing)."""
+    records = []
+    seen = set()
+    for name, version in named:
+        version = (version or "").strip()
+        if not name or not re.match(r"^\d", version):
+            continue
+        record = _package(name, version, "pip")
+        if record["name"] in seen:
+            continue
+        seen.add(record["name"])
+        records.append(record)
+    frameworks = frameworks_from(records, source) if records else {}
+    for framework, info in (extra_frameworks or {}).items():
+        frameworks[framework] = {**frameworks.get(framework, {}), **info, "source": source}
+    if records:
+        set_fact(snapshot, "packages", sorted(records, key=lambda p: p["name"]), source)
+        for library in ("cudnn", "nccl"):
+            entries = libraries_from(records, library, source)
+            if entries:
+                set_fact(snapshot, library, entries, source)
+    if frameworks:
+        set_fact(snapshot, "frameworks", frameworks, source)

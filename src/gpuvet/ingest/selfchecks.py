@@ -20,10 +20,10 @@ from gpuvet.ingest.common import (
     pasted_source,
     python_record,
     set_fact,
-    set_packages_and_frameworks,
     shell,
     unquote_lines,
 )
+from gpuvet.ingest.packages import set_packages_and_frameworks
 
 # --- bitsandbytes --------------------------------------------------------------------------------------------------
 

@@ -16,11 +16,11 @@ from gpuvet.ingest.common import (
     new_gpu,
     pasted_source,
     set_fact,
-    set_packages_and_frameworks,
     set_python,
     shell,
     unquote_lines,
 )
+from gpuvet.ingest.packages import set_packages_and_frameworks
 from gpuvet.probe import smi
 
 KIND = "sglang-check-env"
