@@ -62,11 +62,15 @@ def _wheel(name, version, files, metadata=True, pins=PINS, tag=TAG, requires_pyt
 
 
 class Index:
-    """A PEP 503 simple index on 127.0.0.1: {project: [(filename, bytes, mode)]}; mode "ok", "truncate", "stall"."""
+    """A PEP 503 simple index on 127.0.0.1: {project: [(filename, bytes, mode)]}; mode "ok", "truncate" (a third of
+    the body, then the connection closes), "stall" (the project page never answers) or "drip" (the file's body one
+    byte every 0.2 s). ``url_for(filename, mode)`` gives a file's link (``/files/<filename>`` by default): a file is
+    served by the last segment of its path, so a link may carry anything before it and a query after."""
 
-    def __init__(self, projects):
+    def __init__(self, projects, url_for=None):
         self.projects = projects
         self.requests = []
+        self.url_for = url_for or (lambda filename, mode: f"/files/{filename}")
         index = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -86,16 +90,28 @@ class Index:
                         return
                     if "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or ""):
                         doc = {"meta": {"api-version": "1.0"}, "name": project,
-                               "files": [{"filename": f, "url": f"/files/{f}",
+                               "files": [{"filename": f, "url": index.url_for(f, m),
                                           "hashes": {"sha256": hashlib.sha256(d).hexdigest()} if m == "ok" else {}}
                                          for f, d, m in files]}
                         return self._send(200, json.dumps(doc).encode(), "application/vnd.pypi.simple.v1+json")
-                    links = "".join(f'<a href="/files/{f}">{f}</a><br/>' for f, _, _ in files)
+                    links = "".join(f'<a href="{index.url_for(f, m)}">{f}</a><br/>' for f, _, m in files)
                     return self._send(200, f"<html><body>{links}</body></html>".encode(), "text/html")
-                if parts[:1] == ["files"] and len(parts) == 2:
+                if parts[:1] == ["files"] and len(parts) >= 2:
                     for files in index.projects.values():
                         for filename, data, mode in files:
-                            if filename == parts[1]:
+                            if filename == parts[-1]:
+                                if mode == "drip":
+                                    self.send_response(200)
+                                    self.send_header("Content-Length", str(len(data)))
+                                    self.end_headers()
+                                    try:
+                                        for byte in data[:300]:
+                                            self.wfile.write(bytes([byte]))
+                                            self.wfile.flush()
+                                            time.sleep(0.2)
+                                    except OSError:
+                                        pass
+                                    return
                                 if mode == "truncate":
                                     self.send_response(200)
                                     self.send_header("Content-Type", "application/octet-stream")

@@ -4,18 +4,14 @@ body that drips, and download URLs carrying every token shape README's "What gpu
 line and exit 2 (or, for a corrupt library, a record saying it is unreadable), nothing written outside the overlay,
 no secret in the overlay file."""
 
-import hashlib
 import json
 import struct
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from gpuvet.cli import main
-from gpuvet.kb import loader
-from kb.test_harvest import _files, _wheel
+from kb.test_harvest import Index, _files, _wheel
 
 # One of each token shape README lists as redacted, each a credential of its own kind
 TOKENS = {
@@ -31,70 +27,12 @@ TOKENS = {
 QUERY = {"X-Amz-Signature": "f00dbabe0123456789abcdef", "token": "qtok0123456789", "sig": "qsig0123456789"}
 
 
-class HostileIndex:
-    """A PEP 503 index on 127.0.0.1: ``projects`` {project: (filename, bytes, mode)}; mode "ok", "drip" (the body
-    one byte every 0.2 s) or "tokens" (the file's URL carries every token shape, in its path and its query)."""
-
-    def __init__(self, projects):
-        self.projects = projects
-        index = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                path = self.path.split("?")[0]
-                parts = [p for p in path.split("/") if p]
-                if parts[:1] == ["simple"] and len(parts) == 2:
-                    entry = index.projects.get(loader.normalize_name(parts[1]))
-                    if entry is None:
-                        return self._send(404, b"no", "text/plain")
-                    filename, data, mode = entry
-                    url = f"/files/{filename}"
-                    if mode == "tokens":
-                        query = "&".join(f"{k}={v}" for k, v in QUERY.items())
-                        url = "/files/" + "/".join(TOKENS.values()) + f"/{filename}?{query}"
-                    digest = hashlib.sha256(data).hexdigest()
-                    if "application/vnd.pypi.simple.v1+json" in (self.headers.get("Accept") or ""):
-                        doc = {"meta": {"api-version": "1.0"}, "name": parts[1],
-                               "files": [{"filename": filename, "url": url, "hashes": {"sha256": digest}}]}
-                        return self._send(200, json.dumps(doc).encode(), "application/vnd.pypi.simple.v1+json")
-                    body = f'<html><body><a href="{url}#sha256={digest}">{filename}</a></body></html>'
-                    return self._send(200, body.encode(), "text/html")
-                if parts[:1] == ["files"]:
-                    for filename, data, mode in index.projects.values():
-                        if parts[-1] == filename:
-                            if mode == "drip":
-                                self.send_response(200)
-                                self.send_header("Content-Length", str(len(data)))
-                                self.end_headers()
-                                try:
-                                    for byte in data[:300]:
-                                        self.wfile.write(bytes([byte]))
-                                        self.wfile.flush()
-                                        time.sleep(0.2)
-                                except OSError:
-                                    pass
-                                return
-                            return self._send(200, data, "application/octet-stream")
-                return self._send(404, b"no", "text/plain")
-
-            def _send(self, code, body, kind):
-                self.send_response(code)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/simple"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+def _token_url(filename, mode):
+    """The link of a "tokens" file carries every token shape, in its path and its query."""
+    if mode != "tokens":
+        return f"/files/{filename}"
+    query = "&".join(f"{k}={v}" for k, v in QUERY.items())
+    return "/files/" + "/".join(TOKENS.values()) + f"/{filename}?{query}"
 
 
 def _overlapping(data, copies=50):
@@ -128,15 +66,15 @@ def hostile(tmp_path_factory):
     name, plain = _wheel("overlappkg", "1.0", {"overlappkg/lib000.so": b"\0" * (1024 * 1024)})
     overlap = (name, _overlapping(plain))
     good_name, good = _wheel("tokenpkg", "1.0", {"tokenpkg/__init__.py": b""})
-    served = HostileIndex({
-        "escapepkg": _wheel("escapepkg", "1.0", {"escapepkg/__init__.py": b"", "../../escaped.so": b"x"}) + ("ok",),
-        "abspkg": _wheel("abspkg", "1.0", {"abspkg/__init__.py": b"", "/tmp/gpuvet-absolute.so": b"x"}) + ("ok",),
-        "bombpkg": bomb + ("ok",),
-        "overlappkg": overlap + ("ok",),
-        "elfpkg": _wheel("elfpkg", "1.0", {"elfpkg/__init__.py": b"", "elfpkg/_C.so": _lying_elf()}) + ("ok",),
-        "drippkg": _wheel("drippkg", "1.0", {"drippkg/__init__.py": b"x" * 4000}) + ("drip",),
-        "tokenpkg": (good_name, good, "tokens"),
-    })
+    served = Index({
+        "escapepkg": [_wheel("escapepkg", "1.0", {"escapepkg/__init__.py": b"", "../../escaped.so": b"x"}) + ("ok",)],
+        "abspkg": [_wheel("abspkg", "1.0", {"abspkg/__init__.py": b"", "/tmp/gpuvet-absolute.so": b"x"}) + ("ok",)],
+        "bombpkg": [bomb + ("ok",)],
+        "overlappkg": [overlap + ("ok",)],
+        "elfpkg": [_wheel("elfpkg", "1.0", {"elfpkg/__init__.py": b"", "elfpkg/_C.so": _lying_elf()}) + ("ok",)],
+        "drippkg": [_wheel("drippkg", "1.0", {"drippkg/__init__.py": b"x" * 4000}) + ("drip",)],
+        "tokenpkg": [(good_name, good, "tokens")],
+    }, url_for=_token_url)
     yield served
     served.close()
 
