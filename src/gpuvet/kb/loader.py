@@ -356,19 +356,23 @@ def pinned_vllm_range_cuda(specifier: str, vllm_file: Optional[Union[str, "Path"
     agrees. None when they disagree, when one has no recorded torch pin, or when the range reaches past the releases
     the vLLM file records (an open range takes every newer vLLM: the file cannot say it holds them all). The one
     home of that rule (tools/import_overlay.py asks here)."""
-    spec = versions._uncached_specifier_set(specifier)
+    spec = versions.specifier_set(specifier)
     if spec is None:
         return None
     path = vllm_file or find_framework_file("vllm")
     if path is None:
         return None
-    records = [r for r in raw(path).get("release", ()) if versions.parse(str(r.get("version")))]
-    recorded = sorted(versions.parse(str(r["version"])) for r in records)  # type: ignore[type-var]
-    if not recorded or not _bounded_within(spec, recorded[0], recorded[-1]):
+    records: List[Tuple["Version", Mapping[str, Any]]] = []
+    for record in raw(path).get("release", ()):
+        parsed = versions.parse(str(record.get("version")))
+        if parsed is not None:
+            records.append((parsed, record))
+    if not records or not _bounded_within(spec, min(v for v, _ in records), max(v for v, _ in records)):
         return None
-    inside = [r for r in records if spec.contains(versions.parse(str(r["version"])), prereleases=False)]  # type: ignore[arg-type]
     cudas: Dict[str, List[str]] = {}
-    for record in inside:
+    for version, record in records:
+        if not spec.contains(version, prereleases=False):
+            continue
         torch_pin = str((record.get("requires") or {}).get("torch") or "")
         plain = pinned_torch_build(torch_pin[2:], torch_file) if torch_pin.startswith("==") else None
         if plain is None:
