@@ -254,6 +254,10 @@ SELECTORS: Tuple[Selector, ...] = (
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
              "raise RuntimeError(f'Unable to use CUDA because of the '", "cuda_library_missing", 0.85,
              "the plugin lists the CUDA components it could not load or found too old, one per line below"),
+    # JAX's own reading of "no supported devices found for platform CUDA" when the plugin failed to start
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
+             '"This may be due to JAX pre-allocating too much device "', "insufficient_vram", 0.6,
+             "JAX (or another process) took the GPU's memory before the CUDA libraries could initialize"),
     # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
     Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
              "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,
@@ -289,6 +293,42 @@ SELECTORS: Tuple[Selector, ...] = (
              "cpu_only_build", 0.85,
              "CUDAExecutionProvider asked of a package without it: the CPU onnxruntime, or it shadows onnxruntime-gpu",
              wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/capi/onnxruntime_inference_collection.py"),
+    # ONNX Runtime's preload_dlls (read from its wheel; the same file as onnxruntime-gpu's): a CUDA or cuDNN library
+    # of the nvidia-* wheels or the system failed to load; and the CUDA plugin EP it registers at import.
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1", "onnxruntime/__init__.py",
+             '"Please follow https://onnxruntime.ai/docs/install/#cuda-and-cudnn to install CUDA."',
+             "cuda_library_missing", 0.8, "a CUDA or cuDNN library the CUDA execution provider needs did not load",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/__init__.py"),
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1", "onnxruntime/__init__.py",
+             'f"Failed to register bundled CUDA plugin EP from', "cuda_library_missing", 0.6,
+             "the bundled CUDA execution provider library did not load (most often a CUDA or cuDNN library it needs)",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/__init__.py"),
+    # PaddlePaddle's GPU-only entry points on the CPU package.
+    Selector("framework_loaders", "PaddlePaddle", "PaddlePaddle/Paddle", "v3.3.1", "python/paddle/base/framework.py",
+             'assert core.is_compiled_with_cuda(), "Not compiled with CUDA"', "cpu_only_build", 0.85,
+             "a CUDA place or API used with the CPU paddlepaddle package", wheel="paddlepaddle==3.3.1",
+             wheel_path="paddle/base/framework.py"),
+    # MindSpore: the GPU plugin (lib/plugin/libmindspore_gpu.so.N) that did not load at import, and run_check's
+    # search for CUDA and cuDNN.
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/hal/device.py", "Here's error when loading plugin for MindSpore package.",
+             "cuda_library_missing", 0.7,
+             "the GPU plugin did not load: most often a CUDA library it links is not on the loader's path",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/hal/device.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py", 'logger.warning("Cannot find cuda libs.',
+             "cuda_library_missing", 0.85, "no CUDA runtime found where the GPU backend looks (LD_LIBRARY_PATH)",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/run_check/_check_version.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py",
+             'f"MindSpore version {__version__} and cuda version {self.v} does not match', "toolkit_mismatch", 0.8,
+             "the CUDA found is not one this MindSpore build supports", wheel="mindspore==2.10.0",
+             wheel_path="mindspore/run_check/_check_version.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py",
+             'f"MindSpore version {__version__} and cudDNN version {cudnn_version}', "cudnn_mismatch", 0.8,
+             "the cuDNN found is older than this MindSpore build needs", wheel="mindspore==2.10.0",
+             wheel_path="mindspore/run_check/_check_version.py"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,

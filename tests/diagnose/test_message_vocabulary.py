@@ -416,3 +416,31 @@ def test_enum_values_reads_the_three_ways_the_headers_write_an_enum():
                             "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH, /**< @deprecated */\n} cudnnStatus_t;",
                             "cudnnStatus_t", "CUDNN_STATUS_") == {"CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH": 3007,
                                                                   "CUDNN_STATUS_ARCH_MISMATCH": 3007}
+
+
+# --- the frameworks' loader messages (framework_loaders.toml), in the shape their printers write them ---------------
+
+def test_onnx_runtime_preload_failure_is_a_missing_cuda_library():
+    # onnxruntime/__init__.py preload_dlls: "Failed to load {dll}: {e}" per library, then its advice
+    found = diagnose_text("Failed to load libcublasLt.so.12: libcublasLt.so.12: cannot open shared object file: No "
+                          "such file or directory\nPlease follow https://onnxruntime.ai/docs/install/#cuda-and-cudnn to "
+                          "install CUDA.")
+    assert found[0].code == "cuda_library_missing"
+    assert any(e.signature.startswith("msg_onnx_runtime_please_follow") for d in found for e in d.evidence)
+
+
+def test_mindspore_run_check_without_cuda_libs_is_a_missing_cuda_library():
+    # mindspore/run_check/_check_version.py, behind MindSpore's logger prefix
+    assert top("[WARNING] ME(12345:140000,MainProcess):2025-01-01-10:00:00.000.000 [mindspore/run_check/"
+               "_check_version.py:111] Cannot find cuda libs. Please confirm that the correct cuda version has been "
+               "installed. Refer to the installation guidelines: https://www.mindspore.cn/install") == \
+        "cuda_library_missing"
+
+
+def test_jax_reading_of_its_own_start_up_failure_as_memory_taken_is_ranked():
+    # jax/_src/xla_bridge.py appends this to "CUDA backend failed to initialize: ..." when the plugin found no device
+    log = ("CUDA backend failed to initialize: INTERNAL: no supported devices found for platform CUDA.This may be due "
+           "to JAX pre-allocating too much device memory, leaving too little for CUDA library initialization. See "
+           "https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set "
+           "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)")
+    assert "insufficient_vram" in [d.code for d in diagnose_text(log)][:3]
