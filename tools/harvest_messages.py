@@ -350,11 +350,14 @@ STATUS_CAUSES: Dict[str, Tuple[str, float, bool]] = {
     # "CUBLAS_STATUS_NOT_INITIALIZED when calling cublasCreate(handle)"), or a CUDA context that did not come up:
     # ambiguous, so weak and generic
     "not_initialized": ("insufficient_vram", 0.3, True),
+    # cuDNN's: cudnnCreate failed, most often a cuDNN that does not fit the CUDA runtime or driver (as the
+    # hand-written libraries.toml reads it); as ambiguous, so as weak
+    "cudnn_not_initialized": ("cudnn_mismatch", 0.3, True),
     # cuDNN's own pieces (sub-libraries, serialized plans) of different versions, or one missing
     "cudnn_parts": ("cudnn_mismatch", 0.8, False),
     "incompatible_driver": ("driver_too_old", 0.75, False),
-    "incompatible_runtime": ("toolkit_mismatch", 0.7, False),
-    # cuDNN's runtime-compiled engines need NVRTC (and the driver's JIT); NVRTC needs its builtins library
+    # cuDNN's runtime-compiled engines need NVRTC (and the driver's JIT), and a CUDA runtime new enough for them
+    # (INCOMPATIBLE_CUDART, read as vocabulary.toml reads it); NVRTC needs its builtins library
     "prerequisite_missing": ("cuda_library_missing", 0.6, False),
     # the GPU lacks what the call needs (shared memory per block, double precision)
     "gpu_lacks_feature": ("feature_arch_unsupported", 0.5, False),
@@ -404,7 +407,7 @@ STATUS_TABLES: Tuple[StatusTable, ...] = (
          "SUBLIBRARY_VERSION_MISMATCH": "cudnn_parts", "SERIALIZATION_VERSION_MISMATCH": "cudnn_parts",
          "SUBLIBRARY_LOADING_FAILED": "cudnn_parts", "NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE": "cudnn_parts",
          "NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER": "incompatible_driver",
-         "NOT_SUPPORTED_INCOMPATIBLE_CUDART": "incompatible_runtime",
+         "NOT_SUPPORTED_INCOMPATIBLE_CUDART": "prerequisite_missing",
          "NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing",
          "RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing",
          "NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT": "gpu_lacks_feature",
@@ -420,7 +423,7 @@ STATUS_TABLES: Tuple[StatusTable, ...] = (
          "NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE": "program_error",
          "EXECUTION_FAILED": "execution_failed", "EXECUTION_FAILED_CUDA_DRIVER": "execution_failed",
          "EXECUTION_FAILED_CUBLAS": "execution_failed", "EXECUTION_FAILED_CUDART": "execution_failed",
-         "EXECUTION_FAILED_CURAND": "execution_failed", "NOT_INITIALIZED": "not_initialized", "VERSION_MISMATCH": "cudnn_parts"},
+         "EXECUTION_FAILED_CURAND": "execution_failed", "NOT_INITIALIZED": "cudnn_not_initialized", "VERSION_MISMATCH": "cudnn_parts"},
         wheel="nvidia-cudnn-cu12==9.28.0.42",
         strings_from=("nvidia/cudnn/lib/libcudnn_graph.so.9", "cudnnGetErrorString")),
     StatusTable(
@@ -428,7 +431,7 @@ STATUS_TABLES: Tuple[StatusTable, ...] = (
         "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-896/api/index.html#cudnnStatus_t",
         {"ARCH_MISMATCH": "arch_mismatch", "ALLOC_FAILED": "device_alloc_failed", "VERSION_MISMATCH": "cudnn_parts",
          "BAD_PARAM": "program_error", "INVALID_VALUE": "program_error", "EXECUTION_FAILED": "execution_failed",
-         "NOT_INITIALIZED": "not_initialized", "RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing"},
+         "NOT_INITIALIZED": "cudnn_not_initialized", "RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing"},
         wheel="nvidia-cudnn-cu11==8.9.6.50",
         strings_from=("nvidia/cudnn/lib/libcudnn_ops_infer.so.8", "cudnnGetErrorString")),
     StatusTable(
