@@ -89,17 +89,19 @@ def _found_facts(snapshot: Mapping[str, Any]) -> Dict[str, Any]:
     return facts
 
 
-def _adds(part: Mapping[str, Any], detected: Mapping[str, Any]) -> bool:
-    """Whether ``part`` finds a fact ``detected`` did not (a package or framework it did not name counts). A report
-    quotes other tools' lines (sglang's check_env carries nvcc's release line, vLLM's report torch's): those say
-    nothing the report's own parser did not read, so the report reads as it did alone."""
-    known = _found_facts(detected)
+def _named(fact: Mapping[str, Any], key: str) -> set:
+    """The packages or frameworks a found ``packages``/``frameworks`` fact names."""
+    value = fact["value"]
+    return {p.get("name") for p in value} if key == "packages" else set(value)
+
+
+def _adds(part: Mapping[str, Any], known: Mapping[str, Any], names: Mapping[str, set]) -> bool:
+    """Whether ``part`` finds a fact the detected kind did not (``known``: its found facts; ``names``: the packages and
+    frameworks it named; one it did not name counts). A report quotes other tools' lines (sglang's check_env carries
+    nvcc's release line, vLLM's report torch's): those say nothing the report's own parser did not read, so the
+    report reads as it did alone."""
     for key, fact in _found_facts(part).items():
-        if key not in known:
-            return True
-        if key == "packages" and {p.get("name") for p in fact["value"]} - {p.get("name") for p in known[key]["value"]}:
-            return True
-        if key == "frameworks" and set(fact["value"]) - set(known[key]["value"]):
+        if key not in known or key in names and _named(fact, key) - names[key]:
             return True
     return False
 
@@ -116,7 +118,9 @@ def read_whole(detected: Mapping[str, Any], kind: str, text: str, name: str) -> 
     except Exception:  # the detected kind's reading stands on its own; the rest is never fatal
         survived(__name__, "the other tool outputs of one pasted file")
         return dict(detected)
-    others = [(other, part) for other, part in others if _adds(part, detected)]
+    known = _found_facts(detected)
+    names = {key: _named(known[key], key) for key in ("packages", "frameworks") if key in known}
+    others = [(other, part) for other, part in others if _adds(part, known, names)]
     if not others:
         return dict(detected)
     merged = merge_all([part for _, part in others] + [detected])
