@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.debuglog import survived
 from gpuvet.ingest import log_facts
@@ -89,13 +89,13 @@ def _found_facts(snapshot: Mapping[str, Any]) -> Dict[str, Any]:
     return facts
 
 
-def _named(fact: Mapping[str, Any], key: str) -> set:
+def _named(fact: Mapping[str, Any], key: str) -> Set[Any]:
     """The packages or frameworks a found ``packages``/``frameworks`` fact names."""
     value = fact["value"]
     return {p.get("name") for p in value} if key == "packages" else set(value)
 
 
-def _adds(part: Mapping[str, Any], known: Mapping[str, Any], names: Mapping[str, set]) -> bool:
+def _adds(part: Mapping[str, Any], known: Mapping[str, Any], names: Mapping[str, Set[Any]]) -> bool:
     """Whether ``part`` finds a fact the detected kind did not (``known``: its found facts; ``names``: the packages and
     frameworks it named; one it did not name counts). A report quotes other tools' lines (sglang's check_env carries
     nvcc's release line, vLLM's report torch's): those say nothing the report's own parser did not read, so the
@@ -119,7 +119,7 @@ def read_whole(detected: Mapping[str, Any], kind: str, text: str, name: str) -> 
         survived(__name__, "the other tool outputs of one pasted file")
         return dict(detected)
     known = _found_facts(detected)
-    names = {key: _named(known[key], key) for key in ("packages", "frameworks") if key in known}
+    names: Dict[str, Set[Any]] = {key: _named(known[key], key) for key in ("packages", "frameworks") if key in known}
     others = [(other, part) for other, part in others if _adds(part, known, names)]
     if not others:
         return dict(detected)
