@@ -108,6 +108,23 @@ def test_ibstat_beside_nvidia_smi_names_the_port_that_is_not_active(tmp_path, ca
     assert document["snapshot"]["origin"]["inputs"] == ["nvidia-smi:%s" % path, "ibstat:%s" % path]
 
 
+@pytest.mark.parametrize("command, output", [
+    ("pip list | grep torch", "torch                    2.1.0+cu118"),  # grep took pip list's header away
+    ("pip freeze | grep torch", "torch==2.1.0+cu118"),
+    ("python3 -m pip list --format=freeze | grep -i torch", "torch==2.1.0+cu118"),
+])
+@pytest.mark.parametrize("end", ["\n", ""])  # a paste may stop right after the last row
+def test_a_grepped_pip_output_is_read_after_its_command_line(tmp_path, command, output, end):
+    path = _paste(tmp_path, "```\n", _shell("nvidia-smi", SMI), "```\n\n", "root@node:~# %s\n" % command, output, end)
+    assert read_input(str(path))["frameworks"]["value"]["torch"]["version"] == "2.1.0+cu118"
+
+
+def test_rows_without_their_command_line_are_not_taken_for_pip(tmp_path):
+    path = _paste(tmp_path, _shell("nvidia-smi", SMI), "\nuptime 3 days\nmemory 512 GiB\ntorch==2.1.0+cu118\n")
+    snapshot = read_input(str(path))
+    assert "packages" not in snapshot and snapshot["origin"]["inputs"] == ["nvidia-smi:%s" % path]
+
+
 def test_a_forced_kind_reads_that_kind_alone(smi_nvcc_torch):
     snapshot = read_input("nvcc:%s" % smi_nvcc_torch)
     assert snapshot["origin"]["inputs"] == ["nvcc:%s" % smi_nvcc_torch]

@@ -126,9 +126,10 @@ def pip_list_blocks(lines: List[str]) -> List[str]:
     blocks: List[str] = []
     i = 0
     led = False
-    while i < len(lines) - 1:
+    while i < len(lines):  # to the last line: a paste may end on a grep'd row without a newline
         stripped = lines[i].strip()
-        if packages.PIP_LIST_HEADER.match(stripped) and packages.PIP_LIST_RULE.match(lines[i + 1].strip()):
+        if i + 1 < len(lines) and packages.PIP_LIST_HEADER.match(stripped) \
+                and packages.PIP_LIST_RULE.match(lines[i + 1].strip()):
             end = i + 2
             while end < len(lines) and _LIST_ROW.match(lines[end].strip()):
                 end += 1
