@@ -10,7 +10,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from gpuvet import __version__
 from gpuvet.cli.output import Output, printable
@@ -50,6 +50,16 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="pasted tool output to read instead of probing (kind detected; '-' is stdin); repeatable",
     )
     parser.add_argument("--snapshot", action="append", default=[], metavar="FILE", help="a saved snapshot JSON")
+
+
+def gather_snapshot(args: argparse.Namespace, binaries: bool = True) -> Dict[str, Any]:
+    """The snapshot the input options (``_add_input_options``) name: pasted files, saved snapshots, else the live
+    probe (scanning installed binaries' archs when ``binaries``)."""
+    from gpuvet.sources.inputs import SnapshotInputs
+    from gpuvet.sources.inputs import gather_snapshot as gather
+
+    return gather(SnapshotInputs(from_files=tuple(args.from_files), snapshots=tuple(args.snapshot), binaries=binaries,
+                                 log_from_stdin=getattr(args, "logfile", None) == "-"))
 
 
 class _Unused:

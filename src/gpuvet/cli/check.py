@@ -20,11 +20,6 @@ def exit_code_for(verdict: str) -> ExitCode:
     }.get(verdict, ExitCode.OK)
 
 
-def is_live_probe(args: argparse.Namespace) -> bool:
-    """The snapshot describes this machine (not pasted text or a saved file): its network is ours to test."""
-    return not getattr(args, "from_files", None) and not getattr(args, "snapshot", None)
-
-
 def prolog_verdict(report, lang: str) -> int:
     """--prolog: nothing on stdout; on a failure one line on stderr (what Slurm logs as the drain reason) and exit 1;
     exit 0 otherwise: a warning or an undecided target is no reason to take a node out of service."""
@@ -57,11 +52,12 @@ def options_from(args: argparse.Namespace, snapshot: Mapping[str, Any]) -> Check
 
 def run(args: argparse.Namespace, output: Output) -> int:
     from gpuvet.checks import run_checks
+    from gpuvet.cli import gather_snapshot
     from gpuvet.cli.formats import render_check_report
-    from gpuvet.sources.inputs import gather_snapshot
 
     snapshot = gather_snapshot(args)
-    if is_live_probe(args) and not args.no_network and not args.prolog:  # this machine's network is ours to test
+    live = not args.from_files and not args.snapshot
+    if live and not args.no_network and not args.prolog:  # this machine's network is ours to test
         from gpuvet.sources.package_indexes import with_network
 
         snapshot = with_network(snapshot)

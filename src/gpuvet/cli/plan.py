@@ -28,11 +28,15 @@ def localize(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
     from gpuvet.cli.formats import render_document
-    from gpuvet.recommend.plan import make_plan
+    from gpuvet.recommend.plan import PlanOptions, make_plan
     from gpuvet.report.envelope import envelope
 
     kb = kb_module.load()
-    plan = localize(make_plan(args, kb), args.lang)
+    options = PlanOptions(framework=args.framework, task=args.task, model=args.model, model_size=args.model_size,
+                          gpus=args.gpus, precision=args.precision, seq_len=args.seq_len, batch_size=args.batch_size,
+                          checkpointing=args.checkpointing, zero_stage=args.zero_stage, lora_rank=args.lora_rank,
+                          platform=args.platform)
+    plan = localize(make_plan(options, kb), args.lang)
     if getattr(args, "installer", "pip") != "pip":
         from gpuvet.checks.installer import install_lines
 

@@ -61,11 +61,11 @@ def _installed_with(recommendation: Dict[str, Any], installer: str, kb: Knowledg
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
+    from gpuvet.cli import gather_snapshot
     from gpuvet.cli.formats import render_document
     from gpuvet.recommend import recommend_counted
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView, new_snapshot
-    from gpuvet.sources.inputs import gather_snapshot
 
     kb = kb_module.load()
     framework = kb.framework(args.framework)
