@@ -8,21 +8,20 @@ project's files, the package indexes' answers) is read by the caller and passed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from gpuvet.models import IMAGE_PREFIX
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
     """``targets``: requirement strings or ``image:REF`` (none: every installed framework); ``installer``: whose
     commands the fixes are written in (pip, uv, conda or pixi: ``checks.installer``); ``platform``: the GPU rental
     platform the user named (a profile of kb/data/platforms.toml; it wins over the probe's evidence); ``project``: a
     project's declared dependencies as ``read_project`` read them (its frameworks become targets, its lints machine
-    findings)."""
+    findings). A NamedTuple, immutable like a frozen dataclass, because ``dataclasses`` (and the ``inspect`` and
+    ``ast`` it imports) is kept off a live check's start-up (tests/robustness/test_startup_imports.py)."""
 
     targets: Tuple[str, ...] = ()
     installer: str = "pip"

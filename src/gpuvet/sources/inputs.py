@@ -5,18 +5,17 @@ Several inputs merge into one snapshot (``gpuvet.snapshot.merge_all``), in the o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, NamedTuple, Tuple
 
 from gpuvet.errors import UsageError
 from gpuvet.snapshot import merge_all
 
 
-@dataclass(frozen=True)
-class SnapshotInputs:
+class SnapshotInputs(NamedTuple):
     """What a command reads its machine from. ``from_files``: ``[KIND:]FILE`` specs of pasted tool output ('-' is
     stdin); ``snapshots``: saved snapshot files; neither: the live probe, which scans installed binaries' archs when
-    ``binaries``. ``log_from_stdin``: the command also reads a log from stdin (``gpuvet diagnose -``)."""
+    ``binaries``. ``log_from_stdin``: the command also reads a log from stdin (``gpuvet diagnose -``). (A NamedTuple:
+    ``dataclasses`` stays off a live check's start-up.)"""
 
     from_files: Tuple[str, ...] = ()
     snapshots: Tuple[str, ...] = ()
