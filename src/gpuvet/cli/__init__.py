@@ -13,8 +13,8 @@ from enum import Enum
 from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 from gpuvet import __version__
-from gpuvet.cli.output import Output, printable
-from gpuvet.errors import ExitCode, GpuvetError
+from gpuvet.cli.output import Output
+from gpuvet.errors import ExitCode, GpuvetError, printable
 
 # What --installer names (checks/installer.py writes each one's commands).
 INSTALLERS = ("pip", "uv", "conda", "pixi")
