@@ -11,6 +11,7 @@ from gpuvet.models import Verdict
 
 if TYPE_CHECKING:
     from gpuvet.cli.output import Output
+    from gpuvet.models import CheckReport
 
 
 def exit_code_for(verdict: str) -> ExitCode:
@@ -20,21 +21,17 @@ def exit_code_for(verdict: str) -> ExitCode:
     }.get(verdict, ExitCode.OK)
 
 
-def prolog_verdict(report, lang: str) -> int:
-    """--prolog: nothing on stdout; on a failure one line on stderr (what Slurm logs as the drain reason) and exit 1;
-    exit 0 otherwise: a warning or an undecided target is no reason to take a node out of service."""
+def prolog_verdict(report: CheckReport, lang: str) -> int:
+    """--prolog: nothing on stdout; on a failure the drain line on stderr (what Slurm logs as the drain reason) and
+    exit 1; exit 0 otherwise: a warning or an undecided target is no reason to take a node out of service."""
     import sys
 
-    from gpuvet.i18n import render
+    from gpuvet.report.check import drain_line
 
-    if report.verdict is not Verdict.FAIL:
+    line = drain_line(report, lang)
+    if line is None:
         return int(ExitCode.OK)
-    failing = [f for f in report.machine if f.severity.value == "fail"]
-    failing += [f for t in report.targets for f in t.findings if f.severity.value == "fail"]
-    reason = render(failing[0].title, lang) if failing else "a target fails"
-    more = " (+%d more)" % (len(failing) - 1) if len(failing) > 1 else ""
-    print("gpuvet: drain: %s [%s]%s" % (" ".join(reason.split()), failing[0].code if failing else "fail", more),
-          file=sys.stderr)
+    print(line, file=sys.stderr)
     return int(ExitCode.FAILURE)
 
 

@@ -300,7 +300,8 @@ def _known_framework(text: str, kb: KnowledgeBase) -> None:
 class PlanOptions:
     """The workload ``gpuvet plan`` is asked about: the framework (a requirement), the task (train, lora, qlora,
     infer), the model (a published one by name, or a size such as "13B"), and what the user fixes of the rest (None:
-    the task's default, or the fewest GPUs that hold it); ``platform``: the rental platform it will run on."""
+    the task's default, or the fewest GPUs that hold it); ``platform``: the rental platform it will run on;
+    ``installer``: whose commands the software's install lines are written in (pip, uv, conda, pixi)."""
 
     framework: str
     task: str
@@ -314,6 +315,7 @@ class PlanOptions:
     zero_stage: Optional[int] = None
     lora_rank: Optional[int] = None
     platform: Optional[str] = None
+    installer: str = "pip"
 
 
 def workload_of(options: PlanOptions) -> Tuple[Workload, List[Message], Dict[str, Any]]:
@@ -397,6 +399,11 @@ def make_plan(options: PlanOptions, kb: KnowledgeBase) -> Dict[str, Any]:
         "nvlink": nvlink,
         "questions": list(QUESTIONS),
     }
+    if options.installer != "pip":
+        from gpuvet.checks.installer import install_lines
+
+        for variant in (plan.get("software") or {}).get("variants", {}).values():
+            variant["install"] = install_lines(variant.get("install"), options.installer, kb)
     name = options.platform
     if name:
         plan["platform"] = platform_answers(name, kb, work.parameters * BYTES[precision] / GIB)
