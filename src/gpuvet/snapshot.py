@@ -45,6 +45,9 @@ TOP_LEVEL_FACTS = (
     "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)
     "pci",  # IOMMU state and the PCIe switch ports with ACS redirect (gpuvet.probe.pci, a pasted lspci -vvv)
     "infiniband",  # RDMA devices (InfiniBand, RoCE), their port states, GPUDirect RDMA's module (gpuvet.probe.infiniband)
+    "nccl_net_plugin",  # the network plugin library NCCL would load (gpuvet.probe.comm_stack)
+    "mpi",  # the MPI on PATH: implementation and version (gpuvet.probe.comm_stack)
+    "ucx",  # the UCX on PATH: its version (gpuvet.probe.comm_stack)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -81,6 +84,9 @@ VALUE_SHAPES = {
     "container_engine": _OBJECT,
     "pci": _OBJECT,
     "infiniband": _OBJECT,
+    "nccl_net_plugin": _OBJECT,
+    "mpi": _OBJECT,
+    "ucx": _OBJECT,
 }
 
 

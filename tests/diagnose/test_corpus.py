@@ -133,3 +133,19 @@ def test_the_twelfth_blind_corpus_holds_its_floor():
     top1, top3, _ = _bench().accuracy(cases)
     assert top1 >= FLOORS["blind-12"][0] and top3 >= FLOORS["blind-12"][1] and len(cases) >= 25, (top1, top3)
     assert sum(case["cause"] == "not_a_stack_problem" for case in cases) >= 5
+
+
+def test_calibration_bins_each_first_cause_by_its_confidence_and_counts_silence_nowhere():
+    bench = _bench()
+    cases = [
+        # an answer diagnose gives with high confidence, right and then wrongly labelled
+        {"log": "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+         "cause": "cuda_library_missing"},
+        {"log": "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+         "cause": "driver_too_old"},
+        {"log": "all good, training finished", "cause": "not_a_stack_problem"},  # no cause: in no bin
+    ]
+    bins = bench.calibration(cases)
+    assert set(bins) == {label for _, label in bench.BINS}
+    assert sum(answers for answers, _ in bins.values()) == 2
+    assert [pair for pair in bins.values() if pair != (0, 0)] == [(2, 1)]
