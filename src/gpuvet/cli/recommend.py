@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Dict
 
 from gpuvet.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    from gpuvet.kb import KnowledgeBase
-
-def _installed_with(recommendation: Dict[str, Any], installer: str, kb: KnowledgeBase) -> Dict[str, Any]:
-    from gpuvet.checks.installer import install_lines
-
-    return dict(recommendation, install=install_lines(recommendation["install"], installer, kb))
 
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
     from gpuvet.cli import gather_snapshot
     from gpuvet.cli.formats import render_document
-    from gpuvet.recommend import recommend_counted
+    from gpuvet.recommend import as_dicts, recommend_counted
     from gpuvet.recommend.stated import StatedMachine, with_stated
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView, new_snapshot
@@ -38,7 +29,7 @@ def run(args: argparse.Namespace, output) -> int:
         kb=kb.describe(),
         snapshot=snapshot,
         framework=framework.name,
-        recommendations=[_installed_with(r.to_dict(), getattr(args, "installer", "pip"), kb) for r in recommendations],
+        recommendations=as_dicts(recommendations, args.installer, kb),
         undecided=undecided,
     )
     output.write(render_document("recommend", document, args, output))
