@@ -1,12 +1,13 @@
 """Checks: a snapshot meets the knowledge base, and findings come out.
 
 ``run_checks`` is the one entry point (used by ``gpuvet check``, ``gpuvet fleet --check`` and the benchmarks): pure
-over its inputs, no I/O.
+over its inputs, no I/O. Given the same snapshot and ``CheckOptions`` it returns exactly the report ``gpuvet check``
+prints (tests/checks/test_run_checks_is_check.py).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from gpuvet.checks import fixplan
 from gpuvet.checks.chain import Candidate, blocking, evaluate, installed_build, on_platform
@@ -15,6 +16,7 @@ from gpuvet.checks.damage import damage_findings
 from gpuvet.checks.disks import disk_findings, shm_findings
 from gpuvet.checks.features import target_feature_findings
 from gpuvet.checks.machine import kb_age_findings, machine_findings
+from gpuvet.checks.options import CheckOptions, judged_project, targets_of, with_platform
 from gpuvet.checks.package_indexes import network_findings
 from gpuvet.checks.prebuilt import TorchBuild, planned_torch, prebuilt_findings
 from gpuvet.checks.resolve import Resolution, alternatives, distribution_named, resolve
@@ -250,17 +252,44 @@ def _planned_torch(view: SnapshotView, targets: Sequence[Target], kb: KnowledgeB
 
 
 def run_checks(
-    snapshot: Mapping[str, Any], targets: Optional[Iterable[str]] = None, kb: Optional[KnowledgeBase] = None,
-    binaries: Optional[Mapping[str, Sequence[Any]]] = None,
+    snapshot: Mapping[str, Any], options: Union[CheckOptions, Iterable[str], None] = None,
+    kb: Optional[KnowledgeBase] = None, binaries: Optional[Mapping[str, Sequence[Any]]] = None,
 ) -> CheckReport:
-    """Check ``snapshot`` against each TARGET (or every installed framework when there is none). ``binaries``: per
-    target text, the (file, sass, ptx) its build is known to carry (``gpuvet replay``: the capture's)."""
+    """The report ``gpuvet check`` prints for ``snapshot`` and ``options`` (a CheckOptions, or just the targets:
+    requirement strings or ``image:REF``; none: every installed framework). ``binaries``: per target text, the
+    libraries its build is known to carry (``gpuvet replay``: the capture's)."""
     if kb is None:
         from gpuvet import kb as kb_module
 
         kb = kb_module.load()
+    if not isinstance(options, CheckOptions):
+        options = CheckOptions(targets=tuple(options or ()))
+    if options.platform:
+        snapshot = with_platform(snapshot, options.platform, kb)
+    project = judged_project(options.project, kb) if options.project is not None else None
+    targets = targets_of(options, project, kb)
+    report = _check_all(snapshot, targets, kb, binaries)
+    if project is not None:
+        from gpuvet.checks.project import project_findings
+
+        found = project_findings(project, SnapshotView(snapshot), kb)
+        report = report._replace(project=project, machine=report.machine + tuple(found))
+    if options.installer != "pip":
+        from gpuvet.checks.installer import uv_auto_findings, with_installer
+
+        report = with_installer(report, options.installer, kb)
+        if options.installer == "uv":  # the notes' own commands are uv's already
+            builds = [parse_target(t) for t in targets if not t.startswith(IMAGE_PREFIX)]
+            notes = uv_auto_findings(SnapshotView(report.snapshot), builds, kb)
+            report = report._replace(machine=report.machine + tuple(notes))
+    return report
+
+
+def _check_all(snapshot: Mapping[str, Any], targets: Sequence[str], kb: KnowledgeBase,
+               binaries: Optional[Mapping[str, Sequence[Any]]]) -> CheckReport:
+    """Each target's chain, the machine's own findings and the targets' findings together."""
     view = SnapshotView(snapshot)
-    given = list(targets or []) or installed_targets(view, kb)
+    given = list(targets) or installed_targets(view, kb)
     # image:REF targets are judged as images; the others, parsed, also feed the checks of several targets together
     parsed = [parse_target(text) for text in given if not text.startswith(IMAGE_PREFIX)]
     builds = iter(parsed)
@@ -281,4 +310,4 @@ def run_checks(
     )
 
 
-__all__ = ["run_checks", "check_target", "installed_targets", "parse_target", "CheckReport", "TargetResult"]
+__all__ = ["run_checks", "CheckOptions", "check_target", "installed_targets", "parse_target", "CheckReport", "TargetResult"]

@@ -7,32 +7,72 @@ Kept thin and fast to import: every subcommand's module is imported only when th
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
-from typing import Any, Callable, List, Optional, Sequence
+from enum import Enum
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 from gpuvet import __version__
-from gpuvet.cli.output import Output, printable
-from gpuvet.errors import ExitCode, GpuvetError
+from gpuvet.cli.output import Output
+from gpuvet.errors import ExitCode, GpuvetError, printable
 
 # What --installer names (checks/installer.py writes each one's commands).
 INSTALLERS = ("pip", "uv", "conda", "pixi")
 
-FORMATS_REPORT = ("text", "json", "markdown", "html")
-# --format prometheus (node_exporter's textfile collector): the commands whose results are worth a time series
-FORMATS_METRICS = FORMATS_REPORT + ("prometheus",)
 
-# subcommand -> "module:function"; the function takes (args, output) and returns an ExitCode.
-HANDLERS = {name: f"gpuvet.cli.{module}:run" for name, module in (
-    ("probe", "probe"), ("check", "check"), ("recommend", "recommend"), ("plan", "plan"), ("diagnose", "diagnose"),
-    ("smoke", "smoke"), ("fleet", "fleet"), ("diff", "diff"), ("archs", "archs"), ("kb", "kb"),
-    ("net", "net"), ("mcp", "mcp"), ("capture", "capture"), ("replay", "replay"),
-)}
+class Command(str, Enum):
+    """gpuvet's commands, a closed set (pypa/pip-audit's choice enums): each has a parser in ``build_parser``, a
+    branch in ``handler_for``, a README mention and a docs/CONTRACT.md section (tests/test_commands_are_complete.py)."""
+
+    PROBE = "probe"
+    CHECK = "check"
+    RECOMMEND = "recommend"
+    PLAN = "plan"
+    DIAGNOSE = "diagnose"
+    SMOKE = "smoke"
+    FLEET = "fleet"
+    DIFF = "diff"
+    ARCHS = "archs"
+    KB = "kb"
+    NET = "net"
+    MCP = "mcp"
+    CAPTURE = "capture"
+    REPLAY = "replay"
+
+    def __str__(self) -> str:
+        return self.value
 
 
-def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS_REPORT) -> None:
-    parser.add_argument("--format", "-f", choices=formats, default="text", help="output format (default: text)")
+class Format(str, Enum):
+    """What ``--format`` names, a closed set; each command's parser offers the ones it has a renderer for."""
+
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+    HTML = "html"
+    PROMETHEUS = "prometheus"  # node_exporter's textfile collector
+    K8S_LABELS = "k8s-labels"  # Kubernetes node labels (check only)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_COMMAND_NAMES = frozenset(command.value for command in Command)
+
+FORMATS_REPORT = (Format.TEXT, Format.JSON, Format.MARKDOWN, Format.HTML)
+# --format prometheus: the commands whose results are worth a time series
+FORMATS_METRICS = FORMATS_REPORT + (Format.PROMETHEUS,)
+FORMATS_DATA = (Format.TEXT, Format.JSON)  # text for a person, JSON for a script: nothing else to publish
+
+
+def format_option(parser: Any, formats: Sequence[Format], help: Optional[str] = "output format (default: text)") -> None:
+    """``--format``/``-f`` offering ``formats`` in this order (their plain values: argparse's help and errors print
+    them as typed), text by default."""
+    parser.add_argument("--format", "-f", choices=tuple(f.value for f in formats), default=Format.TEXT.value, help=help)
+
+
+def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[Format] = FORMATS_REPORT) -> None:
+    format_option(parser, formats)
     parser.add_argument("--lang", choices=("en", "zh"), default=None, help="language (default: from LANGUAGE, LC_ALL, LC_MESSAGES or LANG, as gettext)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE instead of stdout")
     parser.add_argument(
@@ -50,6 +90,16 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
         help="pasted tool output to read instead of probing (kind detected; '-' is stdin); repeatable",
     )
     parser.add_argument("--snapshot", action="append", default=[], metavar="FILE", help="a saved snapshot JSON")
+
+
+def gather_snapshot(args: argparse.Namespace, binaries: bool = True) -> Dict[str, Any]:
+    """The snapshot the input options (``_add_input_options``) name: pasted files, saved snapshots, else the live
+    probe (scanning installed binaries' archs when ``binaries``)."""
+    from gpuvet.sources.inputs import SnapshotInputs
+    from gpuvet.sources.inputs import gather_snapshot as gather
+
+    return gather(SnapshotInputs(from_files=tuple(args.from_files), snapshots=tuple(args.snapshot), binaries=binaries,
+                                 log_from_stdin=getattr(args, "logfile", None) == "-"))
 
 
 class _Unused:
@@ -114,7 +164,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
         sub = _OneCommand(sub, only)
 
     p = sub.add_parser("probe", help="probe this machine into a snapshot")
-    p.add_argument("--format", "-f", choices=("json", "text"), default="text")
+    format_option(p, (Format.JSON, Format.TEXT), help=None)
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
     p.add_argument("--redact-host", action="store_true")
@@ -123,7 +173,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="check a snapshot against targets (torch==2.1.2, tensorflow>=2.15, vllm ...)")
     p.add_argument("targets", nargs="*", metavar="TARGET")
     _add_input_options(p)
-    _add_report_options(p, FORMATS_METRICS + ("k8s-labels",))
+    _add_report_options(p, FORMATS_METRICS + (Format.K8S_LABELS,))
     p.add_argument("--no-network", action="store_true", help="skip the pip index reachability check")
     p.add_argument("--prolog", action="store_true",
                    help="for a Slurm prolog or a node health check: no report, exit 1 (drain) on a failure with one "
@@ -206,7 +256,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--emit", metavar="DIR", default=None,
                    help="write requirements.txt, environment.yml and a Dockerfile that rebuild it into DIR")
     p.add_argument("--force", action="store_true", help="with --emit: replace those files when DIR already has them")
-    _add_report_options(p, ("text", "json"))
+    _add_report_options(p, FORMATS_DATA)
 
     p = sub.add_parser("fleet", help="probe many hosts over SSH or Slurm and flag the ones that differ")
     p.add_argument("hosts", nargs="*", metavar="HOST")
@@ -239,7 +289,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("archs", help="SASS/PTX archs compiled into CUDA binaries")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    format_option(p, FORMATS_DATA, help=None)
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
 
@@ -251,7 +301,7 @@ def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
     p.add_argument("--platform", action="append", choices=("x86_64", "aarch64"), default=None, help="wheel platform")
     p.add_argument("--limit", type=int, default=5, metavar="N", help="update: at most N releases (default 5)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="harvest: per release; update: total")
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    format_option(p, FORMATS_DATA, help=None)
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
 
@@ -349,9 +399,60 @@ def _describe(sub: Any) -> None:
         command.formatter_class = _HelpFormatter
 
 
-def _load_handler(spec: str) -> Callable[[argparse.Namespace, Output], int]:
-    module_name, _, function = spec.partition(":")
-    return getattr(importlib.import_module(module_name), function)
+Handler = Callable[[argparse.Namespace, Output], int]
+
+
+def handler_for(command: Command) -> Handler:
+    """The ``run(args, output) -> exit code`` of ``command``, its module imported only now: start-up pays for none
+    of them (``gpuvet probe`` never loads rich, asyncssh or the knowledge base)."""
+    if command is Command.PROBE:
+        from gpuvet.cli import probe
+        return probe.run
+    if command is Command.CHECK:
+        from gpuvet.cli import check
+        return check.run
+    if command is Command.RECOMMEND:
+        from gpuvet.cli import recommend
+        return recommend.run
+    if command is Command.PLAN:
+        from gpuvet.cli import plan
+        return plan.run
+    if command is Command.DIAGNOSE:
+        from gpuvet.cli import diagnose
+        return diagnose.run
+    if command is Command.SMOKE:
+        from gpuvet.cli import smoke
+        return smoke.run
+    if command is Command.FLEET:
+        from gpuvet.cli import fleet
+        return fleet.run
+    if command is Command.DIFF:
+        from gpuvet.cli import diff
+        return diff.run
+    if command is Command.ARCHS:
+        from gpuvet.cli import archs
+        return archs.run
+    if command is Command.KB:
+        from gpuvet.cli import kb
+        return kb.run
+    if command is Command.NET:
+        from gpuvet.cli import net
+        return net.run
+    if command is Command.MCP:
+        from gpuvet.cli import mcp
+        return mcp.run
+    if command is Command.CAPTURE:
+        from gpuvet.cli import capture
+        return capture.run
+    if command is Command.REPLAY:
+        from gpuvet.cli import replay
+        return replay.run
+    return unreachable(command)
+
+
+def unreachable(value: NoReturn) -> NoReturn:
+    """Where every member of a closed enum has its branch: mypy fails the call when one has none."""
+    raise AssertionError(f"no branch for {value!r}")
 
 
 # `-o report.json` without --format means JSON: writing text into a .json file made `gpuvet diff` fail on it.
@@ -419,7 +520,7 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
     argv = list(argv)
     # The command is the first word (the top-level options take no value); an unknown one gets the whole parser,
     # which lists the commands.
-    parser = build_parser(only=argv[0] if argv and argv[0] in HANDLERS else None)
+    parser = build_parser(only=argv[0] if argv and argv[0] in _COMMAND_NAMES else None)
     # --debug is accepted anywhere on the line: a crash report should not depend on where the flag was typed.
     debug = "--debug" in argv or os.environ.get("GPUVET_DEBUG") == "1"
     argv = [a for a in argv if a != "--debug"]
@@ -441,8 +542,7 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
         args.lang = default_lang()
     output = Output(getattr(args, "output", None), stdout)
     try:
-        handler = _load_handler(HANDLERS[args.command])
-        return int(handler(args, output))
+        return int(handler_for(Command(args.command))(args, output))
     except GpuvetError as exc:
         # In the report's language where the error has catalog sentences; the "error:"/"hint:" words stay, as
         # scripts and log filters look for them.

@@ -19,8 +19,7 @@ Standard library only at import time.
 
 import os
 
-from gpuvet.cli.output import printable
-from gpuvet.errors import ExitCode, InputError
+from gpuvet.errors import ExitCode, InputError, printable
 from gpuvet.probe.binaries import archs_of_kind, coverage, ptx_isa, scan_file
 
 _SKIP_DIRS = {"__pycache__", ".git"}
@@ -43,7 +42,10 @@ def run(args, output):
 
         output.write(dumps(envelope(files=results)))
     else:
-        output.write(render_text(results, paths, lang))
+        from gpuvet.report.archs import render_archs_text
+
+        cuda_of = _cuda_for_isa() if any(item.get("ptx_isa") for item in results) else {}
+        output.write(render_archs_text(results, paths, lang, cuda_of))
     if examined and unreadable == examined:
         from gpuvet.i18n import text
 
@@ -101,70 +103,6 @@ def _walk(folder):
 
     return walk_files(folder, max_depth=WALK_MAX_DEPTH, max_entries=WALK_MAX_ENTRIES,
                       keep_dir=lambda parent, name: name not in _SKIP_DIRS)
-
-
-def render_text(results, paths, lang):
-    from gpuvet.i18n import text
-
-    if not results:
-        return text(lang, "binary.archs.no_cuda", paths=", ".join(printable(p) for p in paths))
-    lines = []
-    cuda_of = _cuda_for_isa() if any(item.get("ptx_isa") for item in results) else {}
-    for item in results:
-        lines.extend(_file_lines(item, cuda_of, lang, text))
-    return "\n".join(lines)
-
-
-def _file_lines(item, cuda_of, lang, text):
-    from gpuvet.report.table import pad
-
-    total = sum(group["count"] for group in item.get("units", ()))
-    path = printable(item["path"])
-    if not total:
-        lines = [path]
-    else:
-        lines = [text(lang, "binary.archs.header_one" if total == 1 else "binary.archs.header", path=path, count=total)]
-    if item["sass"] or item["ptx"] or not item["error"]:
-        counts = item.get("coverage", {})
-        for kind, archs in (("sass", item["sass"]), ("ptx", item["ptx"])):
-            shown = _covered(archs, counts, total, lang, text) if archs else text(lang, "binary.archs.none")
-            lines.append("  %s %s" % (pad(text(lang, "binary.archs." + kind) + ":", 5), shown))
-        lines.extend(" " * 8 + line for line in _isa_lines(item.get("ptx_isa", {}), cuda_of, lang, text))
-    relocatable = item.get("relocatable")
-    if relocatable:
-        archs = " ".join(relocatable["sass"] + relocatable["ptx"])
-        lines.append("  " + text(lang, "binary.archs.relocatable", archs=archs))
-    if item["error"]:
-        why = item["error"][len("unreadable: ") :] if item["error"].startswith("unreadable: ") else item["error"]
-        lines.append("  " + text(lang, "binary.archs.unreadable", why=printable(why)))
-    return lines
-
-
-def _covered(archs, counts, total, lang, text):
-    """``sm_75 sm_80 (340 of 340 units); sm_90a (1 of 340 units)``: archs in as many units grouped, the most
-    widespread first. With one unit (an object file, a .fatbin) every arch is in all of it: no counts."""
-    if total <= 1:
-        return " ".join(archs)
-    by_count = {}  # type: dict[int, list]
-    for arch in archs:  # archs come in numeric order, and stay in it within a group
-        by_count.setdefault(counts.get(arch, 0), []).append(arch)
-    parts = [text(lang, "binary.archs.in_units", archs=" ".join(by_count[count]), count=count, total=total)
-             for count in sorted(by_count, reverse=True)]
-    return text(lang, "binary.archs.group_separator").join(parts)
-
-
-def _isa_lines(isa_of, cuda_of, lang, text):
-    """One line per set of PTX ISA versions: the PTX archs written at them, each version with its CUDA release."""
-    archs_of = {}  # type: dict[tuple, list]
-    for arch, isas in isa_of.items():
-        archs_of.setdefault(tuple(isas), []).append(arch)
-    lines = []
-    for isas, archs in archs_of.items():
-        named = [text(lang, "binary.archs.isa_cuda", isa=isa, cuda=cuda_of[isa]) if isa in cuda_of
-                 else text(lang, "binary.archs.isa_unknown", isa=isa) for isa in isas]
-        separator = text(lang, "binary.archs.list_separator")
-        lines.append(text(lang, "binary.archs.ptx_isa", archs=" ".join(archs), isas=separator.join(named)))
-    return lines
 
 
 def _cuda_for_isa():

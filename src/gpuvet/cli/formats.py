@@ -3,27 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-from typing import Any, Dict, Mapping
+from typing import Any, Mapping
 
+from gpuvet.cli import Command, Format, unreachable
 from gpuvet.errors import UsageError
 from gpuvet.report.console import terminal_width, use_color
 from gpuvet.report.envelope import dumps
-
-# command -> "module:function" for --format text; each takes (document, lang, color, width) and returns str.
-# (check is not here: it renders from its typed report, through render_check_report below.)
-TEXT_RENDERERS: Dict[str, str] = {
-    "recommend": "gpuvet.report.recommend:render_recommend_text",
-    "plan": "gpuvet.report.plan:render_plan_text",
-}
-# --format markdown|html: one module per format, whose render(command, document, lang) covers every command that
-# report.blocks has a builder for.
-MARKUP_MODULES: Dict[str, str] = {"markdown": "gpuvet.report.markdown", "html": "gpuvet.report.html"}
-
-
-def _load(spec: str):
-    module, _, function = spec.partition(":")
-    return getattr(importlib.import_module(module), function)
 
 
 def render_document(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
@@ -63,21 +48,44 @@ def _redaction(args: argparse.Namespace, output: Any):
 
 
 def _render(command: str, document: Mapping[str, Any], args: argparse.Namespace, output: Any) -> str:
-    fmt = getattr(args, "format", "text") or "text"
-    if fmt == "json":
-        return dumps(document)
+    """The document in the --format the user chose, each format's renderer imported only when chosen."""
+    fmt = Format(getattr(args, "format", None) or Format.TEXT)
     lang = getattr(args, "lang", None) or "en"
-    if fmt == "prometheus":
+    if fmt is Format.JSON:
+        return dumps(document)
+    if fmt is Format.PROMETHEUS:
         from gpuvet.report import prometheus
 
         return prometheus.render(command, document)
-    if fmt == "text":
-        # --all (plan): every row in text too, where the terminal view shows the first ones and says how many more
-        extra = {"show_all": True} if getattr(args, "all", False) else {}
-        return _load(TEXT_RENDERERS[command])(document, lang, color=use_color(output.is_terminal), width=terminal_width(),
-                                              **extra)
-    from gpuvet.report.blocks import BUILDERS
+    if fmt is Format.TEXT:
+        return _text(Command(command), document, lang, use_color(output.is_terminal), terminal_width(),
+                     show_all=bool(getattr(args, "all", False)))
+    if fmt is Format.MARKDOWN or fmt is Format.HTML:
+        from gpuvet.report.blocks import BUILDERS
 
-    if fmt not in MARKUP_MODULES or command not in BUILDERS:
-        raise UsageError.said("errors.format_unavailable", format=fmt, command=command)
-    return importlib.import_module(MARKUP_MODULES[fmt]).render(command, document, lang)
+        if command not in BUILDERS:
+            raise UsageError.said("errors.format_unavailable", format=fmt.value, command=command)
+        if fmt is Format.MARKDOWN:
+            from gpuvet.report import markdown
+
+            return markdown.render(command, document, lang)
+        from gpuvet.report import html
+
+        return html.render(command, document, lang)
+    if fmt is Format.K8S_LABELS:  # a check's own (render_check_report); no other document has node labels
+        raise UsageError.said("errors.format_unavailable", format=fmt.value, command=command)
+    return unreachable(fmt)
+
+
+def _text(command: Command, document: Mapping[str, Any], lang: str, color: bool, width: int, show_all: bool) -> str:
+    """--format text of the commands whose document is rendered here (check renders from its typed report)."""
+    if command is Command.RECOMMEND:
+        from gpuvet.report.recommend import render_recommend_text
+
+        return render_recommend_text(document, lang, color=color, width=width)
+    if command is Command.PLAN:
+        from gpuvet.report.plan import render_plan_text
+
+        # --all: every row, where the terminal view shows the first ones and says how many more
+        return render_plan_text(dict(document), lang, color=color, width=width, show_all=show_all)
+    raise UsageError.said("errors.format_unavailable", format=Format.TEXT.value, command=command.value)

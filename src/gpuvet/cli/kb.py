@@ -7,10 +7,18 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from gpuvet.errors import ExitCode, InputError
-from gpuvet.i18n import label, text
+from gpuvet.i18n import text
 from gpuvet.kb import load, loader
 from gpuvet.report.envelope import dumps, envelope
-from gpuvet.report.table import pad
+from gpuvet.report.kb import (
+    render_harvest,
+    render_kb_file,
+    render_kb_framework,
+    render_kb_list,
+    render_kb_sources,
+    render_status,
+    render_update,
+)
 
 
 def run(args, output) -> int:
@@ -42,9 +50,7 @@ def _list(kb, files, fmt: str, lang: str) -> str:
     rows = [{"name": name, "path": _relative(path), "records": len(_records(path))} for name, path in files.items()]
     if fmt == "json":
         return dumps(envelope(kb=kb.describe(), files=rows))
-    lines = [text(lang, "kb.list_header", version=kb.version, updated=kb.updated)]
-    lines += [text(lang, "kb.list_row", **row) for row in rows]
-    return "\n".join(lines)
+    return render_kb_list(kb.version, kb.updated, rows, lang)
 
 
 def _file_named(name: str, files, lang: str):
@@ -66,57 +72,18 @@ def _show(name: str, files, fmt: str, lang: str, versions: Sequence[str] = ()) -
         return dumps(envelope(file={"name": path.stem, "path": _relative(path)}, document=loader.raw(path)))
     if path.parent == loader.FRAMEWORK_DIR:
         return _show_framework(path, lang, versions)
-    lines = [text(lang, "kb.show_header", name=path.stem, records=len(records), path=_relative(path))]
-    for item in records:
-        record = item["record"]
-        scalars = ", ".join(f"{k}={_shown(v)}" for k, v in record.items() if k != "source" and not _is_table_list(v))
-        lines.append(f"  {item['id']}: {scalars}")
-        if record.get("source"):
-            lines.append(f"      {label(lang, 'report.sources')}{'; '.join(loader.sources_of(record['source']))}")
-    return "\n".join(lines)
+    return render_kb_file(path.stem, _relative(path), records, lang)
 
 
 def _show_framework(path, lang: str, versions: Sequence[str]) -> str:
-    """A framework as a person reads it: one block per release (newest first; VERSION ... picks some), each variant
-    with its CUDA, cuDNN, NCCL, arch lists and install command, and the sources, nothing cut short."""
+    """A framework as a person reads it (report.kb.render_kb_framework): its releases, VERSION ... picking some."""
     framework = loader.framework_from(path)
     releases = [r for r in framework.releases if not versions or any(r.version == v for v in versions)]
     if versions and not releases:
         raise InputError(text(lang, "kb.unknown_release", name=framework.display, versions=", ".join(versions)),
                          hint=text(lang, "kb.known_releases", oldest=framework.releases[-1].version,
                                    newest=framework.newest.version))
-    lines = [text(lang, "kb.framework_header", display=framework.display, name=framework.name,
-                  count=len(framework.releases), oldest=framework.releases[-1].version,
-                  newest=framework.newest.version, path=_relative(path))]
-    for release in releases:
-        head = [release.version]
-        if release.released:
-            head.append(text(lang, "kb.released", date=release.released))
-        if release.python:
-            head.append(f"Python {release.python}")
-        if release.default_variant:
-            head.append(text(lang, "kb.default_build", name=release.default_variant))
-        lines.append("")
-        lines.append("  " + "  ·  ".join(head))
-        width = max((len(name) for name in release.variants), default=0)
-        for name, variant in release.variants.items():
-            parts = [f"CUDA {variant.cuda}" if variant.cuda else text(lang, "kb.no_cuda")]
-            if variant.cudnn:
-                parts.append(f"cuDNN {variant.cudnn}")
-            if variant.nccl:
-                parts.append(f"NCCL {variant.nccl}")
-            if variant.sass or variant.ptx:
-                parts.append(f"SASS {' '.join(variant.sass) or '-'}; PTX {' '.join(variant.ptx) or '-'}")
-            elif variant.cuda:
-                parts.append(text(lang, "kb.archs_unknown"))
-            lines.append(f"    {name.ljust(width)}  " + ", ".join(parts))
-            if variant.install:
-                lines.append(f"    {' ' * width}  $ {variant.install}")
-        requires = release.extra.get("requires")
-        if requires:
-            lines.append("    " + text(lang, "kb.requires") + ": " + ", ".join(f"{k}{v}" for k, v in dict(requires).items()))
-        lines.append(f"    {label(lang, 'report.sources')}{release.source}")
-    return "\n".join(lines)
+    return render_kb_framework(framework, releases, _relative(path), lang)
 
 
 def _sources(kb, fmt: str, lang: str, names: Sequence[str] = (), files=None) -> str:
@@ -129,19 +96,7 @@ def _sources(kb, fmt: str, lang: str, names: Sequence[str] = (), files=None) -> 
     if fmt == "json":
         return dumps(envelope(kb=kb.describe(),
                               sources=[{"source": s, "records": ids} for s, ids in cited.items()]))
-    lines = [text(lang, "kb.sources_header", count=len(cited))]
-    for source, ids in cited.items():
-        lines.append(f"- {source}")
-        lines.append("    " + text(lang, "kb.cited_by", count=len(ids)) + ": " + ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else ""))
-    return "\n".join(lines)
-
-
-def _is_table_list(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else repr(value)  # whole: a value cut mid-word misleads
+    return render_kb_sources(cited, lang)
 
 
 def _relative(path) -> str:
@@ -192,27 +147,6 @@ def _harvest_row(record, path, changed) -> Dict[str, Any]:
     return dict(record, overlay_file=str(path), changed=changed)
 
 
-def _library_lines(build, indent: str) -> List[str]:
-    """One line per library of a harvested record: what it carries (gpuvet.kb.overlay.describe_library)."""
-    from gpuvet.kb import overlay
-
-    return [indent + overlay.describe_library(library) for library in overlay.libraries_of(build)]
-
-
-def _harvest_line(row: Dict[str, Any]) -> str:
-    from gpuvet.kb import overlay
-
-    cuda = f", CUDA {row['cuda']}" if row.get("cuda") else ""
-    pins = f", pins {' '.join(row['requires'])}" if row.get("requires") else ""
-    bad = f", unreadable: {len(row['unreadable'])} member(s)" if row.get("unreadable") else ""
-    sass, ptx = overlay.archs_of(row)
-    return "\n".join([
-        f"{row['distribution']} {row['version']} {row['platform']}: wheel {row['wheel']} (sha256 {row['sha256']})"
-        f"{cuda}{pins}{bad}", f"  sass: {' '.join(sass) or '-'}", f"  ptx:  {' '.join(ptx) or '-'}"]
-        + (_library_lines(row, "  library ") or ["  no library with CUDA code"])
-        + [f"  from {row['index_url']} -> {row['overlay_file']} ({'written' if row['changed'] else 'unchanged'})"])
-
-
 def _harvest(args, output, fmt: str) -> int:
     requirements = list(getattr(args, "name", None) or [])
     if not requirements:
@@ -231,7 +165,7 @@ def _harvest(args, output, fmt: str) -> int:
     if fmt == "json":
         output.write(dumps(envelope(overlay=str(folder), harvested=rows)))
     else:
-        output.write("\n".join(_harvest_line(row) for row in rows))
+        output.write(render_harvest(rows))
     return int(ExitCode.OK)
 
 
@@ -320,10 +254,7 @@ def _update(args, output, fmt: str) -> int:
                                     not_harvested=[{"distribution": d, "version": v, "platform": p, "why": w}
                                                    for d, v, p, w in queue[limit:]])))
     else:
-        lines = [_added_line(added, left)]
-        lines += [_harvest_line(row) for row in rows]
-        lines += [f"failed: {line}" for line in failed]
-        output.write("\n".join(lines))
+        output.write(render_update(added, left, rows, failed))
     if failed and not rows:
         raise InputError.said("errors.update_nothing", first=failed[0])
     return int(ExitCode.OK)
@@ -336,22 +267,6 @@ def _round_robin(lists: List[List[Any]]) -> List[Any]:
     for rank in range(max((len(items) for items in lists), default=0)):
         out += [items[rank] for items in lists if rank < len(items)]
     return out
-
-
-def _added_line(added: List[Dict[str, Any]], left: int) -> str:
-    """What kb update added, in one line: each release and why (newer than the shipped data, or a gap in it)."""
-    if not added:
-        return "nothing new to harvest" if not left else f"nothing added ({left} release(s) left: raise --limit)"
-    parts = []
-    for row in added:
-        if row["why"] == "newer":
-            why = (f"newer than the knowledge base's {row['newest_shipped']}" if row["newest_shipped"]
-                   else "not in the knowledge base")
-        else:
-            why = "a gap in the knowledge base"
-        parts.append(f"{row['distribution']} {row['version']} {row['platform']} ({why})")
-    more = f"; {left} more left (raise --limit)" if left else ""
-    return f"added {len(added)} release(s) to the overlay: " + ", ".join(parts) + more
 
 
 def _order(version: str):
@@ -384,30 +299,8 @@ def _status(args, output, fmt: str) -> int:
             overlay={"path": str(folder), "exists": exists, "builds": rows, "problems": problems})))
         return int(ExitCode.OK)
     lang = getattr(args, "lang", None) or "en"
-    lines = [text(lang, "kb.status.shipped", version=kb.version, updated=kb.updated,
-                  count=sum(len(v) for v in shipped.values())),
-             text(lang, "kb.status.overlay_exists" if exists else "kb.status.overlay_missing", folder=folder)]
-    counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("adds", "same", "disagrees")}
-    if rows:
-        lines.append("  " + text(lang, "kb.status.counts", count=len(rows), adds=counts["adds"], same=counts["same"],
-                                 disagrees=counts["disagrees"]))
-    for row in rows:
-        sass, ptx = overlay.archs_of(row)
-        what = f"  {pad(row['status'], 9)} {row['distribution']} {row['version']} {row.get('platform', 'x86_64')}: " \
-               f"sass {' '.join(sass) or '-'}, ptx {' '.join(ptx) or '-'}"
-        if row["status"] == "disagrees":
-            what += (f"; shipped sass {' '.join(row['shipped_sass']) or '-'}, ptx {' '.join(row['shipped_ptx']) or '-'}"
-                     f" ({row.get('shipped_wheel')})")
-        elif row["status"] == "adds" and not row["usable"]:
-            what += "; not used by check (no framework gpuvet covers, no CUDA code read, or its CUDA cannot be told)"
-        lines.append(what)
-        lines.append(f"            wheel {row.get('wheel')} sha256 {str(row.get('sha256'))[:16]}... from "
-                     f"{row.get('index_url')} on {row.get('read_on')}")
-        lines += _library_lines(row, "            ")
-        if row["status"] == "disagrees":
-            lines += _library_lines({"library": row["shipped_library"]}, "            shipped ")
-    lines += ["  " + text(lang, "kb.status.problem", problem=p) for p in problems]
-    output.write("\n".join(lines))
+    output.write(render_status(kb.version, kb.updated, sum(len(v) for v in shipped.values()), str(folder), exists,
+                               rows, problems, lang))
     return int(ExitCode.OK)
 
 

@@ -18,6 +18,8 @@ from gpuvet.errors import ExitCode, InputError
 
 
 def add_parser(sub) -> None:
+    from gpuvet.cli import FORMATS_DATA, format_option
+
     p = sub.add_parser("net", help="network latency, loss and mirror reachability (hosts, or this server's indexes)")
     p.add_argument("hosts", nargs="*", metavar="HOST[:PORT]", help="hosts to probe from here (port 22 by default)")
     p.add_argument("--index-url", dest="index_urls", action="append", default=[], metavar="URL",
@@ -28,7 +30,7 @@ def add_parser(sub) -> None:
     p.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS", help="per connect or read (default 3)")
     p.add_argument("--sample-mb", type=float, default=2.0, metavar="MB",
                    help="download at most this much per URL for the throughput sample (default 2, at most 8; 0: none)")
-    p.add_argument("--format", "-f", choices=("text", "json"), default="text")
+    format_option(p, FORMATS_DATA, help=None)
     p.add_argument("--output", "-o", metavar="FILE")
     p.add_argument("--lang", choices=("en", "zh"), default=None)
 

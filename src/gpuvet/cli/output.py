@@ -175,31 +175,3 @@ class Output:
             self.stdout.flush()
             return
         write_file(self.path, text, self.redaction)
-
-
-def printable(text: Any) -> str:
-    """``text`` safe to echo on one line (every error line, every path `archs` prints): control characters (a newline that would forge a second ``error:`` line,
-    ANSI escapes that would recolour or clear the terminal) are shown as escapes (\\n, \\x1b)."""
-    text = str(text)
-    if all(" " <= c != "\x7f" and not ("\x80" <= c <= "\x9f" or "\ud800" <= c <= "\udfff") for c in text) \
-            and "\\" not in text:
-        return text
-    out = []
-    for c in text:
-        if c == "\\":
-            out.append("\\\\")
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\r":
-            out.append("\\r")
-        elif c == "\t":
-            out.append("\\t")
-        elif c < " " or c == "\x7f" or "\x80" <= c <= "\x9f":
-            out.append("\\x%02x" % ord(c))
-        elif "\udc80" <= c <= "\udcff":  # a byte of a file name that is not UTF-8 (surrogateescape)
-            out.append("\\x%02x" % (ord(c) - 0xdc00))
-        elif "\ud800" <= c <= "\udfff":
-            out.append("\\u%04x" % ord(c))
-        else:
-            out.append(c)
-    return "".join(out)

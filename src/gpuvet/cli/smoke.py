@@ -51,9 +51,11 @@ def build_payload(args: argparse.Namespace) -> Dict[str, Any]:
     lang = args.lang or "en"
     shown = progress(lang)
     if args.distributed:
-        from gpuvet.sources.smoke.distributed import run_distributed
+        from gpuvet.sources.smoke.distributed import DistributedOptions, run_distributed
 
-        payload = run_distributed(args, thresholds, lang, on_start=shown)
+        options = DistributedOptions(quick=args.quick, nproc=args.nproc, timeout=args.timeout, nnodes=args.nnodes,
+                                     node_rank=args.node_rank, rdzv_endpoint=args.rdzv_endpoint, sample=args.sample)
+        payload = run_distributed(options, thresholds, lang, on_start=shown)
         section, result = utilization_section(payload.pop("utilization_raw", None), thresholds.sync,
                                               thresholds.sync.get("source"), lang)
         if result is not None:

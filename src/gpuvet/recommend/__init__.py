@@ -105,6 +105,14 @@ def recommend(view: SnapshotView, framework: Any, kb: KnowledgeBase, limit: int 
     return recommend_counted(view, framework, kb, limit)[0]
 
 
+def as_dicts(recommendations: List[Recommendation], installer: str, kb: KnowledgeBase) -> List[Dict[str, Any]]:
+    """The recommendations as the JSON document lists them, their install commands written for ``installer`` (pip,
+    uv, conda or pixi: ``checks.installer``)."""
+    from gpuvet.checks.installer import install_lines
+
+    return [dict(d, install=install_lines(d["install"], installer, kb)) for d in (r.to_dict() for r in recommendations)]
+
+
 def recommend_counted(view: SnapshotView, framework: Any, kb: KnowledgeBase, limit: int = 3) -> Tuple[List[Recommendation], int]:
     """The recommendations, and how many builds were left out because the model cannot judge them here (their
     arch lists are not known): with none recommended, that count makes the answer "undecided", not "nothing"."""

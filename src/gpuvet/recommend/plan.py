@@ -296,12 +296,34 @@ def _known_framework(text: str, kb: KnowledgeBase) -> None:
     raise UsageError.said("errors.plan_framework", name=repr(text), suggestion=suggestion)
 
 
-def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
-    """The workload the command line asks for, the assumptions its model rests on, and the model as JSON says it.
+@dataclass(frozen=True)
+class PlanOptions:
+    """The workload ``gpuvet plan`` is asked about: the framework (a requirement), the task (train, lora, qlora,
+    infer), the model (a published one by name, or a size such as "13B"), and what the user fixes of the rest (None:
+    the task's default, or the fewest GPUs that hold it); ``platform``: the rental platform it will run on;
+    ``installer``: whose commands the software's install lines are written in (pip, uv, conda, pixi)."""
+
+    framework: str
+    task: str
+    model: Optional[str] = None
+    model_size: Optional[str] = None
+    gpus: Optional[int] = None
+    precision: str = "bf16"
+    seq_len: Optional[int] = None
+    batch_size: Optional[int] = None
+    checkpointing: bool = True
+    zero_stage: Optional[int] = None
+    lora_rank: Optional[int] = None
+    platform: Optional[str] = None
+    installer: str = "pip"
+
+
+def workload_of(options: PlanOptions) -> Tuple[Workload, List[Message], Dict[str, Any]]:
+    """The workload the options ask for, the assumptions its model rests on, and the model as JSON says it.
     ``--model`` names a published shape (its parameter count follows); ``--model-size`` alone takes the published
     dense shape nearest that size for the layers, widths, KV heads and vocabulary."""
-    name = getattr(args, "model", None)
-    if not name and not args.model_size:
+    name, size = options.model, options.model_size
+    if not name and not size:
         raise UsageError.said("errors.plan_model_or_size")
     said: List[Message] = []
     if name:
@@ -310,40 +332,39 @@ def workload_of(args: Any) -> Tuple[Workload, List[Message], Dict[str, Any]]:
         if not exact:
             said.append(msg("plan.assume.closest", name=name, model=shape.display))
         said.append(msg("plan.assume.model", model=shape.display, params=f"{parameters / 1e9:.2f}", source=shape.source))
-        if args.model_size:
-            parse_model_size(args.model_size)  # still refused when malformed; the model's own count is used
-    else:
-        parameters = parse_model_size(args.model_size)
+        if size:
+            parse_model_size(size)  # still refused when malformed; the model's own count is used
+    elif size:
+        parameters = parse_model_size(size)
         shape = nearest_dense_shape(parameters)
         said.append(msg("plan.assume.shape", model=shape.display, params=f"{parameter_count(shape) / 1e9:.2f}",
                         layers=shape.num_hidden_layers, hidden=shape.hidden_size, kv_heads=shape.num_key_value_heads,
                         source=shape.source))
-    task, precision = args.task, args.precision
+    task, precision = options.task, options.precision
     # 0 or a negative count is a typo, not "use the default": it once gave a negative KV cache and a plan anyway.
-    for option, value in (("--gpus", args.gpus), ("--seq-len", args.seq_len), ("--batch-size", args.batch_size),
-                          ("--lora-rank", getattr(args, "lora_rank", None))):
+    for option, value in (("--gpus", options.gpus), ("--seq-len", options.seq_len), ("--batch-size", options.batch_size),
+                          ("--lora-rank", options.lora_rank)):
         if value is not None and value < 1:
             raise UsageError.said("errors.at_least_one", option=option)
     if task == "qlora" and precision not in ("int4", "int8", "bf16", "fp16"):
         raise UsageError.said("errors.qlora_precision")
     work = Workload(shape=shape, parameters=parameters, task=task, precision=precision,
-                    seq=args.seq_len or DEFAULT_SEQ[task], batch=args.batch_size or DEFAULT_BATCH[task],
-                    checkpointing=getattr(args, "checkpointing", True),
-                    zero_stage=getattr(args, "zero_stage", None), lora_rank=getattr(args, "lora_rank", None) or LORA_RANK)
+                    seq=options.seq_len or DEFAULT_SEQ[task], batch=options.batch_size or DEFAULT_BATCH[task],
+                    checkpointing=options.checkpointing, zero_stage=options.zero_stage, lora_rank=options.lora_rank or LORA_RANK)
     model = {"id": shape.id, "display": shape.display, "source": shape.source, "named": bool(name),
              "parameters": parameters, "active_parameters": float(parameter_count(shape, active=True)) if name else parameters,
              "shape": describe(shape)}
     return work, said, model
 
 
-def make_plan(args: Any, kb: KnowledgeBase) -> Dict[str, Any]:
-    _known_framework(args.framework, kb)
-    work, model_assumptions, model = workload_of(args)
+def make_plan(options: PlanOptions, kb: KnowledgeBase) -> Dict[str, Any]:
+    _known_framework(options.framework, kb)
+    work, model_assumptions, model = workload_of(options)
     task, precision, seq, batch = work.task, work.precision, work.seq, work.batch
-    gpus = args.gpus or 1
+    gpus = options.gpus or 1
     memory, assumptions = estimate(work, gpus)
     assumptions = model_assumptions + assumptions
-    rows = fit_gpus(work, args.gpus, kb, target=args.framework)
+    rows = fit_gpus(work, options.gpus, kb, target=options.framework)
     multi = gpus > 1 or all(not r["fits"] or (r["count"] or 1) > 1 for r in rows if r["segment"] == "datacenter")
     nvlink = None
     if multi:
@@ -364,7 +385,7 @@ def make_plan(args: Any, kb: KnowledgeBase) -> Dict[str, Any]:
             "model": model["id"] if model["named"] else None,
             "task": task,
             "precision": precision,
-            "gpus": args.gpus,
+            "gpus": options.gpus,
             "seq_len": seq,
             "batch_size": batch,
             "checkpointing": work.checkpointing if task != "infer" else None,
@@ -374,11 +395,16 @@ def make_plan(args: Any, kb: KnowledgeBase) -> Dict[str, Any]:
         },
         "assumptions": assumptions,
         "gpus": rows,
-        "software": software_for(args.framework, kb),
+        "software": software_for(options.framework, kb),
         "nvlink": nvlink,
         "questions": list(QUESTIONS),
     }
-    name = getattr(args, "platform", None)
+    if options.installer != "pip":
+        from gpuvet.checks.installer import install_lines
+
+        for variant in (plan.get("software") or {}).get("variants", {}).values():
+            variant["install"] = install_lines(variant.get("install"), options.installer, kb)
+    name = options.platform
     if name:
         plan["platform"] = platform_answers(name, kb, work.parameters * BYTES[precision] / GIB)
         plan["questions"] = [q for q in plan["questions"] if q not in plan["platform"]["answers"]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, NamedTuple, Optional
 
-from gpuvet.models import CheckReport
+from gpuvet.models import CheckReport, Verdict
 from gpuvet.report.envelope import dumps
 from gpuvet.report.findings import check_to_dict
 
@@ -23,6 +23,20 @@ class RenderOptions(NamedTuple):
     lang: str = "en"
     color: bool = False
     width: int = 100
+
+
+def drain_line(report: CheckReport, lang: str) -> Optional[str]:
+    """``check --prolog``'s one line when the report fails (what Slurm logs as a node's drain reason): the first
+    failing finding's title, its code, and how many more fail; None when nothing fails."""
+    from gpuvet.i18n import render
+
+    if report.verdict is not Verdict.FAIL:
+        return None
+    failing = [f for f in report.machine if f.severity.value == "fail"]
+    failing += [f for t in report.targets for f in t.findings if f.severity.value == "fail"]
+    reason = render(failing[0].title, lang) if failing else "a target fails"
+    more = " (+%d more)" % (len(failing) - 1) if len(failing) > 1 else ""
+    return "gpuvet: drain: %s [%s]%s" % (" ".join(reason.split()), failing[0].code if failing else "fail", more)
 
 
 def render_check(report: CheckReport, options: RenderOptions,

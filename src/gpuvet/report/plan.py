@@ -10,6 +10,23 @@ from gpuvet.i18n import render, text
 SHOWN = 20  # GPU models listed in text unless --all; the count of the rest is always said
 
 
+def localize_plan(plan: Dict[str, Any], lang: str) -> Dict[str, Any]:
+    """The plan ``make_plan`` gives, its catalog keys and Messages said in ``lang``: the document every format reads."""
+    plan = dict(plan)
+    plan["assumptions"] = [render(m, lang) for m in plan["assumptions"]]
+    plan["questions"] = [text(lang, q) for q in plan["questions"]]
+    plan["nvlink"] = text(lang, plan["nvlink"]) if plan.get("nvlink") else None
+    plan["gpus"] = [dict(row, reason=text(lang, row["reason"]) if row.get("reason") else None) for row in plan["gpus"]]
+    if plan.get("platform"):
+        platform = dict(plan["platform"])
+        platform["notes"] = [text(lang, note) for note in platform["notes"]]
+        platform["driver"] = [text(lang, fact) for fact in platform["driver"]]
+        platform["advice"] = render(platform["advice"], lang)
+        platform["answers"] = [text(lang, q) for q in platform["answers"]]
+        plan["platform"] = platform
+    return plan
+
+
 def render_plan_text(document: Dict[str, Any], lang: str, color: bool = False, width: int = 100,
                      show_all: bool = False) -> str:
     plan = document["plan"]

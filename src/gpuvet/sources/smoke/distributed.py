@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from gpuvet.errors import InputError
@@ -243,26 +244,41 @@ def default_nproc(count: Optional[int] = None) -> "tuple[int, str]":
     return 2, "gloo"
 
 
-def run_distributed(args: Any, thresholds: Thresholds, lang: str = "en",
+@dataclass(frozen=True)
+class DistributedOptions:
+    """What ``gpuvet smoke --distributed`` is asked: ``nproc`` processes per node (None: one per visible GPU, else
+    two CPU processes), torchrun's multi-node options, the wall-clock ``timeout`` in seconds (None: per ``quick``),
+    and what to ``sample`` to judge whether the ranks work in step (auto, nvml, cpu, off)."""
+
+    quick: bool = False
+    nproc: Optional[int] = None
+    timeout: Optional[float] = None
+    nnodes: Optional[str] = None
+    node_rank: Optional[int] = None
+    rdzv_endpoint: Optional[str] = None
+    sample: str = "auto"
+
+
+def run_distributed(options: DistributedOptions, thresholds: Thresholds, lang: str = "en",
                     environ: Optional[Mapping[str, str]] = None,
                     on_start: Optional[Callable[[str, float], None]] = None) -> Dict[str, Any]:
     """Launch, wait (bounded), and turn what came back into results. Returns the smoke payload.
     ``on_start(what, limit_seconds)`` is called just before torchrun starts (the command's progress line)."""
-    quick = bool(getattr(args, "quick", False))
+    quick = options.quick
     gpus = visible_gpus()
-    if args.nproc is not None:
-        nproc, backend = args.nproc, "auto"
+    if options.nproc is not None:
+        nproc, backend = options.nproc, "auto"
     else:
         nproc, backend = default_nproc(gpus)
-    timeout = float(args.timeout) if args.timeout else (180.0 if quick else 900.0)
+    timeout = float(options.timeout) if options.timeout else (180.0 if quick else 900.0)
     op_timeout = max(10.0, timeout * 0.6)  # below the wall-clock limit so NCCL itself reports a stuck collective
-    argv = torchrun_argv(nproc, quick, op_timeout, args.nnodes, args.node_rank, args.rdzv_endpoint,
+    argv = torchrun_argv(nproc, quick, op_timeout, options.nnodes, options.node_rank, options.rdzv_endpoint,
                          backend="gloo" if backend == "gloo" else "auto")
     if on_start is not None:
         on_start("torchrun, %d processes" % nproc, timeout)
     env = worker_env(os.environ if environ is None else environ)
     # Each rank on a GPU of its own when there are enough (the worker's rule); the sampler watches those.
-    signal_name = choose_signal(getattr(args, "sample", "auto") or "auto", uses_gpus=backend != "gloo" and gpus >= 1)
+    signal_name = choose_signal(options.sample or "auto", uses_gpus=backend != "gloo" and gpus >= 1)
     sampler = Sampler(signal_name, nproc, env) if signal_name else None
     outcome = run_child(argv, timeout, env=env, on_spawn=sampler.start if sampler else None)
     utilization_raw = sampler.stop() if sampler else None
