@@ -173,3 +173,22 @@ def test_the_live_probe_records_the_three_facts(tmp_path, monkeypatch):
     assert snap["mpi"]["value"] == {"implementation": "Open MPI", "version": "5.0.11"}
     assert snap["ucx"]["value"] == {"version": "1.22.0"}
     assert snap["nccl_net_plugin"]["value"]["requested"] == "ofi"
+
+
+def test_probe_text_names_the_ports_the_plugin_mpi_and_ucx(tmp_path):
+    from gpuvet.report.probe import render_probe_text
+
+    bin_dir = _replaying(tmp_path / "bin", "mpirun", "openmpi-5.0.11_mpirun--version.txt")
+    plugin_dir = tmp_path / "lib"
+    there = _library(plugin_dir, "libnccl-net-ofi.so")
+    snap = {"origin": {}, "mpi": comm_stack.mpi(10, bin_dir), "ucx": comm_stack.ucx(10, bin_dir),
+            "nccl_net_plugin": comm_stack.nccl_net_plugin({"NCCL_NET_PLUGIN": "ofi", "LD_LIBRARY_PATH": str(plugin_dir)}, {}),
+            "infiniband": {"status": "found", "source": "sysfs", "value": {
+                "devices": [{"name": "mlx5_0", "ports": [{"port": 1, "state": "DOWN", "phys_state": "Polling",
+                                                          "link_layer": "InfiniBand", "rate": "200 Gb/sec (4X HDR)"}]}],
+                "peer_memory_module": None}}}
+    out = render_probe_text(snap, "en")
+    assert "RDMA: mlx5_0 port 1 DOWN / Polling (InfiniBand, 200 Gb/sec (4X HDR)); GPUDirect RDMA module none" in out
+    assert "NCCL network plugin: %s (LD_LIBRARY_PATH)" % there in out
+    assert "MPI: Open MPI 5.0.11" in out and "UCX: not found (ucx_info is not on PATH)" in out
+    assert "RDMA" not in render_probe_text({"origin": {}}, "en")  # a snapshot without these facts says nothing of them

@@ -22,6 +22,40 @@ def _or_dash(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def _multinode_lines(snapshot: Mapping[str, Any], lang: str) -> List[str]:
+    """RDMA ports, the NCCL network plugin, MPI and UCX: what a multi-node job stands on (only in a snapshot that has
+    these facts: an older probe's or a paste's says nothing rather than "not found")."""
+    lines: List[str] = []
+
+    def rdma(value: Dict[str, Any]) -> str:
+        ports = ["%s port %s %s / %s (%s, %s)" % (device.get("name"), port.get("port"), port.get("state") or "?",
+                                                  port.get("phys_state") or "?", port.get("link_layer") or "?",
+                                                  port.get("rate") or "?")
+                 for device in value.get("devices") or [] for port in device.get("ports") or []]
+        shown = "; ".join(ports) or text(lang, "probe.none")
+        if "peer_memory_module" in value:
+            shown += "; " + text(lang, "probe.peer_memory", module=value["peer_memory_module"] or text(lang, "probe.none"))
+        return shown
+
+    def plugin(value: Dict[str, Any]) -> str:
+        loads = value.get("loads")
+        if loads:
+            how = next((entry.get("how") for entry in value.get("tried") or [] if entry.get("path") == loads), None)
+            return "%s (%s)" % (loads, how) if how else str(loads)
+        tried = ", ".join(str(entry.get("name")) for entry in value.get("tried") or [])
+        return text(lang, "probe.nccl_plugin_none", tried=tried or "-")
+
+    for key, label, show in (
+        ("infiniband", "probe.rdma_line", rdma),
+        ("nccl_net_plugin", "probe.nccl_plugin_line", plugin),
+        ("mpi", "probe.mpi_line", lambda v: "%s %s" % (v.get("implementation") or "MPI", v.get("version"))),
+        ("ucx", "probe.ucx_line", lambda v: str(v.get("version"))),
+    ):
+        if key in snapshot:
+            lines.append(text(lang, label, value=_fact_text(snapshot[key], lang, show, with_source=False)))
+    return lines
+
+
 def render_probe_text(snapshot: Mapping[str, Any], lang: str) -> str:
     """A readable summary of a snapshot (pure: the snapshot and a language in, text out)."""
     host = snapshot.get("host", {})
@@ -105,6 +139,7 @@ def render_probe_text(snapshot: Mapping[str, Any], lang: str) -> str:
     lines.append(text(lang, "probe.binaries_line", value=_fact_text(
         snapshot.get("binaries"), lang, lambda v: text(lang, "probe.binaries_count", count=len(v)),
         with_source=False)))
+    lines += _multinode_lines(snapshot, lang)
     seconds = snapshot.get("origin", {}).get("probe_seconds")
     if seconds is not None:
         lines.append(text(lang, "probe.duration", seconds=seconds))
