@@ -136,7 +136,7 @@ def test_the_graph_reads_lazy_imports_and_skips_type_checking_ones():
     graph = import_graph()
     assert "gpuvet.kb.overlay" in graph["gpuvet.kb.loader"]  # inside a function
     assert "gpuvet.kb.places" in graph["gpuvet.kb.overlay"]  # at module level
-    assert "gpuvet.kb" not in graph["gpuvet.kb.compat"]  # KnowledgeBase, named under TYPE_CHECKING only
+    assert "gpuvet.kb" not in graph["gpuvet.checks.features"]  # KnowledgeBase, named under TYPE_CHECKING only
 
 
 def test_no_gpuvet_modules_import_each_other():
