@@ -138,3 +138,15 @@ def only_target_named(run: subprocess.CompletedProcess, name: str) -> dict:
     targets = json.loads(run.stdout)["targets"]
     assert [t["target"] for t in targets] == [name]
     return targets[0]
+
+
+@pytest.mark.parametrize("text", ["this is [not toml\n", '[framework]\nname = "newfw"\n'])
+def test_a_broken_overlay_framework_file_is_the_users_input_error(overlay, text):
+    """The overlay is the user's: a file there that cannot be read is an input error (exit 2) naming the file, not a
+    broken installation (exit 5, "reinstall gpuvet")."""
+    (overlay / "frameworks" / "newfw.toml").write_text(text, encoding="utf-8")
+    run = gpuvet(overlay, "newfw==1.0", "--from", str(H100))
+    assert run.returncode == 2 and run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("error: knowledge-base overlay file ") and "newfw.toml" in lines[0]
+    assert lines[1].startswith("hint: ")

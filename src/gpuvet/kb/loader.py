@@ -10,7 +10,7 @@ import os
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
-from gpuvet.errors import KnowledgeBaseError
+from gpuvet.errors import InputError, KnowledgeBaseError
 from gpuvet.kb import versions
 
 # Where the files are and their names have their home in kb/places.py (which the overlay reader imports too, so the
@@ -23,6 +23,7 @@ from gpuvet.kb.places import find_framework_file as find_framework_file
 from gpuvet.kb.places import framework_files as framework_files
 from gpuvet.kb.places import framework_heads as framework_heads
 from gpuvet.kb.places import heads_text as heads_text
+from gpuvet.kb.places import is_shipped
 from gpuvet.kb.places import normalize_name as normalize_name
 from gpuvet.kb.places import raw as raw
 from gpuvet.kb.places import shipped_framework_files as shipped_framework_files
@@ -172,6 +173,10 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     file_name = os.path.basename(os.fspath(path))
     stem = os.path.splitext(file_name)[0]
     where = f"{stem}:framework"
+    if not isinstance(head, dict) or not head.get("name") or not head.get("distributions"):
+        if not is_shipped(path):  # the user's overlay file: their input to fix (exit 2)
+            raise InputError(f"knowledge-base overlay file {os.fspath(path)} needs a [framework] table with name and "
+                             "distributions", hint="see docs/KB.md, \"Framework files\"")
     if not isinstance(head, dict):
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)

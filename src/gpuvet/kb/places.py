@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
 
-from gpuvet.errors import KnowledgeBaseError
+from gpuvet.errors import InputError, KnowledgeBaseError
 from gpuvet.kb.records import FrameworkHead
 from gpuvet.tomlfile import COMPILED_DIR, load_toml, sha256_hex
 
@@ -78,14 +78,16 @@ def raw(path: Union[str, "Path"]) -> Dict[str, Any]:
     try:
         return load_toml(path)
     except (OSError, ValueError) as exc:
+        if not is_shipped(path):  # the user's own file: their input to fix (exit 2), not a broken installation
+            raise InputError(f"knowledge-base overlay file {os.fspath(path)} cannot be read: {exc}",
+                             hint="fix or remove the file") from None
         raise KnowledgeBaseError(f"knowledge base file {os.path.basename(os.fspath(path))} cannot be read: {exc}",
-                                 hint=_repair_hint(os.fspath(path)))
+                                 hint="reinstall gpuvet")
 
 
-def _repair_hint(path: str) -> str:
-    if os.path.dirname(os.path.abspath(path)) == os.path.abspath(FRAMEWORKS) or path.startswith(DATA + os.sep):
-        return "reinstall gpuvet"
-    return f"fix or remove {path} (a file of your knowledge-base overlay)"
+def is_shipped(path: Union[str, "Path"]) -> bool:
+    """Whether ``path`` is a file of the shipped data (else the user's overlay or a file they named)."""
+    return os.path.abspath(os.fspath(path)).startswith(os.path.abspath(DATA) + os.sep)
 
 
 def _toml_names(folder: str) -> List[str]:
