@@ -1,6 +1,7 @@
 """Measure `gpuvet diagnose`: top-1 / top-3 accuracy on the real-issue corpus, and the time for a 50 MB log.
 
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
+    .venv/bin/python bench/bench_diagnose.py --calibration   # precision of the first cause per confidence bin
 
 The corpora (tests/diagnose/corpus/: cases.toml, the development set, heldout.toml and the others in CORPORA, each
 named by its topic, with who collected it and how in its `collection` field) hold log excerpts from public issue
@@ -103,6 +104,41 @@ def accuracy(cases: List[Dict[str, str]], verbose: bool = False, near: bool = Fa
     return top1 / len(cases), top3 / len(cases), elapsed / len(cases)
 
 
+# Confidence bins, highest first: (lowest confidence in the bin, label).
+BINS = ((0.9, ">= 0.9"), (0.7, "0.7-0.9"), (0.5, "0.5-0.7"), (0.0, "< 0.5"))
+
+
+def calibration(cases: List[Dict[str, str]]) -> Dict[str, Tuple[int, int]]:
+    """For the first cause diagnose names for each case: label of its confidence bin -> (answers, right ones).
+    A case with no cause is in no bin (it is silent, not wrong at some confidence)."""
+    from gpuvet.diagnose.engine import read_text
+
+    bins: Dict[str, Tuple[int, int]] = {label: (0, 0) for _, label in BINS}
+    for case in cases:
+        diagnoses = read_text(case["log"]).diagnoses
+        if not diagnoses:
+            continue
+        first = diagnoses[0]
+        label = next(label for low, label in BINS if first.confidence >= low)
+        answers, right = bins[label]
+        bins[label] = (answers + 1, right + (first.code == case["cause"]))
+    return bins
+
+
+def print_calibration(named: List[Tuple[str, Path]]) -> None:
+    """Precision per confidence bin over the named corpora together (sealed and fresh corpora are never named)."""
+    from gpuvet.tomlfile import load_toml
+
+    cases = [case for _, path in named for case in load_toml(path).get("case", [])]
+    bins = calibration(cases)
+    answered = sum(answers for answers, _ in bins.values())
+    print("calibration over %d cases of %s (%d answered):" % (len(cases), ", ".join(n for n, _ in named), answered))
+    for _, label in BINS:
+        answers, right = bins[label]
+        print("  confidence %-8s %4d answers, precision %s" % (
+            label, answers, "%.3f" % (right / answers) if answers else "-"))
+
+
 def generated_log(size_mb: float, seed: int = 7) -> str:
     """Plausible training-log noise with one real cause buried in the middle and generic noise at the end."""
     rng = random.Random(seed)
@@ -131,6 +167,8 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--corpus-file", type=Path, action="append", default=[],
                         help="measure a corpus file not (yet) named in CORPORA, e.g. a blind collection before it is used")
     parser.add_argument("--no-big-log", action="store_true", help="skip the generated-log timing")
+    parser.add_argument("--calibration", action="store_true",
+                        help="only the precision of the first cause per confidence bin, over the named corpora")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     from corpus_novelty import novel_cases
@@ -138,6 +176,9 @@ def main(argv: List[str] = None) -> int:
     from gpuvet.tomlfile import load_toml
 
     named = [(name, CORPORA[name]) for name in (args.corpus or ([] if args.corpus_file else CORPORA))]
+    if args.calibration:
+        print_calibration(named + [(str(p), p) for p in args.corpus_file])
+        return 0
     for name, path in named + [(str(p), p) for p in args.corpus_file]:
         document = load_toml(path)
         cases = list(document.get("case", []))

@@ -11,10 +11,15 @@ Two stages, so the data can be checked without the network:
            - the messages of the projects in SELECTORS, each read at a release tag from a git mirror
              (`git --git-dir <mirrors>/<owner>+<name>/repo show <tag>:<path>`) or, for a repository too big to
              mirror, from the release's wheel, with the line that prints it.
+           - the status tables of the CUDA libraries (STATUS_TABLES: cuDNN 9 and 8, cuBLAS, cuFFT, cuSPARSE,
+             cuSOLVER, cuRAND, NVRTC) from their headers in NVIDIA's wheels, each status with the string the
+             library's own function returns for it (loaded with ctypes, as libcudart above), and NCCL's
+             ncclResult_t with ncclGetErrorString's strings from its sources at a tag.
   build    turns the extract into the data files of src/gpuvet/diagnose/data/ (pure: same extract, same bytes);
            `--check` only says whether the committed files are what it writes (exit 1 and the differing files if not).
 
   python tools/harvest_messages.py extract --wheels DIR --mirrors DIR   # `pip download --no-deps` the wheels named
+  python tools/harvest_messages.py extract --only status_tables --wheels DIR --mirrors DIR  # one section again
   python tools/harvest_messages.py build [--check]
 
 After `build`, run tools/compile_data.py (the JSON twins). The generated signatures carry `harvested = true`: where a
@@ -249,6 +254,10 @@ SELECTORS: Tuple[Selector, ...] = (
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
              "raise RuntimeError(f'Unable to use CUDA because of the '", "cuda_library_missing", 0.85,
              "the plugin lists the CUDA components it could not load or found too old, one per line below"),
+    # JAX's own reading of "no supported devices found for platform CUDA" when the plugin failed to start
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
+             '"This may be due to JAX pre-allocating too much device "', "insufficient_vram", 0.6,
+             "JAX (or another process) took the GPU's memory before the CUDA libraries could initialize"),
     # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
     Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
              "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,
@@ -284,11 +293,261 @@ SELECTORS: Tuple[Selector, ...] = (
              "cpu_only_build", 0.85,
              "CUDAExecutionProvider asked of a package without it: the CPU onnxruntime, or it shadows onnxruntime-gpu",
              wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/capi/onnxruntime_inference_collection.py"),
+    # ONNX Runtime's preload_dlls (read from its wheel; the same file as onnxruntime-gpu's): a CUDA or cuDNN library
+    # of the nvidia-* wheels or the system failed to load; and the CUDA plugin EP it registers at import.
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1", "onnxruntime/__init__.py",
+             '"Please follow https://onnxruntime.ai/docs/install/#cuda-and-cudnn to install CUDA."',
+             "cuda_library_missing", 0.8, "a CUDA or cuDNN library the CUDA execution provider needs did not load",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/__init__.py"),
+    Selector("framework_loaders", "ONNX Runtime", "microsoft/onnxruntime", "v1.31.1", "onnxruntime/__init__.py",
+             'f"Failed to register bundled CUDA plugin EP from', "cuda_library_missing", 0.6,
+             "the bundled CUDA execution provider library did not load (most often a CUDA or cuDNN library it needs)",
+             wheel="onnxruntime==1.31.1", wheel_path="onnxruntime/__init__.py"),
+    # PaddlePaddle's GPU-only entry points on the CPU package.
+    Selector("framework_loaders", "PaddlePaddle", "PaddlePaddle/Paddle", "v3.3.1", "python/paddle/base/framework.py",
+             'assert core.is_compiled_with_cuda(), "Not compiled with CUDA"', "cpu_only_build", 0.85,
+             "a CUDA place or API used with the CPU paddlepaddle package", wheel="paddlepaddle==3.3.1",
+             wheel_path="paddle/base/framework.py"),
+    # MindSpore: the GPU plugin (lib/plugin/libmindspore_gpu.so.N) that did not load at import, and run_check's
+    # search for CUDA and cuDNN.
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/hal/device.py", "Here's error when loading plugin for MindSpore package.",
+             "cuda_library_missing", 0.7,
+             "the GPU plugin did not load: most often a CUDA library it links is not on the loader's path",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/hal/device.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py", 'logger.warning("Cannot find cuda libs.',
+             "cuda_library_missing", 0.85, "no CUDA runtime found where the GPU backend looks (LD_LIBRARY_PATH)",
+             wheel="mindspore==2.10.0", wheel_path="mindspore/run_check/_check_version.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py",
+             'f"MindSpore version {__version__} and cuda version {self.v} does not match', "toolkit_mismatch", 0.8,
+             "the CUDA found is not one this MindSpore build supports", wheel="mindspore==2.10.0",
+             wheel_path="mindspore/run_check/_check_version.py"),
+    Selector("framework_loaders", "MindSpore", "mindspore-ai/mindspore", "v2.10.0",
+             "mindspore/python/mindspore/run_check/_check_version.py",
+             'f"MindSpore version {__version__} and cudDNN version {cudnn_version}', "cudnn_mismatch", 0.8,
+             "the cuDNN found is older than this MindSpore build needs", wheel="mindspore==2.10.0",
+             wheel_path="mindspore/run_check/_check_version.py"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
              "jax without the CUDA plugin (jax[cuda12] / jax[cuda13]) falls back to the CPU"),
 )
+
+# --- the status tables of the CUDA libraries and NCCL ----------------------------------------------------------------
+
+# What a library status means for the stack: code, weight, generic. Read from each status's definition (the header's
+# comment, the library's own string for it); where a status has no single cause (an internal error, a license check,
+# a generator not seeded) it is left out: no signature reads it. Where a hand-written signature (libraries.toml) reads
+# the same line, it decides (Signature.harvested), so these add the names and strings it does not read.
+STATUS_CAUSES: Dict[str, Tuple[str, float, bool]] = {
+    # "the function requires an architectural feature absent from the device" (cuBLAS), "GPU architecture mismatch"
+    "arch_mismatch": ("arch_not_in_build", 0.7, False),
+    # a GPU allocation the library asked for failed
+    "device_alloc_failed": ("insufficient_vram", 0.6, False),
+    # "the library was not initialized": most often the handle's workspace allocation on a full GPU (torch's
+    # "CUBLAS_STATUS_NOT_INITIALIZED when calling cublasCreate(handle)"), or a CUDA context that did not come up:
+    # ambiguous, so weak and generic
+    "not_initialized": ("insufficient_vram", 0.3, True),
+    # cuDNN's: cudnnCreate failed, most often a cuDNN that does not fit the CUDA runtime or driver (as the
+    # hand-written libraries.toml reads it); as ambiguous, so as weak
+    "cudnn_not_initialized": ("cudnn_mismatch", 0.3, True),
+    # cuDNN's own pieces (sub-libraries, serialized plans) of different versions, or one missing
+    "cudnn_parts": ("cudnn_mismatch", 0.8, False),
+    "incompatible_driver": ("driver_too_old", 0.75, False),
+    # cuDNN's runtime-compiled engines need NVRTC (and the driver's JIT), and a CUDA runtime new enough for them
+    # (INCOMPATIBLE_CUDART, read as vocabulary.toml reads it); NVRTC needs its builtins library
+    "prerequisite_missing": ("cuda_library_missing", 0.6, False),
+    # the GPU lacks what the call needs (shared memory per block, double precision)
+    "gpu_lacks_feature": ("feature_arch_unsupported", 0.5, False),
+    # a parameter, shape, layout or plan the call does not accept: the program's, not the stack's
+    "program_error": ("not_a_stack_problem", 0.35, True),
+    # a kernel failed on the GPU: a symptom of many causes
+    "execution_failed": ("not_a_stack_problem", 0.25, True),
+    # NCCL: the network or shared memory between ranks, a rank that died, a collective that timed out
+    "nccl_system": ("nccl_comm_failure", 0.7, False),
+    "nccl_remote": ("nccl_comm_failure", 0.7, False),
+    "nccl_timeout": ("nccl_comm_failure", 0.55, False),
+    "nccl_internal": ("nccl_comm_failure", 0.5, False),
+    "nccl_cuda": ("nccl_comm_failure", 0.35, True),
+    "nvrtc_option": ("toolkit_mismatch", 0.5, False),  # an arch flag this NVRTC does not know (a newer GPU)
+}
+
+
+@dataclass(frozen=True)
+class StatusTable:
+    """One library's status enum: read from `header` in `wheel` (or `path` of `repo` at `tag`), each status with the
+    string the library's own function returns for it (loaded with ctypes: a table lookup, no GPU) or, for NCCL,
+    the string its switch returns (`strings_path`)."""
+
+    library: str  # as diagnose names it (the origin)
+    enum: str
+    prefix: str
+    header: str  # inside the wheel, or the repository path
+    source: str  # NVIDIA's public page of the same table
+    causes: Dict[str, str]  # status name without the prefix -> STATUS_CAUSES key
+    wheel: str = ""  # "name==version" on PyPI
+    # (library file inside the wheel, function) returning the status's string; libraries it needs loaded first
+    strings_from: Tuple[str, str] = ("", "")
+    needs: Tuple[str, ...] = ()
+    repo: str = ""
+    tag: str = ""
+    strings_path: str = ""  # a C switch `case <name>: return "<string>";`
+    signature_id: str = ""
+
+
+CUDA_LIB_DOCS = "https://docs.nvidia.com/cuda/archive/12.9.0/"
+STATUS_TABLES: Tuple[StatusTable, ...] = (
+    StatusTable(
+        "cuDNN", "cudnnStatus_t", "CUDNN_STATUS_", "nvidia/cudnn/include/cudnn_graph.h",
+        "https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/cudnn-graph-library.html#cudnnstatus-t",
+        {"NOT_SUPPORTED_ARCH_MISMATCH": "arch_mismatch", "ARCH_MISMATCH": "arch_mismatch",
+         "INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED": "device_alloc_failed",
+         "SUBLIBRARY_VERSION_MISMATCH": "cudnn_parts", "SERIALIZATION_VERSION_MISMATCH": "cudnn_parts",
+         "SUBLIBRARY_LOADING_FAILED": "cudnn_parts", "NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE": "cudnn_parts",
+         "NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER": "incompatible_driver",
+         "NOT_SUPPORTED_INCOMPATIBLE_CUDART": "prerequisite_missing",
+         "NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing",
+         "RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing",
+         "NOT_SUPPORTED_SHARED_MEMORY_INSUFFICIENT": "gpu_lacks_feature",
+         "BAD_PARAM": "program_error", "BAD_PARAM_NULL_POINTER": "program_error",
+         "BAD_PARAM_MISALIGNED_POINTER": "program_error", "BAD_PARAM_NOT_FINALIZED": "program_error",
+         "BAD_PARAM_OUT_OF_BOUND": "program_error", "BAD_PARAM_SIZE_INSUFFICIENT": "program_error",
+         "BAD_PARAM_STREAM_MISMATCH": "program_error", "BAD_PARAM_SHAPE_MISMATCH": "program_error",
+         "BAD_PARAM_DUPLICATED_ENTRIES": "program_error", "BAD_PARAM_ATTRIBUTE_TYPE": "program_error",
+         "BAD_PARAM_CUDA_GRAPH_MISMATCH": "program_error", "BAD_PARAM_DESCRIPTOR_TYPE": "program_error",
+         "INVALID_VALUE": "program_error", "NOT_SUPPORTED_GRAPH_PATTERN": "program_error",
+         "NOT_SUPPORTED_SHAPE": "program_error", "NOT_SUPPORTED_DATA_TYPE": "program_error",
+         "NOT_SUPPORTED_LAYOUT": "program_error", "NOT_SUPPORTED_PADDING": "program_error",
+         "NOT_SUPPORTED_INVALID_DYNAMIC_SHAPE": "program_error",
+         "EXECUTION_FAILED": "execution_failed", "EXECUTION_FAILED_CUDA_DRIVER": "execution_failed",
+         "EXECUTION_FAILED_CUBLAS": "execution_failed", "EXECUTION_FAILED_CUDART": "execution_failed",
+         "EXECUTION_FAILED_CURAND": "execution_failed", "NOT_INITIALIZED": "cudnn_not_initialized", "VERSION_MISMATCH": "cudnn_parts"},
+        wheel="nvidia-cudnn-cu12==9.28.0.42",
+        strings_from=("nvidia/cudnn/lib/libcudnn_graph.so.9", "cudnnGetErrorString")),
+    StatusTable(
+        "cuDNN 8", "cudnnStatus_t", "CUDNN_STATUS_", "nvidia/cudnn/include/cudnn_ops_infer.h",
+        "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-896/api/index.html#cudnnStatus_t",
+        {"ARCH_MISMATCH": "arch_mismatch", "ALLOC_FAILED": "device_alloc_failed", "VERSION_MISMATCH": "cudnn_parts",
+         "BAD_PARAM": "program_error", "INVALID_VALUE": "program_error", "EXECUTION_FAILED": "execution_failed",
+         "NOT_INITIALIZED": "cudnn_not_initialized", "RUNTIME_PREREQUISITE_MISSING": "prerequisite_missing"},
+        wheel="nvidia-cudnn-cu11==8.9.6.50",
+        strings_from=("nvidia/cudnn/lib/libcudnn_ops_infer.so.8", "cudnnGetErrorString")),
+    StatusTable(
+        "cuBLAS", "cublasStatus_t", "CUBLAS_STATUS_", "nvidia/cublas/include/cublas_api.h",
+        CUDA_LIB_DOCS + "cublas/index.html#cublasstatus-t",
+        {"ARCH_MISMATCH": "arch_mismatch", "ALLOC_FAILED": "device_alloc_failed", "NOT_INITIALIZED": "not_initialized",
+         "INVALID_VALUE": "program_error", "EXECUTION_FAILED": "execution_failed"},
+        wheel="nvidia-cublas-cu12==12.9.3.13",
+        strings_from=("nvidia/cublas/lib/libcublas.so.12", "cublasGetStatusString"),
+        needs=("nvidia/cublas/lib/libcublasLt.so.12",)),
+    StatusTable(
+        "cuFFT", "cufftResult", "CUFFT_", "nvidia/cufft/include/cufft.h", CUDA_LIB_DOCS + "cufft/index.html#cufftresult",
+        {"ALLOC_FAILED": "device_alloc_failed", "SETUP_FAILED": "not_initialized", "EXEC_FAILED": "execution_failed",
+         "INVALID_PLAN": "program_error", "INVALID_TYPE": "program_error", "INVALID_VALUE": "program_error",
+         "INVALID_SIZE": "program_error", "UNALIGNED_DATA": "program_error",
+         "INCOMPLETE_PARAMETER_LIST": "program_error"},
+        wheel="nvidia-cufft-cu12==11.4.1.4"),
+    StatusTable(
+        "cuSPARSE", "cusparseStatus_t", "CUSPARSE_STATUS_", "nvidia/cusparse/include/cusparse.h",
+        CUDA_LIB_DOCS + "cusparse/index.html#cusparsestatus-t",
+        {"ARCH_MISMATCH": "arch_mismatch", "ALLOC_FAILED": "device_alloc_failed", "NOT_INITIALIZED": "not_initialized",
+         "INVALID_VALUE": "program_error", "EXECUTION_FAILED": "execution_failed"},
+        wheel="nvidia-cusparse-cu12==12.5.10.65"),
+    StatusTable(
+        "cuSOLVER", "cusolverStatus_t", "CUSOLVER_STATUS_", "nvidia/cusolver/include/cusolver_common.h",
+        CUDA_LIB_DOCS + "cusolver/index.html#cusolverstatus-t",
+        {"ARCH_MISMATCH": "arch_mismatch", "ALLOC_FAILED": "device_alloc_failed", "NOT_INITIALIZED": "not_initialized",
+         "INVALID_VALUE": "program_error", "EXECUTION_FAILED": "execution_failed"},
+        wheel="nvidia-cusolver-cu12==11.7.5.82"),
+    StatusTable(
+        "cuRAND", "curandStatus", "CURAND_STATUS_", "nvidia/curand/include/curand.h",
+        CUDA_LIB_DOCS + "curand/group__HOST.html",
+        {"ARCH_MISMATCH": "arch_mismatch", "ALLOCATION_FAILED": "device_alloc_failed",
+         "INITIALIZATION_FAILED": "not_initialized", "LAUNCH_FAILURE": "execution_failed",
+         "OUT_OF_RANGE": "program_error", "LENGTH_NOT_MULTIPLE": "program_error",
+         "DOUBLE_PRECISION_REQUIRED": "gpu_lacks_feature"},
+        wheel="nvidia-curand-cu12==10.3.10.19"),
+    StatusTable(
+        "NVRTC", "nvrtcResult", "NVRTC_", "nvidia/cuda_nvrtc/include/nvrtc.h",
+        CUDA_LIB_DOCS + "nvrtc/index.html#_CPPv411nvrtcResult",
+        {"ERROR_INVALID_OPTION": "nvrtc_option", "ERROR_BUILTIN_OPERATION_FAILURE": "prerequisite_missing",
+         "ERROR_INVALID_INPUT": "program_error",
+         "ERROR_COMPILATION": "program_error"},
+        wheel="nvidia-cuda-nvrtc-cu12==12.9.86",
+        strings_from=("nvidia/cuda_nvrtc/lib/libnvrtc.so.12", "nvrtcGetErrorString")),
+    StatusTable(
+        "NCCL", "ncclResult_t", "nccl", "src/nccl.h.in",
+        "https://github.com/NVIDIA/nccl/blob/v2.30.7-1/src/nccl.h.in",
+        {"UnhandledCudaError": "nccl_cuda", "SystemError": "nccl_system", "InternalError": "nccl_internal",
+         "InvalidArgument": "program_error", "InvalidUsage": "program_error", "RemoteError": "nccl_remote",
+         "Timeout": "nccl_timeout"},
+        repo="NVIDIA/nccl", tag="v2.30.7-1", strings_path="src/init.cc"),
+)
+
+_ENUM_ENTRY = re.compile(r"^\s*(\w+)(?:\s+[A-Z_]+)?\s*=\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*)", re.M)
+_CASE_RETURN = re.compile(r'case\s+(\w+)\s*:\s*return\s+"((?:[^"\\]|\\.)*)"\s*;')
+
+
+def enum_values(text: str, enum: str, prefix: str) -> Dict[str, int]:
+    """The values of C enum ``enum`` in a header: numbers (decimal or hex) and names of earlier values (cuDNN 9's
+    deprecated aliases, `CUDNN_STATUS_ARCH_MISMATCH CUDNN_DEPRECATED_ENUM = CUDNN_STATUS_NOT_SUPPORTED_...`)."""
+    tagged = re.search(r"\benum\s+%s\s*\{([^}]*)\}" % re.escape(enum), text)  # enum curandStatus { ... }
+    typedef = re.search(r"\}\s*%s\s*;" % re.escape(enum), text)  # typedef enum { ... } cublasStatus_t;
+    if tagged:
+        body = tagged.group(1)
+    elif typedef:
+        body = text[text.rfind("typedef enum", 0, typedef.start()):typedef.start()]
+    else:
+        raise SystemExit("harvest_messages: no enum %s" % enum)
+    body = re.sub(r"/\*.*?\*/|//[^\n]*", "", body, flags=re.S)
+    values: Dict[str, int] = {}
+    for name, value in _ENUM_ENTRY.findall(body):
+        if not name.startswith(prefix) or name.endswith("NumResults"):
+            continue
+        values[name] = values[value] if value in values else int(value, 0)
+    return values
+
+
+def _wheel_file(wheels: Path, requirement: str) -> Path:
+    name, version = requirement.split("==")
+    return next(wheels.glob("%s-%s-*.whl" % (name.replace("-", "_"), version)))
+
+
+def extract_status_table(table: StatusTable, mirrors: Path, wheels: Path) -> List[Dict]:
+    """The table's statuses: name, number and the string its library returns for it."""
+    strings: Dict[int, str] = {}
+    if table.wheel:
+        with zipfile.ZipFile(_wheel_file(wheels, table.wheel)) as archive, tempfile.TemporaryDirectory() as tmp:
+            values = enum_values(archive.read(table.header).decode(), table.enum, table.prefix)
+            library, function = table.strings_from
+            if library:
+                for member in table.needs + (library,):
+                    target = Path(tmp) / Path(member).name
+                    target.write_bytes(archive.read(member))
+                    loaded = ctypes.CDLL(str(target), mode=ctypes.RTLD_GLOBAL)
+                lookup = getattr(loaded, function)
+                lookup.restype = ctypes.c_char_p
+                lookup.argtypes = [ctypes.c_int]
+                strings = {number: lookup(number).decode() for number in set(values.values())}
+        read_from = "PyPI %s (%s%s)" % (table.wheel, table.header, ", %s %s" % (Path(library).name, function)
+                                        if library else "")
+    else:
+        git_dir = mirrors / table.repo.replace("/", "+") / "repo"
+
+        def show(path: str) -> str:
+            return subprocess.run(["git", "--git-dir", str(git_dir), "show", "%s:%s" % (table.tag, path)],
+                                  check=True, capture_output=True, text=True).stdout
+
+        values = enum_values(show(table.header), table.enum, table.prefix)
+        by_name = dict(_CASE_RETURN.findall(show(table.strings_path)))
+        strings = {number: by_name[name] for name, number in values.items() if name in by_name}
+        read_from = "git %s at %s (%s, %s)" % (table.repo, table.tag, table.header, table.strings_path)
+    return [{"library": table.library, "enum": table.enum, "name": name, "number": number,
+             "string": strings.get(number, ""), "read_from": read_from}
+            for name, number in sorted(values.items(), key=lambda item: (item[1], item[0]))]
+
 
 # The placeholders programs write: Python's {} / {name} (f-strings, str.format) and C's printf conversions.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}|%[-+ #0-9.*]*(?:l{0,2}|z)?[sdiuxXfgpc]")
@@ -536,12 +795,73 @@ def build_selected(rows: List[Dict], topic: str) -> str:
     return "".join(out).rstrip("\n") + "\n"
 
 
+def _family(library: str) -> str:
+    return library.split()[0]  # "cuDNN 8" and "cuDNN" print the same names: one reading
+
+
+_STRING_ADVICE = re.compile(r"\s*\(run with [^)]*\)$")  # NCCL's "(run with NCCL_DEBUG=INFO for details)"
+
+
+def status_patterns(rows: List[Dict]) -> List[str]:
+    """The patterns of one family's statuses of one cause: the names as whole words (so a name is never read as the
+    start of a longer one: CUDNN_STATUS_NOT_SUPPORTED in CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH), and the strings
+    the library returns for them where they are words rather than the name, of three words or more, without NCCL's
+    advice in brackets (older releases printed the string without it)."""
+    names = sorted({r["name"] for r in rows})
+    patterns = [r"\b(?:%s)\b" % "|".join(names)]
+    strings = {_STRING_ADVICE.sub("", r["string"]) for r in rows if r["string"] and r["string"] != r["name"]}
+    strings = {text for text in strings if len(text.split()) >= 3}
+    if strings:
+        patterns.append(r"\b(?:%s)" % "|".join(r"\s*".join(re.escape(w) for w in text.split())
+                                               for text in sorted(strings, key=lambda t: (-len(t), t))))
+    return patterns
+
+
+def build_status(rows: List[Dict]) -> str:
+    tables = {t.library: t for t in STATUS_TABLES}
+    out = [GENERATED,
+           "# The status tables of the CUDA libraries and NCCL: every status of cudnnStatus_t (cuDNN 9 and 8),\n"
+           "# cublasStatus_t, cufftResult, cusparseStatus_t, cusolverStatus_t, curandStatus_t, nvrtcResult and\n"
+           "# ncclResult_t, with the string the library's own function returns for it (cudnnGetErrorString,\n"
+           "# cublasGetStatusString, nvrtcGetErrorString, ncclGetErrorString), read from NVIDIA's wheels on PyPI and\n"
+           "# NCCL's sources at a tag (the [[status]] table at the end, each with `read_from`). One signature per\n"
+           "# library and cause; a status with no single cause (an internal error, a license check) has none.\n\n"]
+    groups: Dict[Tuple[str, str], List[Dict]] = {}
+    for row in rows:
+        table = tables[row["library"]]
+        key = table.causes.get(row["name"][len(table.prefix):])
+        if key:
+            groups.setdefault((_family(row["library"]), key), []).append(row)
+    order = list(STATUS_CAUSES)
+    for (family, key), members in sorted(groups.items(), key=lambda item: (
+            [_family(t.library) for t in STATUS_TABLES].index(item[0][0]), order.index(item[0][1]))):
+        code, weight, generic = STATUS_CAUSES[key]
+        sources = sorted({tables[r["library"]].source for r in members})
+        out.append(_signature([
+            ("id", "status_%s_%s" % (re.sub(r"[^a-z0-9]+", "", family.lower()), key)), ("code", code),
+            ("weight", weight), ("generic", generic), ("harvested", True), ("patterns", status_patterns(members)),
+            ("source", sources[-1]), ("explain", "diagnose.source." + code), ("origin", family),
+        ]))
+        out.append("\n")
+    for row in rows:
+        table = tables[row["library"]]
+        key = table.causes.get(row["name"][len(table.prefix):])
+        lines = ["[[status]]", "library = %s" % json.dumps(row["library"]), "enum = %s" % json.dumps(row["enum"]),
+                 "name = %s" % json.dumps(row["name"]), "number = %d" % row["number"],
+                 "string = %s" % json.dumps(row["string"]),
+                 "cause = %s" % json.dumps(STATUS_CAUSES[key][0] if key else ""),
+                 "source = %s" % json.dumps(table.source), "read_from = %s" % json.dumps(row["read_from"])]
+        out.append("\n".join(lines) + "\n\n")
+    return "".join(out).rstrip("\n") + "\n"
+
+
 def build(extract: Dict) -> Dict[str, str]:
     """File name -> the text the extract makes of it."""
     return {
         "cuda_errors.toml": build_cuda(extract["cuda_errors"]),
         "gpu_requirements.toml": build_selected(extract["messages"], "gpu_requirements"),
         "framework_loaders.toml": build_selected(extract["messages"], "framework_loaders"),
+        "library_status.toml": build_status(extract["status_tables"]),
     }
 
 
@@ -558,17 +878,29 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
                      help="folder holding the CUDA_WHEELS wheels and those the SELECTORS name")
     ext.add_argument("--mirrors", type=Path, required=True, help="folder of <owner>+<name>/repo git mirrors")
     ext.add_argument("--out", type=Path, default=EXTRACT)
+    ext.add_argument("--only", action="append", choices=("cuda_errors", "messages", "status_tables"),
+                     help="read only this section again (repeatable), keeping the rest of --out")
     bld = sub.add_parser("build", help="write (or --check) the data files from the extract")
     bld.add_argument("--extract", type=Path, default=EXTRACT)
     bld.add_argument("--data", type=Path, default=DATA)
     bld.add_argument("--check", action="store_true", help="only say whether the data files are what build writes")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.stage == "extract":
-        extract = {"cuda_errors": extract_cuda(args.wheels),
-                   "messages": [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS]}
+        stages = {
+            "cuda_errors": lambda: extract_cuda(args.wheels),
+            "messages": lambda: [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS],
+            "status_tables": lambda: [row for table in STATUS_TABLES
+                                      for row in extract_status_table(table, args.mirrors, args.wheels)],
+        }
+        # --only: read one section again and keep the others of the extract as they are (a new release of one
+        # library needs only its wheels)
+        extract = json.loads(args.out.read_text(encoding="utf-8")) if args.only else {}
+        for name, stage in stages.items():
+            if not args.only or name in args.only:
+                extract[name] = stage()
         _write_extract(extract, args.out)
-        print("harvest_messages: %d CUDA errors, %d messages -> %s" % (
-            len(extract["cuda_errors"]), len(extract["messages"]), args.out))
+        print("harvest_messages: %d CUDA errors, %d messages, %d library statuses -> %s" % (
+            len(extract["cuda_errors"]), len(extract["messages"]), len(extract["status_tables"]), args.out))
         return 0
     try:
         extract = json.loads(args.extract.read_text(encoding="utf-8"))

@@ -104,26 +104,57 @@ def _pins(requires: list, names: tuple, extras: tuple) -> tuple:
     return pins, torch_extra
 
 
+def _vllm_range(requires: list, extras: tuple) -> tuple:
+    """(the vLLM specifier a plain install of the extras gets, the extra it sits in), from harvest's `requires` lines;
+    (None, None) when there is none."""
+    for line in requires:
+        requirement, _, marker = line.partition(";")
+        extra = re.search(r'extra\s*==\s*"([^"]+)"', marker)
+        if extra and extra.group(1) not in extras:
+            continue
+        found = re.match(r"^\s*vllm\s*([<>=!~].*)$", requirement.strip(), re.I)
+        if found:
+            return found.group(1).strip(), extra.group(1) if extra else None
+    return None, None
+
+
 def release_block(build: dict, index_name: str) -> str:
     """The [[release]] record of one release, from its wheel's METADATA (see the module docstring)."""
     framework, version = build["framework"], build["version"]
     profile = PROFILES[framework]
     pins, extra = _pins(build.get("requires", []), profile["pins"], profile["extras"])
     torch_pin = pins.get("torch")
-    if not torch_pin:
-        raise LookupError(f"{framework} {version}: no exact torch pin in its METADATA, so its CUDA cannot be told")
-    plain = loader.pinned_torch_build(torch_pin, DATA / "frameworks" / "torch.toml")
-    if plain is None:
-        raise LookupError(f"{framework} {version}: pins torch=={torch_pin}, which the shipped torch file does not describe")
-    cuda, torch_source = plain
     requires = {name: f"=={pins[name]}" for name in profile["pins"] if name in pins}
+    vllm_range, vllm_extra = _vllm_range(build.get("requires", []), profile["extras"]) if framework == "sglang" else (None, None)
+    if torch_pin:
+        plain = loader.pinned_torch_build(torch_pin, DATA / "frameworks" / "torch.toml")
+        if plain is None:
+            raise LookupError(f"{framework} {version}: pins torch=={torch_pin}, which the shipped torch file does not describe")
+        cuda, torch_source = plain
+        pin_text = f"torch=={torch_pin}"
+    elif vllm_range:
+        # No torch pin, but a vLLM range: pip installs one vLLM release of it, whose torch pin decides the CUDA
+        derived = loader.pinned_vllm_range_cuda(vllm_range, DATA / "frameworks" / "vllm.toml",
+                                                DATA / "frameworks" / "torch.toml")
+        if derived is None:
+            raise LookupError(f"{framework} {version}: pins vllm{vllm_range}, whose releases do not agree on one CUDA "
+                              "(or reach past the vLLM releases the knowledge base records), so its CUDA cannot be told")
+        cuda, torch_source = derived
+        requires["vllm"] = vllm_range
+        extra = extra or vllm_extra
+        pin_text = f"vllm{vllm_range}"
+    else:
+        raise LookupError(f"{framework} {version}: no exact torch pin in its METADATA, so its CUDA cannot be told")
     name = variant_key(cuda)
     spec = f"{framework}[{extra}]=={version}" if extra else f"{framework}=={version}"
     read = f"wheel {build['wheel']} METADATA, read with gpuvet kb harvest on {build['read_on']}"
     if framework == "vllm":
         note = f"installing vllm replaces torch with torch=={torch_pin} from {index_name} (CUDA {cuda} build)"
-    else:
+    elif torch_pin:
         note = f"installing {spec} makes pip install torch=={torch_pin}"
+    else:
+        note = (f"installing {spec} makes pip install a vLLM release of vllm{vllm_range}; every one pins a torch whose "
+                f"{index_name} default build is CUDA {cuda}; sglang pins no torch itself")
     lines = ["[[release]]", f"version = {json.dumps(version)}"]
     if build.get("requires_python"):
         lines.append(f"python = {json.dumps(build['requires_python'])}")
@@ -146,7 +177,7 @@ def release_block(build: dict, index_name: str) -> str:
         f"  cuda = {json.dumps(cuda)}",
         '  cuda_from = "torch"',
         f"  install = {json.dumps(f'pip install {json.dumps(spec)}' if extra else f'pip install {spec}')}",
-        f"  source = {json.dumps(f'{index_name}: {framework} {version} (torch=={torch_pin}) ; {torch_source}')}",
+        f"  source = {json.dumps(f'{index_name}: {framework} {version} ({pin_text}) ; {torch_source}')}",
     ]
     return "\n".join(lines) + "\n"
 

@@ -142,6 +142,7 @@ KINDS: Dict[str, Tuple[str, str, Severity]] = {
     "fleet.driver_cuda_lower": ("driver_too_old", "driver", WARN),
     # RDMA ports and GPUDirect RDMA for multi-node jobs (gpuvet.checks.health.rdma_findings)
     "smoke.health.rdma_port_down": ("nccl_comm_failure", "nccl", WARN),
+    "smoke.health.nccl_net_plugin_missing": ("interconnect_slow", "nccl", WARN),
     "smoke.health.gpudirect_rdma_off": ("link_note", "nccl", INFO),
     # a family of kinds: every health signal (gpuvet.checks.health) is "smoke.health.<signal>"; the call passes its
     # code and severity (ECC is a failure, persistence mode a note)

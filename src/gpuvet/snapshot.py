@@ -45,6 +45,9 @@ TOP_LEVEL_FACTS = (
     "container_engine",  # how the Docker daemon runs containers (a pasted `docker info`)
     "pci",  # IOMMU state and the PCIe switch ports with ACS redirect (gpuvet.probe.pci, a pasted lspci -vvv)
     "infiniband",  # RDMA devices (InfiniBand, RoCE), their port states, GPUDirect RDMA's module (gpuvet.probe.infiniband)
+    "nccl_net_plugin",  # the network plugin library NCCL would load (gpuvet.probe.comm_stack)
+    "mpi",  # the MPI on PATH: implementation and version (gpuvet.probe.comm_stack)
+    "ucx",  # the UCX on PATH: its version (gpuvet.probe.comm_stack)
 )
 
 # The shape of each found value that the checks and renderers rely on (docs/SNAPSHOT.md). A hand-edited or damaged
@@ -81,6 +84,9 @@ VALUE_SHAPES = {
     "container_engine": _OBJECT,
     "pci": _OBJECT,
     "infiniband": _OBJECT,
+    "nccl_net_plugin": _OBJECT,
+    "mpi": _OBJECT,
+    "ucx": _OBJECT,
 }
 
 
@@ -243,11 +249,51 @@ def merge(base: Mapping[str, Any], other: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def merge_all(snapshots: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
+    """:func:`merge` folded over ``snapshots`` in order (each later one's found facts win), in time linear in their
+    size: the fold itself copied everything merged so far at each step and re-sorted every package, which made a
+    paste of thousands of tool blocks (gpuvet.ingest.embedded) quadratic. Same result as the fold, to the byte."""
     if not snapshots:
         return new_snapshot("merged")
     result = copy.deepcopy(dict(snapshots[0]))
+    if len(snapshots) == 1:
+        return result
+    first = result.get("origin", {})
+    inputs: List[Any] = list(first.get("inputs", []))
+    images: List[Any] = list(first.get("images") or [])
+    carried = {key: first.get(key) for key in ("host", "offer")}
+    by_name: Optional[Dict[str, Any]] = None  # the found packages merged so far, by name; sorted once at the end
     for other in snapshots[1:]:
-        result = merge(result, other)
+        for section in SECTIONS:
+            if section in other:
+                target = result.setdefault(section, {})
+                for key, fact in other[section].items():
+                    target[key] = _merge_fact(target.get(key), copy.deepcopy(fact), key)
+        for key in TOP_LEVEL_FACTS:
+            if key not in other:
+                continue
+            new = copy.deepcopy(other[key])
+            if key == "packages" and is_found(result.get(key)) and is_found(new):
+                if by_name is None:
+                    by_name = {p["name"]: p for p in result[key]["value"]}
+                by_name.update({p["name"]: p for p in new["value"]})
+                result[key] = new  # the latest found fact's envelope, as merge keeps; its value is set below
+            else:
+                chosen = _merge_fact(result.get(key), new, key)
+                if key == "packages" and chosen is new:
+                    by_name = None
+                result[key] = chosen
+        after = other.get("origin", {})
+        inputs += list(after.get("inputs", []))
+        images += list(after.get("images") or [])
+        for key in carried:  # as merge: kept when only one side carries it, dropped when both do
+            carried[key] = (None if carried[key] and after.get(key) else carried[key] or after.get(key)) or None
+    if by_name is not None:
+        result["packages"]["value"] = sorted(by_name.values(), key=lambda p: p["name"])
+    origin: Dict[str, Any] = {"type": "merged", "inputs": inputs}
+    origin.update({key: value for key, value in carried.items() if value})
+    if images:
+        origin["images"] = images
+    result["origin"] = origin
     return result
 
 

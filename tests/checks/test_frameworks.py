@@ -186,6 +186,17 @@ JAX = [
         machine("580.65.06", gpus=[V100], python="3.12.3"), "jax[cuda13]==0.8.0", "fail",
         ["feature_arch_unsupported"], id="jax-cuda13-volta",
     ),
+    # 0.4.24 / 0.4.25 (their PyPI wheels): CUDA 12 plugin wheels cp39-cp312 only, SASS from sm_50 (M60 5.2 passes by
+    # the plugin's own 5.2 floor, a 5.0 Maxwell does not), the CUDA 12 floor 525.60.13.
+    row(machine("525.60.13"), "jax[cuda12]==0.4.24", "pass", id="jax0.4.24-driver-boundary"),
+    row(machine("525.60.12"), "jax[cuda12]==0.4.24", "fail", ["driver_too_old"], id="jax0.4.24-driver-below"),
+    row(machine(gpus=[M60]), "jax[cuda12]==0.4.24", "pass", id="jax0.4.24-cc-boundary-5.2"),
+    row(machine(gpus=[K2200]), "jax[cuda12]==0.4.24", "fail", ["feature_arch_unsupported"], id="jax0.4.24-cc-5.0"),
+    row(machine(python="3.12.7"), "jax[cuda12]==0.4.25", "pass", id="jax0.4.25-python-last"),
+    row(machine(python="3.13.0"), "jax[cuda12]==0.4.25", "fail", ["python_unsupported"], id="jax0.4.25-python-3.13"),
+    # 0.11.1: Requires-Python >=3.12.
+    row(machine("580.65.06", python="3.12.3"), "jax[cuda12]==0.11.1", "pass", id="jax0.11.1-python-first"),
+    row(machine("580.65.06", python="3.11.7"), "jax[cuda12]==0.11.1", "fail", ["python_unsupported"], id="jax0.11.1-python-3.11"),
     # 0.7.0 has no cuda13 plugin: the extra names a build that release does not have.
     row(machine("580.65.06", python="3.12.3"), "jax[cuda13]==0.7.0", "unknown", id="jax0.7.0-no-cuda13"),
 ]
@@ -337,6 +348,26 @@ VLLM = [
 
 @pytest.mark.parametrize("snap, target, verdict, fails", VLLM)
 def test_vllm(snap, target, verdict, fails):
+    check_row(snap, target, verdict, fails)
+
+
+# SGLang before 0.4.6 pins no torch: its [srt] extra pins a vLLM release or range (wheel METADATA, PyPI), and the
+# CUDA is that of the torch the vLLM releases pin, decided only where every release of the range agrees
+# (kb/data/frameworks/sglang.toml; gpuvet.kb.loader.pinned_vllm_range_cuda).
+SGLANG = [
+    # 0.4.2.post4: vllm<=0.7.2,>=0.6.4.post1, every one pinning torch==2.5.1 (PyPI default CUDA 12.4): floor 525.60.13.
+    row(machine("525.60.13"), "sglang[srt]==0.4.2.post4", "pass", id="sglang0.4.2.post4-vllm-range-driver-boundary"),
+    row(machine("525.60.12"), "sglang[srt]==0.4.2.post4", "fail", ["driver_too_old"], id="sglang0.4.2.post4-driver-below"),
+    # 0.4.2: vllm==0.6.4.post1 exactly, judged through the pin (torch 2.5.1, CUDA 12.4).
+    row(machine("525.60.13"), "sglang==0.4.2", "pass", id="sglang0.4.2-vllm-pin-driver-boundary"),
+    row(machine("525.60.12"), "sglang==0.4.2", "fail", ["driver_too_old"], id="sglang0.4.2-driver-below"),
+    # 0.4.1: vllm 0.6.3.post1-0.6.4.post1 pin torch 2.4.0 (CUDA 12.1) and 2.5.1 (CUDA 12.4): not recorded, unknown.
+    row(machine(), "sglang==0.4.1", "unknown", id="sglang0.4.1-vllm-range-disagrees"),
+]
+
+
+@pytest.mark.parametrize("snap, target, verdict, fails", SGLANG)
+def test_sglang(snap, target, verdict, fails):
     check_row(snap, target, verdict, fails)
 
 

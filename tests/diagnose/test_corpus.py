@@ -148,3 +148,19 @@ def test_every_corpus_says_who_collected_it_and_is_named_by_content():
     for path in _bench().CORPORA.values():
         assert str(load_toml(path).get("collection", "")).strip(), path
         assert not re.search(r"blind\d|round", path.name), path
+
+
+def test_calibration_bins_each_first_cause_by_its_confidence_and_counts_silence_nowhere():
+    bench = _bench()
+    cases = [
+        # an answer diagnose gives with high confidence, right and then wrongly labelled
+        {"log": "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+         "cause": "cuda_library_missing"},
+        {"log": "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+         "cause": "driver_too_old"},
+        {"log": "all good, training finished", "cause": "not_a_stack_problem"},  # no cause: in no bin
+    ]
+    bins = bench.calibration(cases)
+    assert set(bins) == {label for _, label in bench.BINS}
+    assert sum(answers for answers, _ in bins.values()) == 2
+    assert [pair for pair in bins.values() if pair != (0, 0)] == [(2, 1)]

@@ -114,3 +114,12 @@ def test_mindspore_and_tensorrt_out_of_memory():
                "Default/Conv2D-op1, alloc size: 1073741824B.") == "insufficient_vram"
     assert top("[TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)") \
         == "insufficient_vram"
+
+
+def test_a_tensorflow_gpu_build_without_this_gpus_kernels_is_not_called_cpu_only():
+    # tensorflow/core/common_runtime/gpu/gpu_device.cc: a CUDA build whose kernels do not cover this compute capability
+    log = ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2256] TensorFlow was not built with CUDA kernel "
+           "binaries compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could "
+           "take 30 minutes or longer.")
+    assert [d.code for d in diagnose_text(log)] == ["arch_not_in_build"]
+    assert diagnose_text("TensorFlow was not built with CUDA support")[0].code == "cpu_only_build"

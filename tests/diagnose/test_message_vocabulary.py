@@ -1,5 +1,5 @@
 """The vocabulary taken from the programs that print the messages (tools/harvest_messages.py and the data files it
-writes: cuda_errors.toml, gpu_requirements.toml, framework_loaders.toml), and the hand-written readings of the same
+writes: cuda_errors.toml, gpu_requirements.toml, framework_loaders.toml, library_status.toml), and the hand-written readings of the same
 families (loader.toml, cpu_only_spellings.toml).
 
 Messages below are in the format their printers write (the printer is named beside each); where a user's paste is
@@ -22,7 +22,7 @@ from gpuvet.tomlfile import load_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "harvest_messages.py"
-GENERATED = ("cuda_errors.toml", "gpu_requirements.toml", "framework_loaders.toml")
+GENERATED = ("cuda_errors.toml", "gpu_requirements.toml", "framework_loaders.toml", "library_status.toml")
 CUDA = load_toml(DATA_DIR / "cuda_errors.toml")
 TABLE = CUDA["cuda_error"]
 RUNTIME = [e for e in TABLE if e["api"] == "runtime"]
@@ -297,3 +297,150 @@ def test_every_generated_pattern_has_a_literal_to_find_its_lines_by():
                 found = anchors(re.sub(r"\(\?P<\w+>", "(?:", pattern))
                 assert found, (record["id"], pattern)
                 assert not any(len(a.split()) == 1 and _common(a) for a in found), (record["id"], found)
+
+
+# --- the status tables of the CUDA libraries and NCCL (library_status.toml) -----------------------------------------
+
+STATUS = load_toml(DATA_DIR / "library_status.toml")
+
+
+def _tool_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("harvest_messages", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)  # its dataclasses look their module up while being made
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_status_of_each_library_enum_is_in_the_table_with_where_it_was_read():
+    enums = {(e["library"], e["enum"]) for e in STATUS["status"]}
+    assert enums == {("cuDNN", "cudnnStatus_t"), ("cuDNN 8", "cudnnStatus_t"), ("cuBLAS", "cublasStatus_t"),
+                     ("cuFFT", "cufftResult"), ("cuSPARSE", "cusparseStatus_t"), ("cuSOLVER", "cusolverStatus_t"),
+                     ("cuRAND", "curandStatus"), ("NVRTC", "nvrtcResult"), ("NCCL", "ncclResult_t")}
+    names = {e["name"] for e in STATUS["status"]}
+    # a sample of each family, as the headers (cudnn_graph.h, cudnn_ops_infer.h, cublas_api.h ...) define them
+    assert {"CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH", "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER",
+            "CUDNN_STATUS_ARCH_MISMATCH", "CUBLAS_STATUS_NOT_INITIALIZED", "CUFFT_ALLOC_FAILED",
+            "CUSPARSE_STATUS_ARCH_MISMATCH", "CUSOLVER_STATUS_EXECUTION_FAILED", "CURAND_STATUS_LAUNCH_FAILURE",
+            "NVRTC_ERROR_INVALID_OPTION", "ncclSystemError", "ncclRemoteError"} <= names
+    for entry in STATUS["status"]:
+        assert entry["source"].startswith("https://") and entry["read_from"], entry["name"]
+        assert entry["cause"] == "" or entry["cause"] in FINDING_CODES
+    strings = {e["name"]: e["string"] for e in STATUS["status"] if e["library"] != "cuDNN 8"}
+    # the libraries' own strings: cublasGetStatusString, ncclGetErrorString (init.cc), cudnnGetErrorString
+    assert strings["CUBLAS_STATUS_ARCH_MISMATCH"] == "the function requires an architectural feature absent from " \
+                                                     "the device"
+    assert strings["ncclRemoteError"] == "remote process exited or there was a network error"
+    assert strings["CUDNN_STATUS_ARCH_MISMATCH"] == "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"  # a 9.x alias
+
+
+LIBRARY_STATUSES = [
+    # torch's "cuDNN error: <cudnnGetErrorString>" (aten/src/ATen/cudnn/Exceptions.h) with cudnn_graph.h's names
+    ("arch_not_in_build", "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"),
+    ("driver_too_old", "RuntimeError: cuDNN Frontend error: CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER"),
+    ("cudnn_mismatch", "Could not load library libcudnn_cnn_infer.so.8. CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"),
+    ("insufficient_vram", "cudnnFind failed: CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED"),
+    # cublasGetStatusString's text, as a program that prints it writes it
+    ("arch_not_in_build", "cuBLAS API failed with status 8: the function requires an architectural feature absent "
+                          "from the device"),
+    # torch's "cuFFT error: <name>" (aten/src/ATen/native/cuda/CuFFTUtils.h) with cufft.h's names
+    ("insufficient_vram", "RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED"),
+    ("insufficient_vram", "CUSPARSE_STATUS_ALLOC_FAILED when calling `cusparseCreate(handle)`"),
+    ("arch_not_in_build", "RuntimeError: cusolver error: CUSOLVER_STATUS_ARCH_MISMATCH"),
+    ("insufficient_vram", "curandGenerateNormal failed: CURAND_STATUS_ALLOCATION_FAILED"),
+    ("cuda_library_missing", "RuntimeError: nvrtc: error: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE"),
+    # ncclGetErrorString's strings (src/init.cc), behind torch's "NCCL error in: <file>:<line>, " prefix
+    ("nccl_comm_failure", "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, internal "
+                          "error - please report this issue to the NCCL developers, NCCL version 2.21.5"),
+    ("nccl_comm_failure", "ncclRemoteError: remote process exited or there was a network error"),
+]
+
+
+@pytest.mark.parametrize("code,log", LIBRARY_STATUSES)
+def test_a_library_status_by_name_or_by_its_string_is_its_cause(code, log):
+    assert top(log) == code
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, opa, opb, m, n, k)`",
+    "RuntimeError: cuFFT error: CUFFT_EXEC_FAILED",
+    "cudnn_frontend: CUDNN_STATUS_EXECUTION_FAILED_CUDART",
+])
+def test_an_ambiguous_status_is_a_weak_reading(log):
+    found = diagnose_text(log)
+    assert found and found[0].confidence < 0.5
+
+
+def test_a_status_name_is_not_read_as_the_start_of_a_longer_one():
+    # CUDNN_STATUS_NOT_SUPPORTED (a program's shape or type) is not CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH
+    assert top("cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+               "input.") == "not_a_stack_problem"
+    assert top("CUDNN_STATUS_NOT_SUPPORTED_SHAPE") == "not_a_stack_problem"
+
+
+@pytest.mark.parametrize("log", [
+    "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`",
+    "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_INITIALIZED",
+    "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, unhandled system error (run with NCCL_DEBUG=INFO for "
+    "details), NCCL version 2.14.3",
+    "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+])
+def test_the_status_table_never_outranks_a_hand_written_reading_of_the_same_line(log):
+    from gpuvet.diagnose.signatures import SignatureBase
+
+    full = load_signatures()
+    without = SignatureBase(tuple(s for s in full.signatures if s.file != "library_status.toml"), full.codes,
+                            full.frameworks)
+    assert [(d.code, d.confidence) for d in diagnose_text(log, base=full)] == \
+        [(d.code, d.confidence) for d in diagnose_text(log, base=without)]
+
+
+def test_enum_values_reads_the_three_ways_the_headers_write_an_enum():
+    tool = _tool_module()
+    # cublas_api.h: typedef enum {...} name;  cufft.h: hex values;  curand.h: enum tag {...};
+    # cudnn_graph.h: a deprecated alias naming an earlier value
+    assert tool.enum_values("typedef enum {\n  CUBLAS_STATUS_SUCCESS = 0,\n  CUBLAS_STATUS_NOT_INITIALIZED = 1,\n"
+                            "} cublasStatus_t;", "cublasStatus_t", "CUBLAS_STATUS_") == {
+        "CUBLAS_STATUS_SUCCESS": 0, "CUBLAS_STATUS_NOT_INITIALIZED": 1}
+    assert tool.enum_values("typedef enum cufftResult_t {\n  CUFFT_SUCCESS        = 0x0,\n  CUFFT_NOT_SUPPORTED = 0x10"
+                            "\n\n} cufftResult;", "cufftResult", "CUFFT_") == {"CUFFT_SUCCESS": 0,
+                                                                            "CUFFT_NOT_SUPPORTED": 16}
+    assert tool.enum_values("enum curandStatus {\n    CURAND_STATUS_SUCCESS = 0, ///< No errors\n"
+                            "    CURAND_STATUS_ARCH_MISMATCH = 204, ///< Architecture mismatch\n};",
+                            "curandStatus", "CURAND_STATUS_") == {"CURAND_STATUS_SUCCESS": 0,
+                                                                  "CURAND_STATUS_ARCH_MISMATCH": 204}
+    assert tool.enum_values("typedef enum {\n    CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH = 3007, /**< GPU "
+                            "architecture mismatch. */\n    CUDNN_STATUS_ARCH_MISMATCH CUDNN_DEPRECATED_ENUM = "
+                            "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH, /**< @deprecated */\n} cudnnStatus_t;",
+                            "cudnnStatus_t", "CUDNN_STATUS_") == {"CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH": 3007,
+                                                                  "CUDNN_STATUS_ARCH_MISMATCH": 3007}
+
+
+# --- the frameworks' loader messages (framework_loaders.toml), in the shape their printers write them ---------------
+
+def test_onnx_runtime_preload_failure_is_a_missing_cuda_library():
+    # onnxruntime/__init__.py preload_dlls: "Failed to load {dll}: {e}" per library, then its advice
+    found = diagnose_text("Failed to load libcublasLt.so.12: libcublasLt.so.12: cannot open shared object file: No "
+                          "such file or directory\nPlease follow https://onnxruntime.ai/docs/install/#cuda-and-cudnn to "
+                          "install CUDA.")
+    assert found[0].code == "cuda_library_missing"
+    assert any(e.signature.startswith("msg_onnx_runtime_please_follow") for d in found for e in d.evidence)
+
+
+def test_mindspore_run_check_without_cuda_libs_is_a_missing_cuda_library():
+    # mindspore/run_check/_check_version.py, behind MindSpore's logger prefix
+    assert top("[WARNING] ME(12345:140000,MainProcess):2025-01-01-10:00:00.000.000 [mindspore/run_check/"
+               "_check_version.py:111] Cannot find cuda libs. Please confirm that the correct cuda version has been "
+               "installed. Refer to the installation guidelines: https://www.mindspore.cn/install") == \
+        "cuda_library_missing"
+
+
+def test_jax_reading_of_its_own_start_up_failure_as_memory_taken_is_ranked():
+    # jax/_src/xla_bridge.py appends this to "CUDA backend failed to initialize: ..." when the plugin found no device
+    log = ("CUDA backend failed to initialize: INTERNAL: no supported devices found for platform CUDA.This may be due "
+           "to JAX pre-allocating too much device memory, leaving too little for CUDA library initialization. See "
+           "https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set "
+           "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)")
+    assert "insufficient_vram" in [d.code for d in diagnose_text(log)][:3]

@@ -209,7 +209,7 @@ def test_kinds_contract():
                           "llamafactory-env", "xformers-info", "bitsandbytes", "jax-env", "tensorflow-build-info",
                           "paddle-run-check", "mindspore-run-check", "proc-nvidia-version",
                           "nvidia-container-cli-info", "ldconfig", "docker-inspect", "nvidia-smi-topo-p2p", "conda-info", "lspci", "docker-info", "lspci-acs",
-                          "pixi-info"}
+                          "pixi-info", "ibstat"}
 
 
 def test_nvidia_smi_failure_messages():

@@ -160,6 +160,13 @@ def index(cuda_so):
         # pins torch and carries kernels for sm_80 / sm_90 and PTX compute_90, like vLLM's own wheels
         "vllm": [_wheel("vllm", "0.2.6", {"vllm/__init__.py": b"", "vllm/_C.abi3.so": so},
                         pins=["torch==2.3.0", "xformers==0.0.26.post1"]) + ("ok",)],
+        # pure-Python SGLang wheels that pin no torch but a vLLM range in their [srt] extra, as 0.4.2.post4 and 0.4.1
+        # did (their METADATA, PyPI): every vLLM of the first range pins torch 2.5.1 (CUDA 12.4); the second spans
+        # vllm 0.6.3.post1 (torch 2.4.0, CUDA 12.1) and 0.6.4 (torch 2.5.1, CUDA 12.4)
+        "sglang": [_wheel("sglang", "0.0.90", {"sglang/__init__.py": b""}, tag="py3-none-any",
+                          pins=['vllm<=0.7.2,>=0.6.4.post1; extra == "srt"', 'vllm==0.6.7.dev2; extra == "srt-hip"']) + ("ok",),
+                   _wheel("sglang", "0.0.91", {"sglang/__init__.py": b""}, tag="py3-none-any",
+                          pins=['vllm<=0.6.4.post1,>=0.6.3.post1; extra == "srt"']) + ("ok",)],
     })
     served.good = good
     yield served
@@ -434,6 +441,37 @@ def test_the_maintainer_import_folds_an_overlay_into_the_shipped_data_reproducib
     again = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "0 releases added" in again.stdout
     assert {p.name: p.read_bytes() for p in (data / "frameworks" / "vllm.toml", data / "harvested" / "vllm.toml")} == written
+
+
+def test_the_import_derives_an_sglang_release_cuda_through_its_vllm_range_only_where_the_range_agrees(index, sandbox, capsys):
+    """tools/import_overlay.py --releases sglang: a release pinning no torch but a vLLM range gets the CUDA every vLLM
+    release inside the range agrees on (each pins a torch whose PyPI default build is that CUDA; shipped vllm.toml
+    and torch.toml), with the derivation in its source; a range whose releases disagree is left out, said why."""
+    import sys
+
+    overlay = sandbox / "overlay"
+    for version in ("0.0.90", "0.0.91"):
+        assert main(["kb", "harvest", f"sglang=={version}", "--index-url", index.url, "--overlay", str(overlay)]) == 0
+    capsys.readouterr()
+    harvested = loader.raw(overlay / "harvested" / "sglang-0.0.90.toml")["build"][0]
+    assert harvested["requires"] == ['vllm<=0.7.2,>=0.6.4.post1; extra == "srt"', 'vllm==0.6.7.dev2; extra == "srt-hip"']
+    data = sandbox / "data"
+    shutil.copytree(loader.DATA_DIR, data)
+    tool = Path(__file__).resolve().parents[2] / "tools" / "import_overlay.py"
+    argv = [sys.executable, str(tool), str(overlay), "--index-name", "TestIndex", "--releases", "sglang", "--data", str(data)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "sglang: 1 releases added (0.0.90)" in done.stdout
+    assert "sglang 0.0.91: pins vllm<=0.6.4.post1,>=0.6.3.post1, whose releases do not agree on one CUDA" in done.stdout
+
+    sglang = loader.framework_from(data / "frameworks" / "sglang.toml")
+    release = sglang.release("0.0.90")
+    assert release is not None and release.default_variant == "cu124" and sglang.release("0.0.91") is None
+    assert dict(release.extra["requires"]) == {"vllm": "<=0.7.2,>=0.6.4.post1"}  # the srt extra's, not srt-hip's
+    variant = release.variant("cu124")
+    assert variant.cuda == "12.4" and variant.install == 'pip install "sglang[srt]==0.0.90"'
+    assert "inside vllm<=0.7.2,>=0.6.4.post1 pins a torch whose PyPI default build is CUDA 12.4" in variant.source
+    assert "vllm 0.6.4.post1 (torch==2.5.1)" in variant.source and "vllm 0.7.2 (torch==2.5.1)" in variant.source
 
 
 # torch 1.x links cuDNN and NCCL statically into the library with its kernels (libcaffe2_gpu.so up to 1.4): the

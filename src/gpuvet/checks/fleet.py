@@ -8,6 +8,7 @@ lower CUDA than the rest of the fleet).
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -141,6 +142,29 @@ def _peer_memory(view: SnapshotView) -> Optional[str]:
     return rdma["peer_memory_module"] or NONE
 
 
+def _nccl_net_plugin(view: SnapshotView) -> Optional[str]:
+    """The file name of the network plugin NCCL would load (``libnccl-net-ofi.so``), or ``none``."""
+    plugin = view.value("nccl_net_plugin")
+    if not isinstance(plugin, dict):
+        return None
+    return posixpath.basename(plugin["loads"]) if plugin.get("loads") else NONE
+
+
+def _mpi(view: SnapshotView) -> Optional[str]:
+    """``Open MPI 5.0.11``; ``none`` when the probe found no mpirun on PATH."""
+    if view.fact("mpi").get("status") == "missing" and "mpi" in view.document:
+        return NONE
+    mpi = view.value("mpi")
+    return "%s %s" % (mpi.get("implementation") or "MPI", mpi["version"]) if isinstance(mpi, dict) and mpi.get("version") else None
+
+
+def _ucx(view: SnapshotView) -> Optional[str]:
+    if view.fact("ucx").get("status") == "missing" and "ucx" in view.document:
+        return NONE
+    ucx = view.value("ucx")
+    return str(ucx["version"]) if isinstance(ucx, dict) and ucx.get("version") else None
+
+
 FIELDS: Tuple[Tuple[str, Callable[[SnapshotView], Optional[str]]], ...] = (
     ("driver", lambda v: v.driver_version),
     ("cuda_max", lambda v: v.driver_cuda_max),
@@ -155,6 +179,9 @@ FIELDS: Tuple[Tuple[str, Callable[[SnapshotView], Optional[str]]], ...] = (
     ("mig", _mig),
     ("rdma_ports", _rdma_ports),
     ("gpudirect_rdma", _peer_memory),
+    ("nccl_net_plugin", _nccl_net_plugin),
+    ("mpi", _mpi),
+    ("ucx", _ucx),
     ("python", lambda v: v.python_version),
 )
 FIELD_NAMES = tuple(name for name, _ in FIELDS)

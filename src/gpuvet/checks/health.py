@@ -353,6 +353,21 @@ def rdma_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
     return found
 
 
+def nccl_net_plugin_findings(view: SnapshotView, rules: Dict[str, Any]) -> List[Finding]:
+    """NCCL_NET_PLUGIN set but none of the libraries it names found where dlopen() looks: a warning (NCCL goes on
+    without the plugin, on its internal InfiniBand or socket transport). Unset (NCCL's optional default
+    libnccl-net.so) or ``none`` is no finding: nothing was asked for."""
+    plugin = view.value("nccl_net_plugin")
+    if not isinstance(plugin, dict) or not plugin.get("requested") or plugin.get("loads"):
+        return []
+    tried = [str(entry.get("name")) for entry in plugin.get("tried") or [] if isinstance(entry, dict)]
+    if not tried:
+        return []
+    return [make("smoke.health.nccl_net_plugin_missing", requested=plugin["requested"], tried=", ".join(tried),
+                 expected="one of %s found" % ", ".join(tried), actual="none found",
+                 commands=(rules["nccl_net_plugin_command"],), sources=_sources(rules["nccl_net_plugin_source"]))]
+
+
 def _sources(text: str) -> Tuple[str, ...]:
     return tuple(s.strip() for s in text.split(";") if s.strip())
 
@@ -393,4 +408,5 @@ def health_findings(view: SnapshotView, kb: Optional[KnowledgeBase] = None, thre
     findings += p2p_findings(view, rules)
     findings += fabric_findings(view, rules)
     findings += rdma_findings(view, rules)
+    findings += nccl_net_plugin_findings(view, rules)
     return findings

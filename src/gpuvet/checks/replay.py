@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 # The machine's facts; what is installed in the environment (torch) is the lock's business, not a difference, and
 # the RDMA network (ports, GPUDirect RDMA) is a multi-node job's business: an environment runs the same without it.
-MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name not in ("torch", "rdma_ports", "gpudirect_rdma"))
+MACHINE_FACTS = tuple(name for name in FIELD_NAMES if name not in ("torch", "rdma_ports", "gpudirect_rdma",
+                                                                           "nccl_net_plugin", "mpi", "ucx"))
 
 
 def differences(captured: Mapping[str, Any], target: Mapping[str, Any]) -> Tuple[List[Dict[str, Optional[str]]], List[Dict[str, Optional[str]]]]:

@@ -73,10 +73,14 @@ def read_input(spec: str) -> Dict[str, Any]:
     text = decode(data, name)
     if not text.strip():
         raise input_error("ingest.empty", name=name)
-    if kind is None:
-        kind = detect_kind(text)
-        if kind is None:
-            from gpuvet.ingest.registry import NAMES as KINDS
+    if kind is not None:  # forced: that kind alone
+        return parse(kind, text, name)
+    detected = detect_kind(text)
+    if detected is None:
+        from gpuvet.ingest.registry import NAMES as KINDS
 
-            raise input_error("ingest.undetected", "ingest.hint_force", name=name, kinds=", ".join(KINDS))
-    return parse(kind, text, name)
+        raise input_error("ingest.undetected", "ingest.hint_force", name=name, kinds=", ".join(KINDS))
+    from gpuvet.ingest.embedded import read_whole
+
+    # A provider's paste often holds several tool outputs one after another: the rest is read too, nothing dropped.
+    return read_whole(parse(detected, text, name), detected, text, name)

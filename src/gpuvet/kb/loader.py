@@ -348,6 +348,57 @@ def pinned_torch_build(version: str, torch_file: Optional[Union[str, "Path"]] = 
     return None
 
 
+def pinned_vllm_range_cuda(specifier: str, vllm_file: Optional[Union[str, "Path"]] = None,
+                           torch_file: Optional[Union[str, "Path"]] = None) -> Optional[Tuple[str, str]]:
+    """(CUDA, derivation) of a package that pins vLLM to SPECIFIER (``>=0.6.4.post1,<=0.7.2`` or ``==0.6.4.post1``)
+    and no torch of its own (SGLang's [srt] extra before 0.4.6): pip may install any vLLM release inside the range,
+    each pinning one torch whose plain build fixes the CUDA, so the CUDA is determined only when every one of them
+    agrees. None when they disagree, when one has no recorded torch pin, or when the range reaches past the releases
+    the vLLM file records (an open range takes every newer vLLM: the file cannot say it holds them all). The one
+    home of that rule (tools/import_overlay.py asks here)."""
+    spec = versions.specifier_set(specifier)
+    if spec is None:
+        return None
+    path = vllm_file or find_framework_file("vllm")
+    if path is None:
+        return None
+    records: List[Tuple["Version", Mapping[str, Any]]] = []
+    for record in raw(path).get("release", ()):
+        parsed = versions.parse(str(record.get("version")))
+        if parsed is not None:
+            records.append((parsed, record))
+    if not records or not _bounded_within(spec, min(v for v, _ in records), max(v for v, _ in records)):
+        return None
+    cudas: Dict[str, List[str]] = {}
+    for version, record in records:
+        if not spec.contains(version, prereleases=False):
+            continue
+        torch_pin = str((record.get("requires") or {}).get("torch") or "")
+        plain = pinned_torch_build(torch_pin[2:], torch_file) if torch_pin.startswith("==") else None
+        if plain is None:
+            return None
+        cudas.setdefault(plain[0], []).append(f"vllm {record['version']} (torch{torch_pin})")
+    if len(cudas) != 1:
+        return None
+    cuda, pins = next(iter(cudas.items()))
+    return cuda, (f"every vLLM release the knowledge base records inside vllm{specifier} pins a torch whose PyPI "
+                  f"default build is CUDA {cuda}: " + ", ".join(pins))
+
+
+def _bounded_within(spec: Any, oldest: "Version", newest: "Version") -> bool:
+    """Whether SPEC has a lower bound at or above OLDEST and an upper bound at or below NEWEST (``==`` is both)."""
+    low = high = False
+    for clause in spec:
+        bound = versions.parse(clause.version)
+        if bound is None or "*" in clause.version:
+            return False
+        if clause.operator in (">=", ">", "==") and bound >= oldest:
+            low = True
+        if clause.operator in ("<=", "<", "==") and bound <= newest:
+            high = True
+    return low and high
+
+
 def overlay_variant(framework: str, version: str, build: Mapping[str, Any],
                     spec: Optional[Mapping[str, Any]] = None) -> Optional[Variant]:
     cuda = build.get("cuda")

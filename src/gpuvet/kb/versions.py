@@ -62,6 +62,11 @@ def in_specifier(version: str, specifier: str) -> Optional[bool]:
     return spec.contains(parsed, prereleases=True)
 
 
+def specifier_set(specifier: str) -> Optional[SpecifierSet]:
+    """The PEP 440 specifier set of SPECIFIER, or None when it is not one."""
+    return _specifier_set(specifier)
+
+
 @lru_cache(maxsize=1024)
 def _specifier_set(specifier: str) -> Optional[SpecifierSet]:
     # Cached on the string: a framework's releases share a handful of Requires-Python ranges, and the loader checks

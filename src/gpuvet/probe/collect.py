@@ -10,6 +10,7 @@ import sys
 import time
 
 from gpuvet.probe import (
+    comm_stack,
     damage,
     disks,
     driver,
@@ -183,8 +184,11 @@ def probe(binaries=True, timeout=None):
     later["disks"] = _guarded("disks", disks.collect)
     later["pci"] = _guarded("pci", pci.collect)
     later["infiniband"] = _guarded("infiniband", infiniband.collect)
+    later["mpi"] = _guarded("mpi", comm_stack.mpi, timeout)
+    later["ucx"] = _guarded("ucx", comm_stack.ucx, timeout)
     ldconfig = ldconfig_later.value()
     ldconfig = ldconfig if "status" not in ldconfig else {}
+    later["nccl_net_plugin"] = _guarded("nccl net plugin", comm_stack.nccl_net_plugin, None, ldconfig)
     folders = _guarded("library folders", libraries.Folders)
     folders = folders if isinstance(folders, libraries.Folders) else None  # a failed fact: each searches anew
     later["cudnn"] = _guarded("cudnn", libraries.collect, "cudnn", ldconfig, by_name, None, folders)
@@ -204,7 +208,7 @@ def probe(binaries=True, timeout=None):
     snapshot["cuda_toolkits"] = toolkit_later.value()
     snapshot["packages"] = packages_section
     for key in ("damage", "cudnn", "nccl", "python", "pip", "conda", "frameworks", "binaries", "env", "disks", "pci",
-                "infiniband"):
+                "infiniband", "nccl_net_plugin", "mpi", "ucx"):
         snapshot[key] = later[key]
     snapshot["origin"]["probe_seconds"] = round(time.time() - started, 3)
     return snapshot

@@ -64,6 +64,9 @@ NETWORK_TIMEOUT = 15  # pip's --timeout: one socket operation
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.+!_-]*)\s*$")
 _SO = re.compile(r"\.so(\.[0-9A-Za-z_.-]*)?$")
 _PIN = re.compile(r"^(nvidia-[A-Za-z0-9_.-]+|cuda-toolkit|torch|xformers|flashinfer[-_]python|sgl[-_]kernel|sglang[-_]kernel)\s*(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.I)
+# A vLLM requirement of any form: SGLang's [srt] extra pinned a vLLM range before 0.4.6, which decides its CUDA only
+# when every vLLM release inside agrees (gpuvet.kb.loader.pinned_vllm_range_cuda), so the range itself is kept.
+_VLLM_RANGE = re.compile(r"^vllm\s*\(?\s*((?:[<>=!~]=?\s*[0-9][0-9A-Za-z.+*]*\s*,?\s*)+)\)?$", re.I)
 _VERSION_FILES = ("torch/version.py", "torchvision/version.py", "torchaudio/version.py", "paddle/version/__init__.py", "paddle/version.py",
                   "tensorflow/python/platform/build_info.py", "tensorflow_core/python/platform/build_info.py",
                   "xformers/cpp_lib.json")
@@ -344,6 +347,10 @@ def _metadata(zf: zipfile.ZipFile, wheel: str, platform: str) -> Dict[str, Any]:
         if machine and machine.group(1) not in (platform, "AMD64" if platform == "x86_64" else platform):
             continue  # a pin of another platform's build
         match = _PIN.match(req)
+        ranged = None if match else _VLLM_RANGE.match(req.split(";")[0].strip())
+        if ranged:
+            extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", req.partition(";")[2])
+            requires.append("vllm" + ranged.group(1).replace(" ", "") + (f'; extra == "{extra.group(1)}"' if extra else ""))
         if match:
             pinned = req.split(";")[0].strip().replace(" ", "").replace("(", "").replace(")", "")  # "torch (==2.3.1)": old METADATA
             extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", req.partition(";")[2])
