@@ -3,9 +3,9 @@
     .venv/bin/python bench/bench_diagnose.py [--size-mb 50] [--verbose]
     .venv/bin/python bench/bench_diagnose.py --calibration   # precision of the first cause per confidence bin
 
-The corpora (tests/diagnose/corpus/cases.toml, the development set, heldout.toml, blind2.toml, blind3.toml,
-blind4.toml, blind6.toml and the others in CORPORA) hold log excerpts from public issue threads with the cause each thread
-established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
+The corpora (tests/diagnose/corpus/: cases.toml, the development set, heldout.toml and the others in CORPORA, each
+named by its topic, with who collected it and how in its `collection` field) hold log excerpts from public issue
+threads with the cause each thread established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
 """
 
 from __future__ import annotations
@@ -31,63 +31,53 @@ NOISE = (
 )
 
 
+# Each corpus file is named by what its threads are about; who collected it, how and when (blind or not) is its
+# top-level `collection` field, printed with its figures. Measured in this order (the order they were collected).
 CORPORA = {
     # Collected by the engineer who wrote the signatures: it overstates accuracy.
     "development": CORPUS / "cases.toml",
     # Collected later, before reading the signatures, from threads not in cases.toml: the honest number.
     "held-out": CORPUS / "heldout.toml",
-    # Second blind round (issue 5): threads in neither file above, collected before reading the signatures again,
-    # favouring TensorFlow, JAX, Paddle, MXNet, xformers, detectron2/mmcv, llama.cpp, NCCL in containers, k8s, WSL.
-    "blind-2": CORPUS / "blind2.toml",
-    # Third blind round: threads in none of the three files above, collected before reading the signatures again,
-    # favouring TensorFlow, JAX, Paddle, DeepSpeed, mmcv, onnxruntime, cupy/numba, NCCL multi-node, k8s, Windows.
-    "blind-3": CORPUS / "blind3.toml",
-    # Fourth blind round: threads in none of the four files above, collected before reading the signatures again,
-    # favouring DeepSpeed, xformers/apex/mmcv builds, JAX, Paddle (Chinese), onnxruntime, triton, k8s, multi-node NCCL.
-    "blind-4": CORPUS / "blind4.toml",
-    # Fifth blind round: threads in none of the files above (nor blind6.toml), collected before reading the signatures
-    # again, favouring TensorFlow/Keras, JAX/XLA, Paddle (Chinese), MindSpore, ONNX Runtime, TensorRT, cupy/numba,
-    # Windows/WSL, conda stacks, Jetson, vGPU.
-    "blind-5": CORPUS / "blind5.toml",
-    # Sixth blind round: threads in none of the files above (nor blind5.toml), collected before reading the signatures
-    # again, favouring the PyTorch ecosystem, LLM serving/training, NCCL (shm, P2P/IOMMU), containers, MIG, ECC, Paddle.
-    "blind-6": CORPUS / "blind6.toml",
-    # Eighth blind round: threads in none of the files above, collected before reading the signatures again,
-    # favouring a freshly rented server: driver install (DKMS, Secure Boot, nouveau), nvidia-smi, containers/k8s, pip
-    # (Python, platform, mirrors), OOM, NCCL on PCIe boxes, ECC/Xid, vGPU, Paddle (Chinese).
-    "blind-8": CORPUS / "blind8.toml",
-    # Seventh blind round: threads in none of the files above (nor blind8.toml), collected before reading the signatures
-    # again, favouring TensorFlow/Keras/TF Serving, JAX/XLA, Paddle suites (Chinese), MindSpore, MXNet, ONNX Runtime,
-    # TensorRT, numba PTX JIT, Windows/WSL.
-    "blind-7": CORPUS / "blind7.toml",
-    # Ninth blind round: threads in none of the files above, collected before reading the signatures again, favouring
-    # Hugging Face stacks (transformers/accelerate/peft/trl/diffusers/TGI), LLM inference engines (vLLM, SGLang,
-    # llama.cpp, exllama, AutoGPTQ/AWQ, bitsandbytes), launchers (torchrun, DeepSpeed, Megatron, ColossalAI) and
-    # Chinese-community forks.
-    "blind-9": CORPUS / "blind9.toml",
-    # Tenth blind round: threads in none of the files above (nor blind9.toml), collected before reading the signatures
-    # again, favouring older and mixed stacks on rented servers: CUDA 8-11 PyTorch and TF 1.x, Caffe, Darknet/YOLO,
-    # mmcv/mmdetection, detectron2, OpenCV CUDA builds, cupy/numba/RAPIDS, apex, Paddle (Chinese), SD UIs, Windows.
-    "blind-10": CORPUS / "blind10.toml",
-    # Eleventh blind round: threads in none of the files above, collected before reading the signatures again,
-    # favouring users in China: ChatGLM/GLM, Qwen, InternLM/lmdeploy, DeepSeek, LLaMA-Factory, Langchain-Chatchat,
-    # Paddle suites (Chinese), MMCV/MMDetection, MindSpore, containers on rented servers.
-    "blind-11": CORPUS / "blind11.toml",
-    # Twelfth blind round: threads in none of the files above (nor blind11.toml), collected before reading the
-    # signatures again, favouring PyTorch binaries/builds (wheels vs conda, cu11x/cu12x, nightly, TORCH_CUDA_ARCH_LIST,
-    # cpp extensions, libtorch), jaxlib/plugin installs, TensorFlow pip vs conda GPU setups, Windows/conda breakage.
-    "blind-12": CORPUS / "blind12.toml",
-    # Thirteenth blind round (issue 16): threads in none of the files above, collected by a helper who never read the
-    # signatures, favouring what renters hit today (NGC driver release, container requirements, PTX toolchain, shm,
-    # disk, Hugging Face / conda / pip network errors, Blackwell).
-    "blind-13": CORPUS / "blind13.toml",
-    # Fourteenth blind round (issue 31): 66 threads in none of the files above, collected blind by a helper who never
-    # read the signatures and measured before any change (0.621 top-1; 0.636 after that day's engine and vocabulary
-    # work), then tuned on by message family: RTX 50 / Blackwell / DGX Spark, FlashAttention / FlashMLA / FP8 arch
-    # requirements, driver too old, cuDNN / CUDA runtime libraries, OOM, disk quota, Hugging Face unreachable,
-    # container toolkit; 27 Chinese-language threads, 35 from 2025-2026.
-    "blind-14": CORPUS / "blind14.toml",
 }
+CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
+    # TensorFlow, JAX, MXNet, xformers, llama.cpp, NCCL in containers, k8s, WSL
+    "frameworks-beyond-torch-containers-wsl",
+    # TensorFlow, JAX, Paddle, DeepSpeed, mmcv, onnxruntime, cupy/numba, NCCL multi-node, k8s, Windows
+    "tf-jax-paddle-onnxruntime-multinode",
+    # DeepSpeed, xformers/apex/mmcv builds, JAX, Paddle (Chinese), onnxruntime, triton, k8s, multi-node NCCL
+    "extension-builds-deepspeed-slurm-k8s",
+    # TensorFlow/Keras, JAX/XLA, Paddle (Chinese), MindSpore, ONNX Runtime, TensorRT, cupy/numba, Windows/WSL, conda,
+    # Jetson, vGPU
+    "tf-jax-paddle-mindspore-conda-jetson",
+    # the PyTorch ecosystem, LLM serving/training, NCCL (shm, P2P/IOMMU), containers, MIG, ECC, Paddle
+    "pytorch-ecosystem-llm-serving-nccl",
+    # a freshly rented server: driver install (DKMS, Secure Boot, nouveau), nvidia-smi, containers/k8s, pip (Python,
+    # platform, mirrors), OOM, NCCL on PCIe boxes, ECC/Xid, vGPU, Paddle (Chinese)
+    "freshly-rented-server",
+    # TensorFlow/Keras/TF Serving, JAX/XLA, Paddle suites (Chinese), MindSpore, MXNet, ONNX Runtime, TensorRT, numba
+    # PTX JIT, Windows/WSL
+    "tensorflow-paddle-suites-mxnet-tensorrt",
+    # Hugging Face stacks (transformers/accelerate/peft/trl/diffusers/TGI), LLM inference engines (vLLM, SGLang,
+    # llama.cpp, exllama, AutoGPTQ/AWQ, bitsandbytes), launchers (torchrun, DeepSpeed, Megatron, ColossalAI)
+    "huggingface-llm-engines-launchers",
+    # older and mixed stacks on rented servers: CUDA 8-11 PyTorch and TF 1.x, Caffe, Darknet/YOLO, mmcv/mmdetection,
+    # detectron2, OpenCV CUDA builds, cupy/numba/RAPIDS, apex, Paddle (Chinese), SD UIs, Windows
+    "older-stacks-cuda8-to-11",
+    # users in China: ChatGLM/GLM, Qwen, InternLM/lmdeploy, DeepSeek, LLaMA-Factory, Langchain-Chatchat, Paddle
+    # suites, MMCV/MMDetection, MindSpore, containers on rented servers
+    "users-in-china-llm-stacks",
+    # PyTorch binaries/builds (wheels vs conda, cu11x/cu12x, nightly, TORCH_CUDA_ARCH_LIST, cpp extensions,
+    # libtorch), jaxlib/plugin installs, TensorFlow pip vs conda GPU setups, Windows/conda breakage
+    "pytorch-builds-jaxlib-tensorflow-installs",
+    # what renters hit today: NGC driver release, container requirements, PTX toolchain, shm, disk, Hugging Face /
+    # conda / pip network errors, Blackwell
+    "renters-today-containers-network",
+    # RTX 50 / Blackwell / DGX Spark, FlashAttention / FlashMLA / FP8 arch requirements, driver too old, cuDNN / CUDA
+    # runtime libraries, OOM, disk quota, Hugging Face unreachable, container toolkit; 27 Chinese-language threads,
+    # 35 from 2025-2026 (measured blind before any change: 0.621 top-1; 0.636 after that day's engine and
+    # vocabulary work; then tuned on by message family)
+    "blackwell-arch-floors-runtime-libraries",
+))
 
 
 def load_corpus(name: str = "development") -> List[Dict[str, str]]:
@@ -175,7 +165,7 @@ def main(argv: List[str] = None) -> int:
     parser.add_argument("--corpus", action="append", choices=sorted(CORPORA),
                         help="measure only this corpus (repeatable); every corpus by default")
     parser.add_argument("--corpus-file", type=Path, action="append", default=[],
-                        help="measure a corpus file not (yet) named in CORPORA, e.g. a blind round before it is used")
+                        help="measure a corpus file not (yet) named in CORPORA, e.g. a blind collection before it is used")
     parser.add_argument("--no-big-log", action="store_true", help="skip the generated-log timing")
     parser.add_argument("--calibration", action="store_true",
                         help="only the precision of the first cause per confidence bin, over the named corpora")
@@ -190,9 +180,12 @@ def main(argv: List[str] = None) -> int:
         print_calibration(named + [(str(p), p) for p in args.corpus_file])
         return 0
     for name, path in named + [(str(p), p) for p in args.corpus_file]:
-        cases = list(load_toml(path).get("case", []))
+        document = load_toml(path)
+        cases = list(document.get("case", []))
         top1, top3, per_case = accuracy(cases, args.verbose)
         print("%s corpus: %d real cases from public issue threads" % (name, len(cases)))
+        if document.get("collection"):
+            print("  collection: %s" % document["collection"])
         print("  top-1 accuracy: %.3f" % top1)
         print("  top-3 accuracy: %.3f" % top3)
         print("  per case: %.2f ms" % (per_case * 1000))

@@ -1,7 +1,7 @@
 """Which cases of a diagnose corpus have text new to the repository: none of their pasted lines occurs in any other
 file the repository tracks.
 
-    python bench/corpus_novelty.py tests/diagnose/corpus/blind14.toml [--list]
+    python bench/corpus_novelty.py tests/diagnose/corpus/blackwell-arch-floors-runtime-libraries.toml [--list]
 
 A case whose lines already appear elsewhere (in a signature, a test, another corpus) may be matched because that text
 was seen; only the cases with no such line say whether diagnose generalizes (bench/RESULTS.md reports both figures).

@@ -36,14 +36,14 @@ def test_a_stale_twin_is_not_used(tmp_path):
 def test_the_heads_index_is_used_only_for_the_file_it_was_made_from(tmp_path, monkeypatch):
     """Finding the installed frameworks reads each framework file's names from the heads index (issue 30), and
     only while the file has the sha256 the index was made from: an edited file is read whole."""
-    from gpuvet.kb import loader
+    from gpuvet.kb import loader, places
     from gpuvet.kb.records import FrameworkHead
 
     torch = loader.find_framework_file("torch")
     from_files = {path: FrameworkHead(str(loader.raw(path)["framework"]["name"]),
                                       tuple(loader.raw(path)["framework"]["distributions"]))
                   for path in loader.framework_files().values()}
-    loader.framework_heads.cache_clear()
+    places.shipped_framework_heads.cache_clear()
     try:
         assert loader.framework_heads() == from_files  # the shipped index says what the files say
         index = json.loads(Path(loader.HEADS).read_text(encoding="utf-8"))
@@ -51,13 +51,13 @@ def test_the_heads_index_is_used_only_for_the_file_it_was_made_from(tmp_path, mo
         index["vllm.toml"].update(name="stale", sha256="0" * 64)
         heads = tmp_path / "heads.json"
         heads.write_text(json.dumps(index))
-        monkeypatch.setattr(loader, "HEADS", str(heads))
-        loader.framework_heads.cache_clear()
+        monkeypatch.setattr(places, "HEADS", str(heads))
+        places.shipped_framework_heads.cache_clear()
         found = loader.framework_heads()
         assert found[torch].name == "from-the-index"  # the entry of an unchanged file is what is read
         assert found[loader.find_framework_file("vllm")] == from_files[loader.find_framework_file("vllm")]
         heads.write_text("not json")
-        loader.framework_heads.cache_clear()
+        places.shipped_framework_heads.cache_clear()
         assert loader.framework_heads() == from_files  # no usable index: every file read whole
     finally:
-        loader.framework_heads.cache_clear()
+        places.shipped_framework_heads.cache_clear()

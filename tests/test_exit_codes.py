@@ -94,13 +94,13 @@ def test_the_gc_threshold_is_the_programs_own():
 
 DAMAGED_KB = """
     import sys
-    import gpuvet.kb.loader as loader
-    real = loader.load_toml
+    import gpuvet.kb.places as places  # where the knowledge base's files are read (raw)
+    real = places.load_toml
     def damaged(path, *args, **kwargs):
         if str(path).endswith("torch.toml"):
             raise ValueError("Invalid value (at line 3, column 9)")
         return real(path, *args, **kwargs)
-    loader.load_toml = damaged
+    places.load_toml = damaged
     from gpuvet.cli import main
     sys.exit(main(sys.argv[1:]))
 """

@@ -49,7 +49,7 @@ def refresh_signature_index(check=False):
 
 
 def refresh_heads(frameworks=ROOT / "kb" / "data" / "frameworks", check=False):
-    """The framework files' heads index (gpuvet.kb.loader.heads_text) in FRAMEWORKS/__compiled__/heads.json, made
+    """The framework files' heads index (gpuvet.kb.places.heads_text) in FRAMEWORKS/__compiled__/heads.json, made
     current: [its path] when it was stale or missing (rewritten, or with check only named), else []."""
     from gpuvet.kb import loader
 

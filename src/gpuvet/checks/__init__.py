@@ -68,7 +68,7 @@ def _image_result(view: SnapshotView, reference: str, kb: KnowledgeBase) -> Targ
 
 def installed_targets(view: SnapshotView, kb: KnowledgeBase) -> List[str]:
     """``name==version`` for every framework the KB knows that the snapshot has installed: found by each framework
-    file's names alone (loader.framework_heads), never by loading every framework."""
+    file's names alone (kb.places.framework_heads), never by loading every framework."""
     targets = []
     for framework in loader.framework_heads().values():
         installed = installed_build(view, framework)

@@ -11,30 +11,13 @@ Public API (stable; other areas call these):
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Tuple
 
-from gpuvet.ingest.common import clean_text, input_error
 from gpuvet.ingest.detect import detect_kind
-from gpuvet.ingest.registry import BY_NAME, NAMES, REGISTRY, display_name
+from gpuvet.ingest.embedded import parse_embedded
+from gpuvet.ingest.reader import read_input
+from gpuvet.ingest.registry import NAMES, REGISTRY, display_name, parse
 
 KINDS: Tuple[str, ...] = NAMES  # every kind of gpuvet.ingest.registry.REGISTRY, in detection order
-
-
-def parse(kind: str, text: str, name: str = "<input>") -> Dict[str, Any]:
-    """Parse ``text`` as ``kind``; InputError when it is not that kind or is cut off."""
-    entry = BY_NAME.get(kind)
-    if entry is None:
-        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(KINDS))
-    if len(text) > entry.max_chars:
-        raise input_error("ingest.kind_too_large", "ingest.hint_one_output", name=name, kind=kind,
-                          size=len(text) // 1024, limit=entry.max_chars // 1024)
-    cleaned = clean_text(text)
-    if not cleaned.strip():
-        raise input_error("ingest.empty", name=name)
-    return entry.parse(cleaned, name)
-
-
-from gpuvet.ingest.embedded import parse_embedded  # noqa: E402
-from gpuvet.ingest.reader import read_input  # noqa: E402  (needs parse above)
 
 __all__ = ["KINDS", "REGISTRY", "detect_kind", "display_name", "parse", "read_input", "parse_embedded"]

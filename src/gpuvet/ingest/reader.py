@@ -15,7 +15,7 @@ IMAGE_KIND = "image"  # a screenshot, read by OCR (gpuvet.ingest.ocr_engine); fo
 
 def split_spec(spec: str) -> Tuple[Optional[str], str]:
     """("nvcc", "v.txt") for "nvcc:v.txt"; (None, "C:\\x.txt") for a Windows path; unknown KIND: -> error."""
-    from gpuvet.ingest import KINDS
+    from gpuvet.ingest.registry import NAMES as KINDS
 
     kind, colon, rest = spec.partition(":")
     if not colon or not kind or len(kind) == 1:  # no prefix, or a drive letter
@@ -58,8 +58,8 @@ def read_bytes(path: str) -> bytes:
 
 
 def read_input(spec: str) -> Dict[str, Any]:
-    from gpuvet.ingest import parse
     from gpuvet.ingest.detect import detect_kind
+    from gpuvet.ingest.registry import parse
 
     kind, path = split_spec(spec)
     name = "stdin" if path == "-" else path
@@ -77,7 +77,7 @@ def read_input(spec: str) -> Dict[str, Any]:
         return parse(kind, text, name)
     detected = detect_kind(text)
     if detected is None:
-        from gpuvet.ingest import KINDS
+        from gpuvet.ingest.registry import NAMES as KINDS
 
         raise input_error("ingest.undetected", "ingest.hint_force", name=name, kinds=", ".join(KINDS))
     from gpuvet.ingest.embedded import read_whole

@@ -7,7 +7,7 @@ blocks out of a larger log (``find``; None when the kind is never looked for ins
 merge order inside a log (``embed_order``: a later block's found facts win, so the tools that measure the driver and
 the GPUs directly, nvidia-smi above all, come last).
 
-``gpuvet.ingest.KINDS``, ``parse``, ``detect_kind`` and ``parse_embedded`` all read this list; adding a kind is one
+``gpuvet.ingest.KINDS``, :func:`parse`, ``detect_kind`` and ``parse_embedded`` all read this list; adding a kind is one
 entry here plus its display name in both catalogs.
 """
 
@@ -43,6 +43,7 @@ from gpuvet.ingest import (
     smi_xml,
     spec,
 )
+from gpuvet.ingest.common import clean_text, input_error
 
 Parser = Callable[[str, str], Dict[str, Any]]
 Finder = Callable[[List[str]], List[str]]
@@ -139,6 +140,21 @@ REGISTRY: Tuple[Kind, ...] = (
 
 BY_NAME: Dict[str, Kind] = {kind.name: kind for kind in REGISTRY}
 NAMES: Tuple[str, ...] = tuple(kind.name for kind in REGISTRY)
+
+
+def parse(kind: str, text: str, name: str = "<input>") -> Dict[str, Any]:
+    """Parse ``text`` as ``kind`` (one of NAMES); InputError when it is not that kind or is cut off. Here, beside the
+    list it dispatches on, so the reader and the screenshot path import it without going through the package."""
+    entry = BY_NAME.get(kind)
+    if entry is None:
+        raise input_error("ingest.unknown_kind", "ingest.hint_kinds", kind=kind, kinds=", ".join(NAMES))
+    if len(text) > entry.max_chars:
+        raise input_error("ingest.kind_too_large", "ingest.hint_one_output", name=name, kind=kind,
+                          size=len(text) // 1024, limit=entry.max_chars // 1024)
+    cleaned = clean_text(text)
+    if not cleaned.strip():
+        raise input_error("ingest.empty", name=name)
+    return entry.parse(cleaned, name)
 
 
 def display_name(kind: str, lang: Optional[str] = None) -> str:

@@ -204,7 +204,8 @@ def _read_console(texts: List[str]) -> Optional[Tuple[str, Raw]]:
 
 def _read_through_paste_kinds(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
     """Listings OCR keeps line for line (pip list, pip freeze, conda list): the paste kinds' own parsers."""
-    from gpuvet.ingest import detect_kind, parse
+    from gpuvet.ingest.detect import detect_kind
+    from gpuvet.ingest.registry import parse
 
     written = [text for text in texts if text.strip()]
     if len(written) >= 2 and PIP_LIST_HEADER.match(written[0].strip()) and not PIP_LIST_RULE.match(written[1].strip()):

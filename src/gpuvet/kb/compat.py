@@ -42,13 +42,39 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Sequence, Tuple
 
 from gpuvet.kb import versions
 from gpuvet.models import Message, msg
 
 if TYPE_CHECKING:
-    from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import DriverFloor, GpuDriverFloor
+
+
+class CompatFacts(Protocol):
+    """The facts the compatibility model reads from the knowledge base (``gpuvet.kb.KnowledgeBase`` has them all).
+    Named here, as a protocol, so this module never imports the package that loads the data and imports it: the
+    model sits below the loader (``farm-studio look src/gpuvet/kb``), not beside it in a loop."""
+
+    def cuda_for_driver(self, driver: str) -> Optional[str]: ...
+
+    def cuda_for_ptx_isa(self, isa: Optional[str]) -> Optional[str]: ...
+
+    def cuda_supports_cc(self, cuda: str, cc: str) -> Optional[bool]: ...
+
+    def driver_branch_for_cuda(self, cuda: Optional[str]) -> Optional[str]: ...
+
+    def forward_compat_eligible(self, segment: Optional[str], driver: Optional[str],
+                                cuda: Optional[str]) -> Optional[bool]: ...
+
+    def forward_compat_source(self, cuda: Optional[str] = None) -> str: ...
+
+    def gpu_driver_floor(self, name: Optional[str], cc: Optional[str], architecture: Optional[str] = None,
+                         os: str = "linux") -> Optional[GpuDriverFloor]: ...
+
+    def library_cc_floor(self, library: str, version: str) -> Optional[Tuple[str, str]]: ...
+
+    def min_driver_for_cuda(self, cuda: str, os: str = "linux") -> Optional[DriverFloor]: ...
 
 RUNS, FAILS, UNKNOWN = "runs", "fails", "unknown"
 
@@ -283,7 +309,7 @@ def platform_of(arch: Optional[str], gpus: Sequence[Gpu]) -> str:
     return "x86_64"
 
 
-def driver_supports_cuda(driver: Optional[str], cuda: str, kb: KnowledgeBase, driver_cuda: Optional[str] = None) -> Optional[bool]:
+def driver_supports_cuda(driver: Optional[str], cuda: str, kb: CompatFacts, driver_cuda: Optional[str] = None) -> Optional[bool]:
     """Whether a driver is at least as new as a toolkit: its newest CUDA >= the toolkit's major.minor."""
     newest = kb.cuda_for_driver(driver) if driver else None
     newest = newest or driver_cuda
@@ -293,7 +319,7 @@ def driver_supports_cuda(driver: Optional[str], cuda: str, kb: KnowledgeBase, dr
     return have >= want
 
 
-def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: KnowledgeBase) -> Optional[bool]:
+def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: CompatFacts) -> Optional[bool]:
     """The cuda-compat package lifts the runtime (and the PTX JIT) to its version on eligible GPUs only: a data-center
     GPU under Linux on a driver branch NVIDIA lists for the installed package's CUDA release. None when the GPU and
     driver could use it but no source lists the branches of that release (unknown)."""
@@ -305,7 +331,7 @@ def forward_compat_applies(gpu: Gpu, host: Host, cuda: str, kb: KnowledgeBase) -
     return kb.forward_compat_eligible(gpu.segment, host.driver, host.compat)
 
 
-def gpu_driver(gpu: Gpu, host: Host, kb: KnowledgeBase) -> Optional[Judgement]:
+def gpu_driver(gpu: Gpu, host: Host, kb: CompatFacts) -> Optional[Judgement]:
     """Rule 5: a FAILS judgement when the driver predates the GPU or dropped its architecture; None otherwise."""
     if not host.driver or versions.parse(host.driver) is None or host.platform == "jetson":
         return None
@@ -324,7 +350,7 @@ def gpu_driver(gpu: Gpu, host: Host, kb: KnowledgeBase) -> Optional[Judgement]:
 
 
 def release_gpus(gpu: Gpu, min_cc: Optional[str], architectures: Sequence[str], cuda: Optional[str],
-                 kb: KnowledgeBase) -> Optional[Judgement]:
+                 kb: CompatFacts) -> Optional[Judgement]:
     """Whether a release whose notes say which GPUs it supports ("supports CUDA compute capability 7.5 and later. This
     corresponds to GPUs in the NVIDIA Turing, ... families", NGC release notes) covers this GPU; None when the notes
     say nothing or the GPU's compute capability is not known.
@@ -349,7 +375,7 @@ def release_gpus(gpu: Gpu, min_cc: Optional[str], architectures: Sequence[str], 
     return Judgement(UNKNOWN, "release_gpu_unlisted", facts=facts)
 
 
-def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Judgement:
+def runtime_driver(build: Build, gpu: Gpu, host: Host, kb: CompatFacts) -> Judgement:
     """Rule 4: can the driver serve the build's CUDA runtime, and through what (info notes)."""
     cuda = build.cuda or ""
     if host.platform == "jetson":
@@ -401,7 +427,7 @@ def _jetson_runtime(cuda: str, host: Host) -> Judgement:
     return Judgement(FAILS, "driver_below_runtime", facts={"cuda": cuda, "driver_cuda": host.driver_cuda})
 
 
-def library_floor(build: Build, gpu: Gpu, kb: KnowledgeBase) -> Optional[Judgement]:
+def library_floor(build: Build, gpu: Gpu, kb: CompatFacts) -> Optional[Judgement]:
     """Rule 6: the bundled cuDNN's lowest supported compute capability."""
     if not build.cudnn or not gpu.cc:
         return None
@@ -453,7 +479,7 @@ def windows_build(records: Sequence[Mapping[str, Any]], version: str) -> Optiona
     return None
 
 
-def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Optional[bool]:
+def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: CompatFacts) -> Optional[bool]:
     """Rule 2 (the driver part): the driver is at least the one packaged with the toolkit that wrote the PTX."""
     toolkit = build.ptx_toolkit or ""
     forward = forward_compat_applies(gpu, host, toolkit, kb)
@@ -473,7 +499,7 @@ def jit_driver_ok(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Opti
     return alone
 
 
-def judge(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Judgement:
+def judge(build: Build, gpu: Gpu, host: Host, kb: CompatFacts) -> Judgement:
     """Can ``build`` run on ``gpu`` of ``host``? The first rule that fails decides; otherwise how it runs."""
     if not build.cuda:
         return Judgement(RUNS, "cpu_build")
@@ -488,7 +514,7 @@ def judge(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Judgement:
     return code_path(build, gpu, host, kb, runtime)
 
 
-def code_path(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase, runtime: Optional[Judgement] = None) -> Judgement:
+def code_path(build: Build, gpu: Gpu, host: Host, kb: CompatFacts, runtime: Optional[Judgement] = None) -> Judgement:
     """Rules 1-3, 6 and 8 whatever the driver links say: how the build's code reaches this GPU, if it does.
 
     The chain asks this on its own so that a build with a driver problem AND no kernels for the GPU says both
@@ -643,7 +669,7 @@ def _only_for_other_gpus(group: Units) -> bool:
     return not parsed or all(a.variant in ("a", "f") for a in parsed)
 
 
-def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Optional[KnowledgeBase]) -> Reach:
+def judge_library(library: Library, build: Build, gpu: Gpu, host: Optional[Host], kb: Optional[CompatFacts]) -> Reach:
     """Rules 1-3 for one library: unit by unit, the cubin the driver would load, else the PTX it would JIT-compile
     (its ISA names the toolkit, hence the driver, that can compile it; without an ISA the build's own CUDA stands),
     then the two shares above. ``host`` None asks the arch part alone (any PTX that fits the GPU counts); ``kb`` may
@@ -716,7 +742,7 @@ class LibraryVerdict(NamedTuple):
     reach: Reach
 
 
-def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: KnowledgeBase) -> Tuple[Optional[LibraryVerdict], Tuple[LibraryVerdict, ...]]:
+def judge_libraries(build: Build, gpu: Gpu, host: Host, kb: CompatFacts) -> Tuple[Optional[LibraryVerdict], Tuple[LibraryVerdict, ...]]:
     """(the kernel library that decides the build, every library's verdict). A build with no kernel library built
     for this GPU's range at all has none built for it: the first kernel library then decides as no_usable_arch."""
     verdicts = tuple(LibraryVerdict(lib, judge_library(lib, build, gpu, host, kb)) for lib in build.code())

@@ -6,13 +6,18 @@ Pure lookups over the data; whether an image runs on a machine is gpuvet.checks.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Protocol, Tuple
 
 from gpuvet.kb import versions
 from gpuvet.models import IMAGE_PREFIX
 
-if TYPE_CHECKING:
-    from gpuvet.kb import KnowledgeBase
+
+class ImageFacts(Protocol):
+    """What this module reads from the knowledge base (``gpuvet.kb.KnowledgeBase`` has it), named as a protocol so
+    the module does not import the package that imports the data."""
+
+    def images(self) -> Dict[str, Any]: ...
+
 
 PREFIX = IMAGE_PREFIX
 # nvidia/cuda tags: "<X.Y.Z>-<flavor>-<os>" (NVIDIA's doc/supported-tags.md)
@@ -56,7 +61,7 @@ def _repository(ref: str) -> Tuple[str, Optional[str]]:
     return name.lower(), tag
 
 
-def family_of(ref: str, kb: KnowledgeBase) -> Optional[str]:
+def family_of(ref: str, kb: ImageFacts) -> Optional[str]:
     """The image family the knowledge base knows this reference by, or None."""
     name, _ = _repository(ref)
     data = kb.images()
@@ -70,7 +75,7 @@ def family_of(ref: str, kb: KnowledgeBase) -> Optional[str]:
     return None
 
 
-def describe(ref: str, kb: KnowledgeBase) -> Optional[Image]:
+def describe(ref: str, kb: ImageFacts) -> Optional[Image]:
     """The image a reference names, as far as the data knows it (``cuda`` None: a tag of a known family that the
     data does not list); None for a family gpuvet does not read or a reference without a tag."""
     family = family_of(ref, kb)
@@ -108,7 +113,7 @@ def describe(ref: str, kb: KnowledgeBase) -> Optional[Image]:
     return Image(ref, family, tag, None)
 
 
-def tags(image: Image, kb: KnowledgeBase, other_os: bool = False) -> List[Image]:
+def tags(image: Image, kb: ImageFacts, other_os: bool = False) -> List[Image]:
     """The other tags of the image's family and kind that the data lists, newest first: the same flavor and OS for
     nvidia/cuda, the same framework for NGC. ``other_os``: for nvidia/cuda, the same flavor on every OS but the
     image's own instead, newest CUDA first and, for one CUDA, the same distribution's newest release first."""

@@ -10,21 +10,30 @@ import os
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
-from gpuvet.errors import KnowledgeBaseError
+from gpuvet.errors import InputError, KnowledgeBaseError
 from gpuvet.kb import versions
-from gpuvet.kb.records import Framework, FrameworkHead, Release, Releases, Variant, variant_key
-from gpuvet.tomlfile import COMPILED_DIR, load_toml, sha256_hex
+
+# Where the files are and their names have their home in kb/places.py (which the overlay reader imports too, so the
+# loader and the overlay never import each other); the loader's callers reach them here as before.
+from gpuvet.kb.places import DATA as DATA
+from gpuvet.kb.places import FRAMEWORKS as FRAMEWORKS
+from gpuvet.kb.places import HEADS as HEADS
+from gpuvet.kb.places import data_path as data_path
+from gpuvet.kb.places import find_framework_file as find_framework_file
+from gpuvet.kb.places import framework_files as framework_files
+from gpuvet.kb.places import framework_heads as framework_heads
+from gpuvet.kb.places import heads_text as heads_text
+from gpuvet.kb.places import is_shipped
+from gpuvet.kb.places import normalize_name as normalize_name
+from gpuvet.kb.places import raw as raw
+from gpuvet.kb.places import shipped_framework_files as shipped_framework_files
+from gpuvet.kb.places import shipped_framework_heads as shipped_framework_heads
+from gpuvet.kb.records import Framework, Release, Releases, Variant, variant_key
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from packaging.version import Version
-
-# The data folder as a string: what a check reads goes through os.path (pathlib, with the urllib and ipaddress it
-# imports, cost ~2 ms of every start-up). DATA_DIR and FRAMEWORK_DIR, the pathlib forms the kb command, the tools and
-# the tests use, are made on first use (module __getattr__).
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-FRAMEWORKS = os.path.join(DATA, "frameworks")
 
 
 def __getattr__(name: str) -> Any:
@@ -34,10 +43,6 @@ def __getattr__(name: str) -> Any:
         return Path(DATA if name == "DATA_DIR" else FRAMEWORKS)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-def data_path(*parts: str) -> str:
-    """A shipped data file's path: ``data_path("harvested", "torch.toml")``."""
-    return os.path.join(DATA, *parts)
 
 # Keys that name a record inside its array, tried in order, for record ids like "torch:release[2.1.2].variant[cu121]".
 _ID_KEYS = ("version", "name", "cuda", "branch", "major", "sm", "distribution", "framework", "id", "key")
@@ -51,15 +56,6 @@ def data_files() -> Dict[str, "Path"]:
     for path in sorted(Path(FRAMEWORKS).glob("*.toml")):
         files.setdefault(path.stem, path)
     return files
-
-
-@lru_cache(maxsize=None)
-def raw(path: Union[str, "Path"]) -> Dict[str, Any]:
-    try:
-        return load_toml(path)
-    except (OSError, ValueError) as exc:
-        raise KnowledgeBaseError(f"knowledge base file {os.path.basename(os.fspath(path))} cannot be read: {exc}",
-                                 hint="reinstall gpuvet")
 
 
 def records(document: Mapping[str, Any], prefix: str = "") -> Iterator[Tuple[str, Mapping[str, Any]]]:
@@ -177,6 +173,10 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
     file_name = os.path.basename(os.fspath(path))
     stem = os.path.splitext(file_name)[0]
     where = f"{stem}:framework"
+    if not isinstance(head, dict) or not head.get("name") or not head.get("distributions"):
+        if not is_shipped(path):  # the user's overlay file: their input to fix (exit 2)
+            raise InputError(f"knowledge-base overlay file {os.fspath(path)} needs a [framework] table with name and "
+                             "distributions", hint="see docs/KB.md, \"Framework files\"")
     if not isinstance(head, dict):
         raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
     _require(head, ("name", "distributions"), where)
@@ -553,70 +553,6 @@ def _with_companions(release: Release, spec: Optional[Mapping[str, Any]]) -> Rel
         variants[name] = variant._replace(extra=extra, sass=tuple(sass) if not unread else (),
                                           ptx=tuple(ptx) if not unread else ())
     return release._replace(variants=variants)
-
-
-def normalize_name(name: str) -> str:
-    """PEP 503 style: case- and separator-insensitive (``Flash_Attn`` == ``flash-attn``)."""
-    import re
-
-    return re.sub(r"[-_.]+", "-", name.strip()).lower()
-
-
-def framework_files() -> Dict[str, str]:
-    """Each framework's data file (a path string) by its normalized stem."""
-    names = sorted(n for n in os.listdir(FRAMEWORKS) if n.endswith(".toml"))
-    return {normalize_name(os.path.splitext(n)[0]): os.path.join(FRAMEWORKS, n) for n in names}
-
-
-def find_framework_file(name: str) -> Optional[str]:
-    return framework_files().get(normalize_name(name))
-
-
-# Each framework file's [framework] names with the sha256 of the TOML they were read from (tools/compile_data.py
-# writes it): finding the installed frameworks reads these instead of sixteen whole files (issue 30: a check with no
-# target spent ~5 ms of ~85 loading every framework). An entry is used only while its TOML has that sha256, as a
-# JSON twin is; a file without one (new, edited, the index missing) is read whole.
-HEADS = os.path.join(FRAMEWORKS, COMPILED_DIR, "heads.json")
-
-
-def heads_text(paths: List[str]) -> str:
-    """The heads index of these framework files (file name -> sha256, name, distributions): the one maker."""
-    import json
-
-    heads = {}
-    for path in sorted(paths):
-        with open(path, "rb") as handle:
-            data = handle.read()
-        head = raw(path).get("framework") or {}
-        heads[os.path.basename(path)] = {"sha256": sha256_hex(data), "name": str(head.get("name")),
-                                         "distributions": [str(d) for d in head.get("distributions", ())]}
-    return json.dumps(heads, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
-
-
-@lru_cache(maxsize=None)
-def framework_heads() -> Dict[str, FrameworkHead]:
-    """Each framework file's names (FrameworkHead) by its path, from the heads index where it was made from the
-    file as it is, else from the file."""
-    import json
-
-    try:
-        with open(HEADS, "rb") as handle:
-            index = json.loads(handle.read())
-    except (OSError, ValueError):
-        index = {}
-    heads = {}
-    for path in framework_files().values():
-        entry = index.get(os.path.basename(path)) if isinstance(index, dict) else None
-        head = None
-        if isinstance(entry, dict):
-            with open(path, "rb") as handle:
-                if entry.get("sha256") == sha256_hex(handle.read()):
-                    head = FrameworkHead(str(entry.get("name")), tuple(entry.get("distributions") or ()))
-        if head is None:
-            table = raw(path).get("framework") or {}
-            head = FrameworkHead(str(table.get("name")), tuple(str(d) for d in table.get("distributions", ())))
-        heads[path] = head
-    return heads
 
 
 def framework_paths() -> Dict[str, "Path"]:

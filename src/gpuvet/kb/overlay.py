@@ -20,6 +20,13 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.kb import versions
+
+# The overlay's location and the framework files' names live in kb/places.py, which the loader imports too: the
+# overlay reader never imports the loader (tests/architecture/test_import_cycles.py).
+from gpuvet.kb.places import default_dir as default_dir
+from gpuvet.kb.places import default_location as default_location
+from gpuvet.kb.places import framework_heads, normalize_name
+from gpuvet.kb.places import spelled as spelled
 from gpuvet.tomlfile import load_toml
 
 if TYPE_CHECKING:
@@ -27,34 +34,6 @@ if TYPE_CHECKING:
 
 BUILDS_DIR = "harvested"
 Key = Tuple[str, str, str]  # (framework, version, platform)
-
-
-def default_dir() -> Optional["Path"]:
-    """The overlay folder (whether or not it exists); None when GPUVET_KB_OVERLAY is set empty."""
-    location = default_location()
-    if location is None:
-        return None
-    from pathlib import Path
-
-    return Path(location)
-
-
-def default_location() -> Optional[str]:
-    """:func:`default_dir` as a string, with os.path: every check asks, and pathlib is not worth importing for it."""
-    explicit = os.environ.get("GPUVET_KB_OVERLAY")
-    if explicit is not None:
-        return os.path.expanduser(explicit) if explicit.strip() else None
-    base = os.environ.get("XDG_DATA_HOME") or ""
-    expanded = os.path.expanduser(base)
-    root = expanded if base.strip() and os.path.isabs(expanded) else os.path.join(os.path.expanduser("~"), ".local", "share")
-    return os.path.join(root, "gpuvet", "kb")
-
-
-def spelled(location: str) -> str:
-    """``str(pathlib.Path(location))`` on POSIX without importing pathlib (about 2 ms of a check that names its
-    overlay): repeated separators and ``.`` parts dropped, no trailing separator, exactly two leading ones kept."""
-    lead = "//" if location.startswith("//") and not location.startswith("///") else "/" * location.startswith("/")
-    return lead + "/".join(part for part in location.split("/") if part not in ("", ".")) or "."
 
 
 def build_files(folder: "Path") -> List["Path"]:
@@ -103,7 +82,7 @@ def builds_of(location: str, framework: Optional[str] = None,
     cached = _READ.setdefault(location, {})
     for gone in set(cached) - set(names):
         del cached[gone]
-    wanted = None if framework is None else _normalize(framework)
+    wanted = None if framework is None else normalize_name(framework)
     prefixes = tuple(d + "-" for d in _distributions_of(wanted)) if wanted is not None else ()
     builds: List[Dict[str, Any]] = []
     problems: List[str] = []
@@ -223,21 +202,14 @@ def _normal(location: str) -> str:
     return stripped or location
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name.strip()).lower()  # loader.normalize_name, without importing the loader here
-
-
 def _distributions_of(framework: str) -> List[str]:
     """The normalized distributions whose records name ``framework`` (a normalized name): those its framework file
     lists (what gpuvet.sources.harvest.framework_of writes into a record) and the name itself (a distribution no
     framework file lists is its own framework: sgl-kernel)."""
-    from gpuvet.kb import loader
-
     found = {framework}
-    for path in loader.framework_files().values():
-        head = loader.raw(path).get("framework", {})
-        names = {_normalize(str(d)) for d in head.get("distributions", ())}
-        if _normalize(str(head.get("name"))) == framework or framework in names:
+    for head in framework_heads().values():
+        names = {normalize_name(d) for d in head.distributions}
+        if normalize_name(head.name) == framework or framework in names:
             found |= names
     return sorted(found)
 

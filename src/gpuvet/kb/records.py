@@ -245,7 +245,7 @@ class Releases(Sequence[Release]):
 
 
 class FrameworkHead(NamedTuple):
-    """The ``[framework]`` table's names: what finding the installed frameworks needs (``loader.framework_heads``)."""
+    """The ``[framework]`` table's names: what finding the installed frameworks needs (``places.framework_heads``)."""
 
     name: str
     distributions: Tuple[str, ...]
