@@ -114,3 +114,51 @@ def test_mindspore_and_tensorrt_out_of_memory():
                "Default/Conv2D-op1, alloc size: 1073741824B.") == "insufficient_vram"
     assert top("[TRT] [E] 1: [defaultAllocator.cpp::allocate::20] Error Code 1: Cuda Runtime (out of memory)") \
         == "insufficient_vram"
+
+
+def test_torch_seeing_no_cuda_names_the_cpu_build_first_and_the_driver_next():
+    # torch/serialization.py and DeepSpeed's accelerator/real_accelerator.py, which falls back to the CPU when
+    # torch.cuda.is_available() is False
+    for line in (
+        "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If "
+        "you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map "
+        "your storages to the CPU.",
+        "[WARNING] [real_accelerator.py:203:get_accelerator] Setting accelerator to CPU. If you have GPU or other "
+        "accelerator, we were unable to detect it.",
+    ):
+        found = [d.code for d in diagnose_text(NOISE + line + NOISE)]
+        assert found[:2] == ["cpu_only_build", "no_driver"], line
+    # in a container the GPU not passed in comes first; with CUDA_VISIBLE_DEVICES=-1 the user hid it
+    line = "torch.cuda.is_available() returns False\n"
+    assert top("docker run --gpus all -it pytorch/pytorch\n" + line) == "container_gpu_not_exposed"
+    assert top("export CUDA_VISIBLE_DEVICES=-1\n" + line) == "not_a_stack_problem"
+
+
+def test_a_cuda_request_on_a_mac_is_the_platform_not_the_install():
+    line = "AssertionError: Torch not compiled with CUDA enabled\n"
+    assert top("Darwin MacBook-Pro.local 23.1.0 Darwin Kernel Version 23.1.0 arm64\n" + line) == (
+        "platform_unsupported")
+    assert top("      Chipset Model: Apple M3 Pro\n      Metal Support: Metal 3\n" + line) == "platform_unsupported"
+    assert top("OS: Ubuntu 22.04.3 LTS (x86_64)\n" + line) == "cpu_only_build"
+
+
+def test_python_too_new_for_the_project_or_its_pinned_packages():
+    # an installer's own check ("Python ${version} is not yet supported. Please install Python 3.11 or 3.12")
+    assert top("Python 3.14.0 is not yet supported. Please install Python 3.11 or 3.12 from python.org.\n") == (
+        "python_unsupported")
+    # Python 3.12.4 made ForwardRef._evaluate's recursive_guard required; older pydantic calls it positionally
+    assert top("    return cast(Any, type_)._evaluate(globalns, localns, set())\nTypeError: ForwardRef._evaluate() "
+               "missing 1 required keyword-only argument: 'recursive_guard'\n") == "python_unsupported"
+
+
+def test_torch_is_available_false_is_read_in_the_spellings_people_paste():
+    for log in (
+        'python -c "import torch; print(torch.cuda.is_available())" prints False',
+        ">>> torch.cuda.is_available()\nFalse",
+        "torch.cuda.is_available() = False",
+        "torch.cuda.is_available()为False",
+    ):
+        assert top(log + "\n") == "cpu_only_build", log
+    # True, even with a False later on the line, is not the answer
+    assert top("torch.cuda.is_available() returns True, but tf.test.is_gpu_available() is False\n") != (
+        "cpu_only_build")

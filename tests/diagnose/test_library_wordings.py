@@ -92,3 +92,41 @@ def test_short_wordings_of_known_messages():
     assert top('Unable To Fix "no kernel image is available for execution" Error\n') == "arch_not_in_build"
     assert top("Could not load library libcublasLt.so.12. Error: libcublasLt.so.12: cannot open shared object "
                "file\n") == "cuda_library_missing"
+
+
+def test_nccl_peers_that_disagree_on_a_sockets_type_fail_to_communicate():
+    # misc/socket.cc: WARN("socketFinalizeAccept: wrong type %d != %d", type, sock->type)
+    line = "node2:4242:4290 [1] misc/socket.cc:482 NCCL WARN socketFinalizeAccept: wrong type 4 != 3\n"
+    assert top("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n" + line) == "nccl_comm_failure"
+    # a wrong magic is a stray connection NCCL ignores and accepts again: no more than any NCCL warning
+    stray = "node2:4242:4290 [1] misc/socket.cc:470 NCCL WARN socketFinalizeAccept: wrong magic 1a2b != 3c4d\n"
+    assert diagnose_text(stray)[0].confidence < diagnose_text(line)[0].confidence
+
+
+def test_ctranslate2_names_the_cuda_library_it_could_not_load_and_its_out_of_memory():
+    # src/cuda/cublas_stub.cc: "Library " + CUBLAS_LIBNAME + " is not found or cannot be loaded"
+    found = diagnose_text("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n")
+    assert found[0].code == "cuda_library_missing"
+    assert found[0].params.get("library") == "libcublas.so.12"
+    # src/cuda/utils.h: "CUDA failed with error " + cudaGetErrorString(code)
+    assert top("  File \"transcribe.py\", line 40\nRuntimeError: CUDA failed with error out of memory\n") == (
+        "insufficient_vram")
+    # ...and another runtime string behind the same prefix keeps its own cause
+    assert top("RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime "
+               "version\n") == "driver_too_old"
+
+
+def test_a_cuda_or_cudnn_library_the_loader_could_not_load_is_named_in_either_platforms_spelling():
+    # cuDNN 9 loads its sub-libraries itself: "Could not load library libcudnn_ops.so.9" / "... cudnn_ops64_9.dll"
+    for name in ("libcudnn_ops.so.9", "cudnn_ops64_9.dll"):
+        found = diagnose_text("Could not load library %s. Error: No such file or directory\n" % name)
+        assert found[0].code == "cudnn_mismatch" and found[0].params.get("library") == name, name
+    found = diagnose_text("Could not load library cublasLt64_12.dll. Error code 126\n")
+    assert found[0].code == "cuda_library_missing" and found[0].params.get("library") == "cublasLt64_12.dll"
+
+
+def test_triton_not_finding_the_drivers_libcuda_is_a_library_off_the_loader_cache():
+    # third_party/nvidia/backend/driver.py: msg = "libcuda.so cannot found!\n" ...
+    log = ("AssertionError: libcuda.so cannot found!\nPlease make sure GPU is set up and then run \"/sbin/ldconfig\" "
+           "(requires sudo) to refresh the linker cache.\n")
+    assert top(log) == "cuda_library_missing"

@@ -100,3 +100,22 @@ def test_cpu_builds_named_by_conda_or_pip_are_cpu_only_builds():
     log = ("ERROR: Could not find a version that satisfies the requirement torch==1.9.1+cpu (from versions: none)\n"
            "ERROR: No matching distribution found for torch==1.9.1+cpu\n")
     assert top(log) != "cpu_only_build"
+
+
+def test_torchs_out_of_memory_quoted_without_its_sizes_is_still_out_of_memory():
+    # c10/cuda/CUDACachingAllocator.cpp opens its message with "CUDA out of memory."
+    assert top("Training stops after a few steps with: RuntimeError: CUDA out of memory.\n") == "insufficient_vram"
+
+
+def test_a_dataloader_worker_that_died_in_a_container_is_its_shared_memory():
+    # torch/utils/data/dataloader.py: "DataLoader worker (pid(s) {}) exited unexpectedly"
+    line = NOISE + "RuntimeError: DataLoader worker (pid(s) 4711, 4712) exited unexpectedly\n"
+    assert top("docker run --gpus all -v /data:/data my-training-image\n" + line) == "shm_too_small"
+    # outside a container the death has many causes: not this one
+    assert top(line) != "shm_too_small"
+
+
+def test_a_bus_error_in_a_container_is_its_shared_memory_and_elsewhere_no_cause():
+    line = "Epoch 0:   3%|▎         | 12/400 [00:08<04:21]\nBus error (core dumped)\n"
+    assert top("$ docker run --gpus all --rm trainer:latest python train.py\n" + line) == "shm_too_small"
+    assert top(line) == "-"
