@@ -130,3 +130,28 @@ def test_triton_not_finding_the_drivers_libcuda_is_a_library_off_the_loader_cach
     log = ("AssertionError: libcuda.so cannot found!\nPlease make sure GPU is set up and then run \"/sbin/ldconfig\" "
            "(requires sudo) to refresh the linker cache.\n")
     assert top(log) == "cuda_library_missing"
+
+
+def test_uvs_unsatisfiable_requirements_are_a_conflict_unless_uv_names_the_python():
+    # crates/uv-resolver/src/error.rs: "No solution found when resolving dependencies:" then PubGrub's derivation
+    conflict = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because lmdeploy==0.6.0 depends on "
+                "torch<=2.4.0 and you require torch==2.5.1, we can conclude that your requirements are "
+                "unsatisfiable.\n")
+    assert top(conflict) == "package_conflict"
+    python = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because the current Python version (3.8.10) "
+              "does not satisfy Python>=3.9 and vllm==0.6.0 depends on Python>=3.9, we can conclude that "
+              "vllm==0.6.0 cannot be used.\n")
+    assert top(python) == "python_unsupported"
+
+
+def test_a_model_offloaded_to_disk_did_not_fit_the_memory_it_was_given():
+    # transformers modeling_utils.py
+    assert top("ValueError: The current `device_map` had weights offloaded to the disk. Please provide an "
+               "`offload_folder` for them.\n") == "insufficient_vram"
+
+
+def test_paddles_cuda_runtime_warning_is_read_without_its_device_prefix():
+    # paddle/phi/backends/gpu/gpu_resources.cc: "WARNING: device: {}. The installed Paddle is compiled with CUDA {},
+    # but CUDA runtime version in your machine is {}, ..." quoted from its second sentence on
+    assert top("The installed Paddle is compiled with CUDA 12.0, but CUDA runtime version in your machine is 11.7, "
+               "which may cause serious incompatible bug.\n") == "driver_too_old"
