@@ -162,3 +162,10 @@ def test_torch_is_available_false_is_read_in_the_spellings_people_paste():
     # True, even with a False later on the line, is not the answer
     assert top("torch.cuda.is_available() returns True, but tf.test.is_gpu_available() is False\n") != (
         "cpu_only_build")
+
+
+def test_programs_that_test_torch_cuda_is_available_first_say_so_in_their_own_words():
+    # YOLOv5's select_device and transformers' GPTQ quantizer raise when torch.cuda.is_available() is False
+    for line in ("AssertionError: CUDA unavailable, invalid device 0 requested\n",
+                 "RuntimeError: GPU is required to quantize or run quantize model.\n"):
+        assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"], line

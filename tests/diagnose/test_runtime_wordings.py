@@ -119,3 +119,24 @@ def test_a_bus_error_in_a_container_is_its_shared_memory_and_elsewhere_no_cause(
     line = "Epoch 0:   3%|▎         | 12/400 [00:08<04:21]\nBus error (core dumped)\n"
     assert top("$ docker run --gpus all --rm trainer:latest python train.py\n" + line) == "shm_too_small"
     assert top(line) == "-"
+
+
+def test_a_build_machine_without_the_cuda_toolkit_is_named_by_cmake_and_the_compiler():
+    cmake = ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n\n  Tell CMake where "
+             "to find the compiler by setting either the environment variable \"CUDACXX\" or the CMake cache entry "
+             "CMAKE_CUDA_COMPILER to the full path to the compiler\n")
+    assert top(cmake) == "toolkit_mismatch"
+    assert top("csrc/kernel.cu:1:10: fatal error: cuda_runtime.h: No such file or directory\n") == "toolkit_mismatch"
+
+
+def test_nvidia_smi_without_its_library_is_a_driver_not_installed():
+    assert top("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA "
+               "Display Driver is properly installed and present in your system.\n") == "no_driver"
+
+
+def test_chinese_wordings_of_a_driver_too_old_a_cpu_build_small_shm_and_an_nccl_timeout():
+    assert top("报错说驱动程序版本太低了\n") == "driver_too_old"
+    assert top("后来发现 pytorch装成了cpu版\n") == "cpu_only_build"
+    assert top("检查过了，装的不是 cpu 版本\n") != "cpu_only_build"
+    assert top("docker 里跑 DataLoader 报共享内存不够\n") == "shm_too_small"
+    assert top("两台机器多卡训练，NCCL 通信超时\n") == "nccl_comm_failure"
