@@ -169,3 +169,11 @@ def test_programs_that_test_torch_cuda_is_available_first_say_so_in_their_own_wo
     for line in ("AssertionError: CUDA unavailable, invalid device 0 requested\n",
                  "RuntimeError: GPU is required to quantize or run quantize model.\n"):
         assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"], line
+
+
+def test_torchs_autocast_without_cuda_is_torch_seeing_no_cuda_and_in_a_container_the_gpu_not_passed_in():
+    # torch/amp/autocast_mode.py
+    line = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n"
+            "  warnings.warn(\n")
+    assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"]
+    assert top("docker compose -f docker-compose.yml up\n" + line) == "container_gpu_not_exposed"

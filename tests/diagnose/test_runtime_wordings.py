@@ -140,3 +140,8 @@ def test_chinese_wordings_of_a_driver_too_old_a_cpu_build_small_shm_and_an_nccl_
     assert top("检查过了，装的不是 cpu 版本\n") != "cpu_only_build"
     assert top("docker 里跑 DataLoader 报共享内存不够\n") == "shm_too_small"
     assert top("两台机器多卡训练，NCCL 通信超时\n") == "nccl_comm_failure"
+
+
+def test_a_device_side_assert_named_in_other_words_is_still_the_users_code():
+    assert top("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=383\nIt seems to be a device-side "
+               "assertion error from the loss\n") == "not_a_stack_problem"
