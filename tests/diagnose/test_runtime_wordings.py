@@ -145,3 +145,23 @@ def test_chinese_wordings_of_a_driver_too_old_a_cpu_build_small_shm_and_an_nccl_
 def test_a_device_side_assert_named_in_other_words_is_still_the_users_code():
     assert top("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=383\nIt seems to be a device-side "
                "assertion error from the loss\n") == "not_a_stack_problem"
+
+
+def test_the_hosts_own_memory_running_out_is_named_in_torchs_and_windows_words():
+    # c10/core/impl/alloc_cpu.cpp and Windows' ERROR_COMMITMENT_LIMIT (1455)
+    for line in ("RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you "
+                 "tried to allocate 8589934592 bytes.\n",
+                 "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+                 "\"C:\\venv\\lib\\site-packages\\torch\\lib\\cufft64_11.dll\" or one of its dependencies.\n"):
+        assert top(NOISE + line) == "insufficient_vram", line
+
+
+def test_paddles_loader_names_the_library_and_the_library_names_the_cause():
+    # paddle/phi/backends/dynload/dynamic_loader.cc: "The third-party dynamic library (%s) that Paddle depends on is
+    # not configured correctly."
+    template = ("(PreconditionNotMet) The third-party dynamic library (%s) that Paddle depends on is not configured "
+                "correctly.\n")
+    assert top(template % "libcudnn.so.8") == "cudnn_mismatch"
+    assert top(template % "libcublas.so.12") == "cuda_library_missing"
+    assert top(template % "libcuda.so") == "no_driver"
+    assert top("RuntimeError: PaddlePaddle compiled without GPU support\n") == "cpu_only_build"
