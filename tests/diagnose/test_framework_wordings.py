@@ -177,3 +177,14 @@ def test_torchs_autocast_without_cuda_is_torch_seeing_no_cuda_and_in_a_container
             "  warnings.warn(\n")
     assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"]
     assert top("docker compose -f docker-compose.yml up\n" + line) == "container_gpu_not_exposed"
+
+
+def test_a_cpu_build_named_by_pip_or_a_package_list():
+    # pip's own lines and `pip freeze`: the wheel it installed carries +cpu
+    assert top("Successfully installed torch-2.5.1+cpu torchvision-0.20.1+cpu\n") == "cpu_only_build"
+    assert top("numpy==1.26.4\ntorch==2.5.1+cpu\n") == "cpu_only_build"
+    # ONNX Runtime's CPU package beside the GPU one shadows it; the GPU one alone is fine
+    listing = "Package          Version\nnumpy            1.26.4\nonnxruntime      1.17.0\nonnxruntime-gpu  1.17.0\n"
+    assert top(listing) == "cpu_only_build"
+    assert top("Package          Version\nonnxruntime-gpu  1.17.0\n") == "-"
+    assert top("tensorflow-cpu==2.15.0\n") == "cpu_only_build"
