@@ -165,3 +165,9 @@ def test_paddles_loader_names_the_library_and_the_library_names_the_cause():
     assert top(template % "libcublas.so.12") == "cuda_library_missing"
     assert top(template % "libcuda.so") == "no_driver"
     assert top("RuntimeError: PaddlePaddle compiled without GPU support\n") == "cpu_only_build"
+
+
+def test_a_parallel_size_that_does_not_divide_the_model_is_the_users_setting():
+    # vllm/config.py: "Total number of attention heads ({}) must be divisible by tensor parallel size ({})."
+    assert top(NOISE + "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size "
+               "(3).\n") == "not_a_stack_problem"
