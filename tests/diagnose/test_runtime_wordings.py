@@ -171,3 +171,22 @@ def test_a_parallel_size_that_does_not_divide_the_model_is_the_users_setting():
     # vllm/config.py: "Total number of attention heads ({}) must be divisible by tensor parallel size ({})."
     assert top(NOISE + "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size "
                "(3).\n") == "not_a_stack_problem"
+
+
+def test_causes_named_in_the_reporters_chinese():
+    assert top("装好驱动以后还是检测不到显卡\n") == "no_driver"
+    assert top("RTX 5080 跑不起来，是不是不支持\n") == "arch_not_in_build"
+    assert top("T4 算力太低，跑不了 bf16\n") == "feature_arch_unsupported"
+    assert top("用的 python 3.13，是不是 python 版本过高\n") == "python_unsupported"
+    assert top("服务器上连不上 huggingface，模型下载失败\n") == "network_unreachable"
+    assert top("加载模型时内存不够，进程直接被杀掉\n") == "insufficient_vram"
+    # a version stated plainly is no complaint about it
+    assert top("python 版本：3.10.12\n") == "-"
+
+
+def test_condas_solver_finding_no_set_of_packages_is_a_conflict():
+    # conda/exceptions.py UnsatisfiableError
+    log = ("Found conflicts! Looking for incompatible packages.\nfailed\n\nUnsatisfiableError: The following "
+           "specifications were found\nto be incompatible with each other:\n\nOutput in format: Requested package -> "
+           "Available versions\n")
+    assert top(log) == "package_conflict"
