@@ -155,3 +155,11 @@ def test_paddles_cuda_runtime_warning_is_read_without_its_device_prefix():
     # but CUDA runtime version in your machine is {}, ..." quoted from its second sentence on
     assert top("The installed Paddle is compiled with CUDA 12.0, but CUDA runtime version in your machine is 11.7, "
                "which may cause serious incompatible bug.\n") == "driver_too_old"
+
+
+def test_an_openmmlab_packages_range_check_on_its_companion_is_a_version_conflict():
+    # mmdet/__init__.py: f'MMCV=={mmcv.__version__} is used but incompatible. Please install mmcv>={min}, <{max}.'
+    assert top("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.\n") == (
+        "package_conflict")
+    assert top("AssertionError: MMEngine==0.7.0 is used but incompatible. Please install mmengine>=0.7.1, "
+               "<1.0.0.\n") == "package_conflict"
