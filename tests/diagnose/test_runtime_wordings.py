@@ -190,3 +190,16 @@ def test_condas_solver_finding_no_set_of_packages_is_a_conflict():
            "specifications were found\nto be incompatible with each other:\n\nOutput in format: Requested package -> "
            "Available versions\n")
     assert top(log) == "package_conflict"
+
+
+def test_import_time_noise_of_xformers_and_xla_is_said_to_be_harmless_and_never_a_cause():
+    from gpuvet.diagnose.engine import read_text
+
+    noise = ("A matching Triton is not available, some optimizations will not be enabled\n"
+             "E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: "
+             "Attempting to register factory for plugin cuDNN when one has already been registered\n")
+    reading = read_text(noise)
+    assert not reading.diagnoses and len(reading.harmless) == 2
+    # beside a real error, the error is the cause
+    assert top(noise + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n") == (
+        "arch_not_in_build")
