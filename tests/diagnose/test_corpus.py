@@ -150,3 +150,10 @@ def test_the_fresh_a_corpus_holds_its_floor_and_shares_no_thread():
     assert len(urls) == len(cases)
     for other in sorted(set(_bench().CORPORA) - {"fresh-a"}):
         assert not urls & {case["url"] for case in _bench().load_corpus(other)}, other
+
+
+@pytest.mark.parametrize("name", ["blind-13", "blind-14"])
+def test_the_corpora_floored_after_the_parametrized_tests_hold_their_floors(name):
+    # FLOORS entries made after test_corpus_accuracy_above_the_floor was defined are not among its parameters.
+    top1, top3, _ = _bench().accuracy(_bench().load_corpus(name))
+    assert top1 >= FLOORS[name][0] and top3 >= FLOORS[name][1], (top1, top3)
