@@ -116,7 +116,7 @@ def test_a_dataloader_worker_that_died_in_a_container_is_its_shared_memory():
 
 
 def test_a_bus_error_in_a_container_is_its_shared_memory_and_elsewhere_no_cause():
-    line = "Epoch 0:   3%|▎         | 12/400 [00:08<04:21]\nBus error (core dumped)\n"
+    line = "Epoch 0:   3%|▎         | 12/400 [00:08<04:21]\nBus error (core dumped)\nroot@4f2a:/workspace# exit\n"
     assert top("$ docker run --gpus all --rm trainer:latest python train.py\n" + line) == "shm_too_small"
     assert top(line) == "-"
 
