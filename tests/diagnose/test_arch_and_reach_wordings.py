@@ -136,3 +136,25 @@ def test_not_enough_vram_in_chinese_is_out_of_gpu_memory():
 def test_an_invalid_kernel_image_names_the_build_first_and_an_old_driver_next():
     found = codes("RuntimeError: cuModuleLoadData(&module, image) failed: CUDA_ERROR_INVALID_IMAGE\n")
     assert found[:1] == ["arch_not_in_build"] and "driver_too_old" in found[:3]
+
+
+def test_an_arch_check_written_as_its_condition_is_a_gpu_the_kernels_do_not_target():
+    # TORCH_CHECK(cond) without a message prints torch's "Expected <cond> to be true, but got false."
+    # (c10/util/Exception.h); FlashAttention before 1.0 checked `is_sm8x || is_sm75` so (fmha_api.cpp).
+    line = ("RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.  (Could this error message be "
+            "improved?  If so, please report an enhancement request to PyTorch.)\n")
+    assert codes(NOISE + line)[:1] == ["feature_arch_unsupported"]
+    # on a Blackwell card the same check means the build has no kernels for it, as the worded check does
+    assert codes("GPU: NVIDIA GeForce RTX 5080\n" + NOISE + line)[:1] == ["arch_not_in_build"]
+    # any other condition is the user's own assertion, not an architecture
+    assert "feature_arch_unsupported" not in codes(NOISE + "RuntimeError: Expected all_finite to be true, but got "
+                                                   "false.\n")
+
+
+def test_flash_attention_3s_hopper_kernels_failing_on_another_gpu_have_no_kernels_for_it():
+    # hopper/cuda_check.h: fprintf(stderr, "CUDA error (%s:%d): %s\n", __FILE__, __LINE__, cudaGetErrorString(...))
+    line = "CUDA error (/src/flash-attention/hopper/flash_fwd_launch_template.h:185): invalid argument\n"
+    assert codes("Device 0: NVIDIA GeForce RTX 4090\n" + line)[:1] == ["arch_not_in_build"]
+    assert codes("RTX 50系显卡\n" + line.replace("/", "\\"))[:1] == ["arch_not_in_build"]
+    # on the Hopper GPU the kernels are built for, the same line says nothing about the architecture
+    assert "arch_not_in_build" not in codes("Device 0: NVIDIA H100 80GB HBM3\n" + line)

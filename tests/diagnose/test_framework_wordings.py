@@ -123,3 +123,77 @@ def test_a_tensorflow_gpu_build_without_this_gpus_kernels_is_not_called_cpu_only
            "take 30 minutes or longer.")
     assert [d.code for d in diagnose_text(log)] == ["arch_not_in_build"]
     assert diagnose_text("TensorFlow was not built with CUDA support")[0].code == "cpu_only_build"
+
+
+def test_torch_seeing_no_cuda_names_the_cpu_build_first_and_the_driver_next():
+    # torch/serialization.py and DeepSpeed's accelerator/real_accelerator.py, which falls back to the CPU when
+    # torch.cuda.is_available() is False
+    for line in (
+        "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If "
+        "you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map "
+        "your storages to the CPU.",
+        "[WARNING] [real_accelerator.py:203:get_accelerator] Setting accelerator to CPU. If you have GPU or other "
+        "accelerator, we were unable to detect it.",
+    ):
+        found = [d.code for d in diagnose_text(NOISE + line + NOISE)]
+        assert found[:2] == ["cpu_only_build", "no_driver"], line
+    # in a container the GPU not passed in comes first; with CUDA_VISIBLE_DEVICES=-1 the user hid it
+    line = "torch.cuda.is_available() returns False\n"
+    assert top("docker run --gpus all -it pytorch/pytorch\n" + line) == "container_gpu_not_exposed"
+    assert top("export CUDA_VISIBLE_DEVICES=-1\n" + line) == "not_a_stack_problem"
+
+
+def test_a_cuda_request_on_a_mac_is_the_platform_not_the_install():
+    line = "AssertionError: Torch not compiled with CUDA enabled\n"
+    assert top("Darwin MacBook-Pro.local 23.1.0 Darwin Kernel Version 23.1.0 arm64\n" + line) == (
+        "platform_unsupported")
+    assert top("      Chipset Model: Apple M3 Pro\n      Metal Support: Metal 3\n" + line) == "platform_unsupported"
+    assert top("OS: Ubuntu 22.04.3 LTS (x86_64)\n" + line) == "cpu_only_build"
+
+
+def test_python_too_new_for_the_project_or_its_pinned_packages():
+    # an installer's own check ("Python ${version} is not yet supported. Please install Python 3.11 or 3.12")
+    assert top("Python 3.14.0 is not yet supported. Please install Python 3.11 or 3.12 from python.org.\n") == (
+        "python_unsupported")
+    # Python 3.12.4 made ForwardRef._evaluate's recursive_guard required; older pydantic calls it positionally
+    assert top("    return cast(Any, type_)._evaluate(globalns, localns, set())\nTypeError: ForwardRef._evaluate() "
+               "missing 1 required keyword-only argument: 'recursive_guard'\n") == "python_unsupported"
+
+
+def test_torch_is_available_false_is_read_in_the_spellings_people_paste():
+    for log in (
+        'python -c "import torch; print(torch.cuda.is_available())" prints False',
+        ">>> torch.cuda.is_available()\nFalse",
+        "torch.cuda.is_available() = False",
+        "torch.cuda.is_available()为False",
+    ):
+        assert top(log + "\n") == "cpu_only_build", log
+    # True, even with a False later on the line, is not the answer
+    assert top("torch.cuda.is_available() returns True, but tf.test.is_gpu_available() is False\n") != (
+        "cpu_only_build")
+
+
+def test_programs_that_test_torch_cuda_is_available_first_say_so_in_their_own_words():
+    # YOLOv5's select_device and transformers' GPTQ quantizer raise when torch.cuda.is_available() is False
+    for line in ("AssertionError: CUDA unavailable, invalid device 0 requested\n",
+                 "RuntimeError: GPU is required to quantize or run quantize model.\n"):
+        assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"], line
+
+
+def test_torchs_autocast_without_cuda_is_torch_seeing_no_cuda_and_in_a_container_the_gpu_not_passed_in():
+    # torch/amp/autocast_mode.py
+    line = ("UserWarning: User provided device_type of 'cuda', but CUDA is not available. Disabling\n"
+            "  warnings.warn(\n")
+    assert [d.code for d in diagnose_text(NOISE + line)][:2] == ["cpu_only_build", "no_driver"]
+    assert top("docker compose -f docker-compose.yml up\n" + line) == "container_gpu_not_exposed"
+
+
+def test_a_cpu_build_named_by_pip_or_a_package_list():
+    # pip's own lines and `pip freeze`: the wheel it installed carries +cpu
+    assert top("Successfully installed torch-2.5.1+cpu torchvision-0.20.1+cpu\n") == "cpu_only_build"
+    assert top("numpy==1.26.4\ntorch==2.5.1+cpu\n") == "cpu_only_build"
+    # ONNX Runtime's CPU package beside the GPU one shadows it; the GPU one alone is fine
+    listing = "Package          Version\nnumpy            1.26.4\nonnxruntime      1.17.0\nonnxruntime-gpu  1.17.0\n"
+    assert top(listing) == "cpu_only_build"
+    assert top("Package          Version\nonnxruntime-gpu  1.17.0\n") == "-"
+    assert top("tensorflow-cpu==2.15.0\n") == "cpu_only_build"

@@ -92,3 +92,74 @@ def test_short_wordings_of_known_messages():
     assert top('Unable To Fix "no kernel image is available for execution" Error\n') == "arch_not_in_build"
     assert top("Could not load library libcublasLt.so.12. Error: libcublasLt.so.12: cannot open shared object "
                "file\n") == "cuda_library_missing"
+
+
+def test_nccl_peers_that_disagree_on_a_sockets_type_fail_to_communicate():
+    # misc/socket.cc: WARN("socketFinalizeAccept: wrong type %d != %d", type, sock->type)
+    line = "node2:4242:4290 [1] misc/socket.cc:482 NCCL WARN socketFinalizeAccept: wrong type 4 != 3\n"
+    assert top("NCCL INFO NET/IB : Using [0]mlx5_0:1/IB\n" + line) == "nccl_comm_failure"
+    # a wrong magic is a stray connection NCCL ignores and accepts again: no more than any NCCL warning
+    stray = "node2:4242:4290 [1] misc/socket.cc:470 NCCL WARN socketFinalizeAccept: wrong magic 1a2b != 3c4d\n"
+    assert diagnose_text(stray)[0].confidence < diagnose_text(line)[0].confidence
+
+
+def test_ctranslate2_names_the_cuda_library_it_could_not_load_and_its_out_of_memory():
+    # src/cuda/cublas_stub.cc: "Library " + CUBLAS_LIBNAME + " is not found or cannot be loaded"
+    found = diagnose_text("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n")
+    assert found[0].code == "cuda_library_missing"
+    assert found[0].params.get("library") == "libcublas.so.12"
+    # src/cuda/utils.h: "CUDA failed with error " + cudaGetErrorString(code)
+    assert top("  File \"transcribe.py\", line 40\nRuntimeError: CUDA failed with error out of memory\n") == (
+        "insufficient_vram")
+    # ...and another runtime string behind the same prefix keeps its own cause
+    assert top("RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime "
+               "version\n") == "driver_too_old"
+
+
+def test_a_cuda_or_cudnn_library_the_loader_could_not_load_is_named_in_either_platforms_spelling():
+    # cuDNN 9 loads its sub-libraries itself: "Could not load library libcudnn_ops.so.9" / "... cudnn_ops64_9.dll"
+    for name in ("libcudnn_ops.so.9", "cudnn_ops64_9.dll"):
+        found = diagnose_text("Could not load library %s. Error: No such file or directory\n" % name)
+        assert found[0].code == "cudnn_mismatch" and found[0].params.get("library") == name, name
+    found = diagnose_text("Could not load library cublasLt64_12.dll. Error code 126\n")
+    assert found[0].code == "cuda_library_missing" and found[0].params.get("library") == "cublasLt64_12.dll"
+
+
+def test_triton_not_finding_the_drivers_libcuda_is_a_library_off_the_loader_cache():
+    # third_party/nvidia/backend/driver.py: msg = "libcuda.so cannot found!\n" ...
+    log = ("AssertionError: libcuda.so cannot found!\nPlease make sure GPU is set up and then run \"/sbin/ldconfig\" "
+           "(requires sudo) to refresh the linker cache.\n")
+    assert top(log) == "cuda_library_missing"
+
+
+def test_uvs_unsatisfiable_requirements_are_a_conflict_unless_uv_names_the_python():
+    # crates/uv-resolver/src/error.rs: "No solution found when resolving dependencies:" then PubGrub's derivation
+    conflict = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because lmdeploy==0.6.0 depends on "
+                "torch<=2.4.0 and you require torch==2.5.1, we can conclude that your requirements are "
+                "unsatisfiable.\n")
+    assert top(conflict) == "package_conflict"
+    python = ("  × No solution found when resolving dependencies:\n  ╰─▶ Because the current Python version (3.8.10) "
+              "does not satisfy Python>=3.9 and vllm==0.6.0 depends on Python>=3.9, we can conclude that "
+              "vllm==0.6.0 cannot be used.\n")
+    assert top(python) == "python_unsupported"
+
+
+def test_a_model_offloaded_to_disk_did_not_fit_the_memory_it_was_given():
+    # transformers modeling_utils.py
+    assert top("ValueError: The current `device_map` had weights offloaded to the disk. Please provide an "
+               "`offload_folder` for them.\n") == "insufficient_vram"
+
+
+def test_paddles_cuda_runtime_warning_is_read_without_its_device_prefix():
+    # paddle/phi/backends/gpu/gpu_resources.cc: "WARNING: device: {}. The installed Paddle is compiled with CUDA {},
+    # but CUDA runtime version in your machine is {}, ..." quoted from its second sentence on
+    assert top("The installed Paddle is compiled with CUDA 12.0, but CUDA runtime version in your machine is 11.7, "
+               "which may cause serious incompatible bug.\n") == "driver_too_old"
+
+
+def test_an_openmmlab_packages_range_check_on_its_companion_is_a_version_conflict():
+    # mmdet/__init__.py: f'MMCV=={mmcv.__version__} is used but incompatible. Please install mmcv>={min}, <{max}.'
+    assert top("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.\n") == (
+        "package_conflict")
+    assert top("AssertionError: MMEngine==0.7.0 is used but incompatible. Please install mmengine>=0.7.1, "
+               "<1.0.0.\n") == "package_conflict"

@@ -100,3 +100,106 @@ def test_cpu_builds_named_by_conda_or_pip_are_cpu_only_builds():
     log = ("ERROR: Could not find a version that satisfies the requirement torch==1.9.1+cpu (from versions: none)\n"
            "ERROR: No matching distribution found for torch==1.9.1+cpu\n")
     assert top(log) != "cpu_only_build"
+
+
+def test_torchs_out_of_memory_quoted_without_its_sizes_is_still_out_of_memory():
+    # c10/cuda/CUDACachingAllocator.cpp opens its message with "CUDA out of memory."
+    assert top("Training stops after a few steps with: RuntimeError: CUDA out of memory.\n") == "insufficient_vram"
+
+
+def test_a_dataloader_worker_that_died_in_a_container_is_its_shared_memory():
+    # torch/utils/data/dataloader.py: "DataLoader worker (pid(s) {}) exited unexpectedly"
+    line = NOISE + "RuntimeError: DataLoader worker (pid(s) 4711, 4712) exited unexpectedly\n"
+    assert top("docker run --gpus all -v /data:/data my-training-image\n" + line) == "shm_too_small"
+    # outside a container the death has many causes: not this one
+    assert top(line) != "shm_too_small"
+
+
+def test_a_bus_error_in_a_container_is_its_shared_memory_and_elsewhere_no_cause():
+    line = "Epoch 0:   3%|▎         | 12/400 [00:08<04:21]\nBus error (core dumped)\nroot@4f2a:/workspace# exit\n"
+    assert top("$ docker run --gpus all --rm trainer:latest python train.py\n" + line) == "shm_too_small"
+    assert top(line) == "-"
+
+
+def test_a_build_machine_without_the_cuda_toolkit_is_named_by_cmake_and_the_compiler():
+    cmake = ("CMake Error at CMakeLists.txt:3 (project):\n  No CMAKE_CUDA_COMPILER could be found.\n\n  Tell CMake where "
+             "to find the compiler by setting either the environment variable \"CUDACXX\" or the CMake cache entry "
+             "CMAKE_CUDA_COMPILER to the full path to the compiler\n")
+    assert top(cmake) == "toolkit_mismatch"
+    assert top("csrc/kernel.cu:1:10: fatal error: cuda_runtime.h: No such file or directory\n") == "toolkit_mismatch"
+
+
+def test_nvidia_smi_without_its_library_is_a_driver_not_installed():
+    assert top("NVIDIA-SMI couldn't find libnvidia-ml.so library in your system. Please make sure that the NVIDIA "
+               "Display Driver is properly installed and present in your system.\n") == "no_driver"
+
+
+def test_chinese_wordings_of_a_driver_too_old_a_cpu_build_small_shm_and_an_nccl_timeout():
+    assert top("报错说驱动程序版本太低了\n") == "driver_too_old"
+    assert top("后来发现 pytorch装成了cpu版\n") == "cpu_only_build"
+    assert top("检查过了，装的不是 cpu 版本\n") != "cpu_only_build"
+    assert top("docker 里跑 DataLoader 报共享内存不够\n") == "shm_too_small"
+    assert top("两台机器多卡训练，NCCL 通信超时\n") == "nccl_comm_failure"
+
+
+def test_a_device_side_assert_named_in_other_words_is_still_the_users_code():
+    assert top("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCGeneral.cpp line=383\nIt seems to be a device-side "
+               "assertion error from the loss\n") == "not_a_stack_problem"
+
+
+def test_the_hosts_own_memory_running_out_is_named_in_torchs_and_windows_words():
+    # c10/core/impl/alloc_cpu.cpp and Windows' ERROR_COMMITMENT_LIMIT (1455)
+    for line in ("RuntimeError: [enforce fail at alloc_cpu.cpp:117] data. DefaultCPUAllocator: not enough memory: you "
+                 "tried to allocate 8589934592 bytes.\n",
+                 "OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading "
+                 "\"C:\\venv\\lib\\site-packages\\torch\\lib\\cufft64_11.dll\" or one of its dependencies.\n"):
+        assert top(NOISE + line) == "insufficient_vram", line
+
+
+def test_paddles_loader_names_the_library_and_the_library_names_the_cause():
+    # paddle/phi/backends/dynload/dynamic_loader.cc: "The third-party dynamic library (%s) that Paddle depends on is
+    # not configured correctly."
+    template = ("(PreconditionNotMet) The third-party dynamic library (%s) that Paddle depends on is not configured "
+                "correctly.\n")
+    assert top(template % "libcudnn.so.8") == "cudnn_mismatch"
+    assert top(template % "libcublas.so.12") == "cuda_library_missing"
+    assert top(template % "libcuda.so") == "no_driver"
+    assert top("RuntimeError: PaddlePaddle compiled without GPU support\n") == "cpu_only_build"
+
+
+def test_a_parallel_size_that_does_not_divide_the_model_is_the_users_setting():
+    # vllm/config.py: "Total number of attention heads ({}) must be divisible by tensor parallel size ({})."
+    assert top(NOISE + "ValueError: Total number of attention heads (40) must be divisible by tensor parallel size "
+               "(3).\n") == "not_a_stack_problem"
+
+
+def test_causes_named_in_the_reporters_chinese():
+    assert top("装好驱动以后还是检测不到显卡\n") == "no_driver"
+    assert top("RTX 5080 跑不起来，是不是不支持\n") == "arch_not_in_build"
+    assert top("T4 算力太低，跑不了 bf16\n") == "feature_arch_unsupported"
+    assert top("用的 python 3.13，是不是 python 版本过高\n") == "python_unsupported"
+    assert top("服务器上连不上 huggingface，模型下载失败\n") == "network_unreachable"
+    assert top("加载模型时内存不够，进程直接被杀掉\n") == "insufficient_vram"
+    # a version stated plainly is no complaint about it
+    assert top("python 版本：3.10.12\n") == "-"
+
+
+def test_condas_solver_finding_no_set_of_packages_is_a_conflict():
+    # conda/exceptions.py UnsatisfiableError
+    log = ("Found conflicts! Looking for incompatible packages.\nfailed\n\nUnsatisfiableError: The following "
+           "specifications were found\nto be incompatible with each other:\n\nOutput in format: Requested package -> "
+           "Available versions\n")
+    assert top(log) == "package_conflict"
+
+
+def test_import_time_noise_of_xformers_and_xla_is_said_to_be_harmless_and_never_a_cause():
+    from gpuvet.diagnose.engine import read_text
+
+    noise = ("A matching Triton is not available, some optimizations will not be enabled\n"
+             "E external/local_xla/xla/stream_executor/cuda/cuda_dnn.cc:9261] Unable to register cuDNN factory: "
+             "Attempting to register factory for plugin cuDNN when one has already been registered\n")
+    reading = read_text(noise)
+    assert not reading.diagnoses and len(reading.harmless) == 2
+    # beside a real error, the error is the cause
+    assert top(noise + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n") == (
+        "arch_not_in_build")
