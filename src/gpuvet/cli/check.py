@@ -49,7 +49,7 @@ def options_from(args: argparse.Namespace, snapshot: Mapping[str, Any]) -> Check
 
 def run(args: argparse.Namespace, output: Output) -> int:
     from gpuvet.checks import run_checks
-    from gpuvet.cli import gather_snapshot
+    from gpuvet.cli.choices import gather_snapshot
     from gpuvet.cli.formats import render_check_report
 
     snapshot = gather_snapshot(args)

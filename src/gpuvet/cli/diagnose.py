@@ -82,7 +82,7 @@ class LogReader:
 
 def _snapshot(args: argparse.Namespace) -> Tuple[Optional[Dict[str, Any]], bool]:
     """(snapshot, is_live). Explicit inputs must work (their errors reach the user); the live probe may fail."""
-    from gpuvet.cli import gather_snapshot
+    from gpuvet.cli.choices import gather_snapshot
 
     if getattr(args, "from_files", None) or getattr(args, "snapshot", None):
         return gather_snapshot(args), False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from gpuvet.cli import Command, Format, unreachable
+from gpuvet.cli.choices import Command, Format, unreachable
 from gpuvet.errors import UsageError
 from gpuvet.report.console import terminal_width, use_color
 from gpuvet.report.envelope import dumps

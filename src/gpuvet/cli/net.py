@@ -18,7 +18,7 @@ from gpuvet.errors import ExitCode, InputError
 
 
 def add_parser(sub) -> None:
-    from gpuvet.cli import FORMATS_DATA, format_option
+    from gpuvet.cli.choices import FORMATS_DATA, format_option
 
     p = sub.add_parser("net", help="network latency, loss and mirror reachability (hosts, or this server's indexes)")
     p.add_argument("hosts", nargs="*", metavar="HOST[:PORT]", help="hosts to probe from here (port 22 by default)")

@@ -9,7 +9,7 @@ from gpuvet.errors import ExitCode, UsageError
 
 def run(args: argparse.Namespace, output) -> int:
     from gpuvet import kb as kb_module
-    from gpuvet.cli import gather_snapshot
+    from gpuvet.cli.choices import gather_snapshot
     from gpuvet.cli.formats import render_document
     from gpuvet.recommend import as_dicts, recommend_counted
     from gpuvet.recommend.stated import StatedMachine, with_stated

@@ -56,7 +56,7 @@ def emit(capture: Dict[str, Any], folder: str, kb: KnowledgeBase, plan: list, ta
 def run(args: argparse.Namespace, output: Any) -> int:
     from gpuvet import kb as kb_module
     from gpuvet.checks.replay import replay
-    from gpuvet.cli import gather_snapshot
+    from gpuvet.cli.choices import gather_snapshot
     from gpuvet.report.envelope import dumps, envelope
     from gpuvet.report.findings import target_to_dict
     from gpuvet.report.replay import render_text
