@@ -266,3 +266,6 @@ def test_the_same_health_fact_on_eight_gpus_is_said_once():
     findings = [f for f in machine_findings(SnapshotView(one_gpu), load()) if f.code == "virtualization_limit"]
     assert len(findings) == 1
     assert render(findings[0].title, "en").startswith("GPUs 0-7 (NVIDIA H100 80GB HBM3)")
+    # which GPUs, for code that acts on the merged finding, without reading "0-7" back out of its title
+    assert findings[0].facts["gpu_indexes"] == list(range(8)) and "gpu_index" not in findings[0].facts
+    assert findings[0].facts["gpu_name"] == "NVIDIA H100 80GB HBM3"
