@@ -246,10 +246,10 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         def retitle(m: Message) -> Message:
             return Message(m.id, dict(m.params, gpu=label))
 
-        facts = {k: v for k, v in first.facts.items() if k != "gpu_index"}
+        on_all = {k: v for k, v in first.facts.items() if k != "gpu_index"}
         merged.append(first._replace(title=retitle(first.title), detail=retitle(first.detail),
                                      fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None,
-                                     facts=Facts(dict(facts, gpu=label, gpu_indexes=indexes))))
+                                     facts=Facts(dict(on_all, gpu=label, gpu_indexes=indexes))))
     return merged
 
 
