@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterable, Optional, Tuple, Union
 
-from gpuvet.models import Finding, Fix, Message, Severity, msg
+from gpuvet.models import NO_FACTS, Facts, Finding, Fix, Message, Severity, msg
 
 FAIL, WARN, INFO = Severity.FAIL, Severity.WARN, Severity.INFO
 
@@ -187,7 +187,9 @@ def make(
     """
     kind_code, kind_layer, kind_severity = _kind(key)
     commands = tuple(commands)
-    # The sentences may name what is expected and what the machine has: they are facts too.
+    # Kept as given for code that acts on the finding (Finding.facts); the sentences get their own copy, which also
+    # names what is expected and what the machine has.
+    structured = Facts(facts) if facts else NO_FACTS
     facts = dict({"expected": expected, "actual": actual}, **facts)
     summary: Optional[Message] = None
     if isinstance(fix, Message):
@@ -211,6 +213,7 @@ def make(
         actual=actual,
         fix=made_fix,
         sources=tuple(dict.fromkeys(s for s in sources if s)),
+        facts=structured,
     )
 
 

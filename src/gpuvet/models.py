@@ -9,7 +9,7 @@ change one with ``x._replace(...)``.
 from __future__ import annotations
 
 import enum
-from typing import Any, Iterable, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, Mapping, NamedTuple, Optional, Tuple, Union
 
 # docs/CONTRACT.md §4: the one vocabulary for check findings and diagnose causes. Add, never rename.
 FINDING_CODES = (
@@ -125,6 +125,45 @@ class Fix(NamedTuple):
     commands: Tuple[str, ...] = ()
 
 
+class Facts(Mapping[str, Any]):
+    """The structured facts a finding was made with (``gpu_index=3``, ``driver_floor="525.60.13"``), as given: ints
+    stay ints, lists stay lists. Code that acts on a finding reads these, never its rendered labels or its messages'
+    parameters, which are the catalog sentences' strings ("GPU 3 (NVIDIA A10)") and may change with the wording.
+
+    Read-only (no item assignment), and unlike ``types.MappingProxyType`` it pickles, as a Finding does."""
+
+    __slots__ = ("_facts",)
+
+    def __init__(self, facts: Optional[Mapping[str, Any]] = None) -> None:
+        self._facts: Dict[str, Any] = dict(facts) if facts else {}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._facts[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._facts)
+
+    def __len__(self) -> int:
+        return len(self._facts)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Facts):
+            return self._facts == other._facts
+        return isinstance(other, Mapping) and self._facts == dict(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a dict: the values may be lists
+
+    def __repr__(self) -> str:
+        return f"Facts({self._facts!r})"
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (Facts, (self._facts,))
+
+
+# The default of every finding made without facts: one shared instance, as Message's empty params.
+NO_FACTS = Facts()
+
+
 class _FindingFields(NamedTuple):
     code: str  # one of FINDING_CODES
     severity: Severity
@@ -135,6 +174,7 @@ class _FindingFields(NamedTuple):
     actual: Optional[Union[str, Message]] = None
     fix: Optional[Fix] = None
     sources: Tuple[str, ...] = ()
+    facts: Facts = NO_FACTS  # what the finding was made with, for code to act on (the messages' params are for words)
 
 
 class Finding(_FindingFields):
@@ -145,12 +185,12 @@ class Finding(_FindingFields):
     def __new__(cls, code: str, severity: Severity, layer: str, title: Message, detail: Message,
                 expected: Optional[Union[str, Message]] = None, actual: Optional[Union[str, Message]] = None,
                 fix: Optional[Fix] = None,
-                sources: Tuple[str, ...] = ()) -> "Finding":
+                sources: Tuple[str, ...] = (), facts: Facts = NO_FACTS) -> "Finding":
         if code not in FINDING_CODES:
             raise ValueError(f"unknown finding code {code!r}")
         if layer not in LAYERS:
             raise ValueError(f"unknown layer {layer!r}")
-        return super().__new__(cls, code, severity, layer, title, detail, expected, actual, fix, sources)
+        return super().__new__(cls, code, severity, layer, title, detail, expected, actual, fix, sources, facts)
 
     @classmethod
     def _make(cls, iterable: Iterable[Any]) -> "Finding":  # type: ignore[override]  # mypy types _make generically

@@ -84,3 +84,27 @@ def _imported_by(statement):
     done = subprocess.run([sys.executable, "-c", statement + "; import sys; print(sorted(sys.modules))"],
                           capture_output=True, text=True, timeout=60)
     return eval(done.stdout)
+
+
+def test_make_keeps_the_facts_as_given_apart_from_the_sentences_strings():
+    from gpuvet.findings import make
+
+    finding = make("checks.python_unsupported", python="3.13", spec=">=3.8,<3.13", archs=["sm_80", "sm_90"],
+                   gpu_index=3, expected=">=3.8,<3.13", actual="3.13")
+    assert dict(finding.facts) == {"python": "3.13", "spec": ">=3.8,<3.13", "archs": ["sm_80", "sm_90"],
+                                   "gpu_index": 3}
+    assert finding.facts["gpu_index"] == 3 and isinstance(finding.facts["archs"], list)
+    # expected/actual are the finding's own fields: the sentences get them, the facts do not repeat them
+    assert finding.title.params["expected"] == ">=3.8,<3.13" and "expected" not in finding.facts
+    with pytest.raises(TypeError):
+        finding.facts["gpu_index"] = 4  # type: ignore[index]
+    assert finding._replace(actual="3.14").facts == finding.facts
+    assert pickle.loads(pickle.dumps(finding)) == finding
+    assert _finding().facts == {} and len(_finding().facts) == 0
+
+
+def test_findings_made_with_other_facts_differ():
+    from gpuvet.findings import make
+
+    assert make("checks.no_driver", gpu_index=0) != make("checks.no_driver", gpu_index=1)
+    assert make("checks.no_driver", gpu_index=0) == make("checks.no_driver", gpu_index=0)

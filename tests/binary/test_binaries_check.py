@@ -38,6 +38,7 @@ def test_blackwell_gpu_against_an_extension_built_up_to_hopper():
     assert (finding.code, finding.severity, finding.layer) == ("arch_not_in_build", Severity.FAIL, "packages")
     title = render(finding.title, "en")
     assert "flash-attn" in title and "flash_attn_2_cuda" in title and "NVIDIA B200 (GPU 0, 1)" in title and "10.0" in title
+    assert (finding.facts["gpu_indexes"], finding.facts["gpu_name"]) == ([0, 1], "NVIDIA B200")  # not read off the label
     assert "no kernel image is available" in render(finding.detail, "en")
     fix = render(finding.fix.summary, "en")
     assert 'TORCH_CUDA_ARCH_LIST="10.0"' in fix and "sm_100" in fix

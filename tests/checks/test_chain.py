@@ -266,3 +266,46 @@ def test_the_same_health_fact_on_eight_gpus_is_said_once():
     findings = [f for f in machine_findings(SnapshotView(one_gpu), load()) if f.code == "virtualization_limit"]
     assert len(findings) == 1
     assert render(findings[0].title, "en").startswith("GPUs 0-7 (NVIDIA H100 80GB HBM3)")
+    # which GPUs, for code that acts on the merged finding, without reading "0-7" back out of its title
+    assert findings[0].facts["gpu_indexes"] == list(range(8)) and "gpu_index" not in findings[0].facts
+    assert findings[0].facts["gpu_name"] == "NVIDIA H100 80GB HBM3"
+
+
+def test_a_known_conflict_is_the_targets_when_it_names_one_of_the_frameworks_distributions():
+    # conflicts.toml: jax-cuda12-plugin >= 0.6.0 (JAX's CUDA plugin, one of jax.toml's distributions) with torch
+    # 2.4-2.7. It is the jax target's conflict as much as torch's, read from the pair's package names, not from a
+    # substring of the sentence's "jax-cuda12-plugin 0.6.0, torch 2.5.1".
+    snap = snapshot(driver="570.124.06", gpus=[H100], python="3.11.7",
+                    packages={"jax-cuda12-plugin": "0.6.0", "torch": "2.5.1"})
+    for target in ("jax[cuda12]==0.6.2", "torch==2.6.0"):
+        conflicts = [f for f in one(snap, target).findings if f.facts.get("packages")]
+        assert [f.facts["packages"] for f in conflicts] == [["jax-cuda12-plugin", "torch"]], target
+    # TensorFlow has its own pair with this torch (cuDNN majors), not the JAX plugin's
+    pairs = [f.facts.get("packages") for f in one(snap, "tensorflow==2.17.0").findings]
+    assert ["torch", "tensorflow"] in pairs and ["jax-cuda12-plugin", "torch"] not in pairs
+
+
+def test_dropping_an_alternative_build_keeps_the_others_by_their_labels():
+    from gpuvet.checks import _kept_parts, _offering
+    from gpuvet.findings import make
+    from gpuvet.models import Facts, Fix, msg
+
+    own = msg("checks.cpu_only_build.fix", build="torch==2.1.2+cpu")
+    own_commands = ("pip install torch==2.1.2+cu121",)
+    # A label with " / " in it: the fix's sentence joins the labels with " / ", so only the facts tell them apart.
+    labels = ["torch==2.4.1 (cu121 / sm_90)", "torch==2.3.1 (cu118)"]
+    installs = ("pip install torch==2.4.1", "pip install torch==2.3.1")
+    finding = make("checks.cpu_only_build", build="torch==2.1.2+cpu")._replace(
+        fix=Fix(_offering(own, labels), own_commands + installs),  # type: ignore[arg-type]
+        facts=Facts({"alternatives": labels, "own_fix": own}))
+    assert finding.fix.summary == msg("checks.fix_or.fix", first=own,
+                                      second=msg("checks.alternative.fix", builds=" / ".join(labels)))
+
+    first, left = _kept_parts(finding, own_commands + installs[1:])
+    assert (first, left) == (own, ["torch==2.3.1 (cu118)"])
+    assert _offering(first, left) == msg("checks.fix_or.fix", first=own,
+                                         second=msg("checks.alternative.fix", builds="torch==2.3.1 (cu118)"))
+    first, left = _kept_parts(finding, installs[:1])  # the own fix dropped: its sentence goes with it
+    assert (first, left) == (None, ["torch==2.4.1 (cu121 / sm_90)"])
+    assert _offering(first, left) == msg("checks.alternative.fix", builds="torch==2.4.1 (cu121 / sm_90)")
+    assert _offering(*_kept_parts(finding, ())) is None

@@ -24,13 +24,26 @@ from gpuvet.checks.stack import (
     alternatives_note,
     conflict_findings,
     effective,
+    involves,
     requires_findings,
     toolkit_findings,
 )
 from gpuvet.checks.targets import Target, parse_target
 from gpuvet.checks.together import together_findings
 from gpuvet.kb import loader, versions
-from gpuvet.models import IMAGE_PREFIX, CheckReport, Finding, Fix, Link, Message, Severity, TargetResult, Verdict, msg
+from gpuvet.models import (
+    IMAGE_PREFIX,
+    CheckReport,
+    Facts,
+    Finding,
+    Fix,
+    Link,
+    Message,
+    Severity,
+    TargetResult,
+    Verdict,
+    msg,
+)
 from gpuvet.snapshot import SnapshotView
 
 if TYPE_CHECKING:
@@ -150,7 +163,7 @@ def stack_findings(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, 
     installed = installed_build(view, candidate.framework)
     if not installed or installed.get("version", "").split("+")[0] != candidate.release.version:
         planned = {candidate.framework.name: candidate.release.version}
-        extra += [f for f in conflict_findings(view, planned) if candidate.framework.name in (f.actual or "")]
+        extra += [f for f in conflict_findings(view, planned) if involves(f, candidate.framework)]
     return tuple(alternatives_note(candidate, list(findings) + extra))
 
 
@@ -184,42 +197,42 @@ def verified(view: SnapshotView, target: Target, findings: Sequence[Finding], kb
         if not dropped:
             result.append(finding)
             continue
-        summary = _summary_of_kept(fix, kept)
+        own, left = _kept_parts(finding, kept)
+        summary = _offering(own, left)
         if summary is not None and (any(fixplan.plan_of((c,), kb) is not None for c in kept)
                                     or (kept and finding.code not in _INSTALL_FIXES)):
-            result.append(finding._replace(fix=Fix(summary, tuple(kept))))
+            fix = Fix(summary, tuple(kept))
         else:
-            result.append(finding._replace(fix=None))
+            fix, own, left = None, None, []
+        if "alternatives" in finding.facts:  # they name only the alternatives still offered
+            finding = finding._replace(facts=Facts(dict(finding.facts, alternatives=left, own_fix=own)))
+        result.append(finding._replace(fix=fix))
     return tuple(result)
 
 
-def _summary_of_kept(fix: Fix, kept: Sequence[str]) -> Optional[Message]:
-    """The fix's summary naming only the builds whose install was kept. "install a build that fits: A / B" lists the
-    builds whose commands close the fix's list, and "X Or Y" puts Y's after X's (``_with_alternatives``), so the
-    summary is read from its end. None: it named only dropped builds."""
-    commands = list(fix.commands)
+def _kept_parts(finding: Finding, kept: Sequence[str]) -> Tuple[Optional[Message], List[str]]:
+    """The finding's own fix sentence, if one of its own commands was kept, and the labels of the alternative builds
+    whose install was. ``_with_alternatives`` put one install per alternative at the end of the fix's commands and
+    recorded their labels and the sentence it found (``alternatives``, ``own_fix`` in the finding's facts)."""
+    fix = finding.fix
+    if fix is None:
+        return None, []
+    labels = list(finding.facts.get("alternatives", ()))
+    own_summary = finding.facts.get("own_fix") if "alternatives" in finding.facts else fix.summary
+    split = len(fix.commands) - len(labels)
+    own, installs = fix.commands[:split], fix.commands[split:]
+    left = [label for label, command in zip(labels, installs) if command in kept]
+    # With all of its own commands dropped, the finding's own sentence introduces nothing.
+    return (None if own and not any(c in kept for c in own) else own_summary), left
 
-    def keep(summary: Any) -> Optional[Any]:
-        if not isinstance(summary, Message):
-            return summary
-        if summary.id == "checks.fix_or.fix":
-            second = keep(summary.params.get("second"))
-            first = keep(summary.params.get("first"))
-            if first is None or second is None:
-                return first if second is None else second
-            return msg("checks.fix_or.fix", first=first, second=second)
-        if summary.id != "checks.alternative.fix":
-            # What is left of the list before the alternatives is this sentence's own: with all of them dropped,
-            # the sentence introduces nothing.
-            own, commands[:] = list(commands), []
-            return None if own and not any(c in kept for c in own) else summary
-        labels = str(summary.params.get("builds", "")).split(" / ")
-        installs = commands[len(commands) - len(labels):]
-        del commands[len(commands) - len(labels):]
-        left = [label for label, command in zip(labels, installs) if command in kept]
-        return msg("checks.alternative.fix", builds=" / ".join(left)) if left else None
 
-    return keep(fix.summary)
+def _offering(own: Optional[Message], alternatives: Sequence[str]) -> Optional[Message]:
+    """The fix sentence for the finding's own fix and these alternative builds ("X Or install a build that fits:
+    A / B"); None when neither is left."""
+    other = msg("checks.alternative.fix", builds=" / ".join(alternatives)) if alternatives else None
+    if own is not None and other is not None:
+        return msg("checks.fix_or.fix", first=own, second=other)
+    return own if other is None else other
 
 
 def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBase, findings: Sequence[Finding]) -> Tuple[Finding, ...]:
@@ -231,11 +244,13 @@ def _with_alternatives(view: SnapshotView, candidate: Candidate, kb: KnowledgeBa
         if finding.severity is Severity.FAIL and finding.code in _ALTERNATIVE_HELPS:
             summary = finding.fix.summary if finding.fix else None
             commands = tuple(finding.fix.commands) if finding.fix else ()
-            labels = " / ".join(option.label for option in options)
-            alternative = msg("checks.alternative.fix", builds=labels)
-            combined = msg("checks.fix_or.fix", first=summary, second=alternative) if summary else alternative
+            labels = [option.label for option in options]
+            combined = _offering(summary, labels)
+            assert combined is not None  # options is not empty: the alternatives' sentence at least
+            # One install per label closes the commands: ``verified`` drops labels with their installs by these facts.
             finding = finding._replace(
-                fix=Fix(combined, commands + tuple(install_with_companions(view, option, kb) for option in options))
+                fix=Fix(combined, commands + tuple(install_with_companions(view, option, kb) for option in options)),
+                facts=Facts(dict(finding.facts, alternatives=labels, own_fix=summary)),
             )
         better.append(finding)
     return tuple(better)

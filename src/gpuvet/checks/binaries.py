@@ -83,6 +83,8 @@ def _not_in_build(
         file=os.path.basename(path),
         path=path,
         gpu=_gpu_label(name, indexes),
+        gpu_name=name,  # the GPUs as facts (Finding.facts): code never reads them back out of the label
+        gpu_indexes=list(indexes),
         cc=cc,
         sm=sm,
         arch_digits=sm[3:],

@@ -7,7 +7,7 @@ sources live in ``gpuvet/smoke/data/thresholds.toml`` ([health]).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from gpuvet.findings import make
 from gpuvet.kb.thresholds import Thresholds, load_thresholds
@@ -20,24 +20,30 @@ if TYPE_CHECKING:
 _LAYER = "gpu"
 
 
-def _gpu_label(gpu: Dict[str, Any]) -> str:
+def _on_gpu(gpu: Dict[str, Any]) -> Dict[str, Any]:
+    """Where a per-GPU finding is: the label its sentences say ("GPU 3 (NVIDIA A10)") and, for code that acts on it
+    (``checks.machine.merge_per_gpu``), the GPU's index as an int (None when the input gave none a number) and name."""
     index = gpu.get("index")
     name = gpu.get("name") or "GPU"
-    return "GPU %s (%s)" % (index, name) if index is not None else name
+    return {"gpu": "GPU %s (%s)" % (index, name) if index is not None else name, "gpu_index": _int(index),
+            "gpu_name": name}
 
 
 # An info note never carries a failure code (it would read as a failure): the note's own code instead.
 _INFO_CODE = {"health_problem": "gpu_setting", "interconnect_slow": "link_note", "virtualization_limit": "virtualization_note"}
 
 
-def _finding(code: str, severity: Severity, key: str, gpu: str, source: str, expected: Any = None,
-             actual: Any = None, fix_commands: Tuple[str, ...] = (), detail_variant: str = "", **params: Any) -> Finding:
+def _finding(code: str, severity: Severity, key: str, where: Union[str, Dict[str, Any]], source: str,
+             expected: Any = None, actual: Any = None, fix_commands: Tuple[str, ...] = (), detail_variant: str = "",
+             **params: Any) -> Finding:
+    """``where``: a GPU's ``_on_gpu`` facts, or the words for several GPUs ("8 GPUs")."""
     if severity is Severity.INFO:
         code = _INFO_CODE.get(code, code)
-    return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, gpu=gpu, expected=expected,
+    at = where if isinstance(where, dict) else {"gpu": where}
+    return make("smoke.health." + key, code=code, severity=severity, layer=_LAYER, expected=expected,
                 detail_variant=detail_variant,
                 actual=actual, fix="smoke.health.%s.fix" % key, commands=tuple(fix_commands),
-                sources=tuple(s.strip() for s in source.split(";") if s.strip()), **params)
+                sources=tuple(s.strip() for s in source.split(";") if s.strip()), **at, **params)
 
 
 def _int(value: Any) -> Optional[int]:
@@ -55,64 +61,64 @@ def _float(value: Any) -> Optional[float]:
 
 
 def ecc_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
-    label, ecc, out = _gpu_label(gpu), gpu.get("ecc") or {}, []
+    at, ecc, out = _on_gpu(gpu), gpu.get("ecc") or {}, []
     source = rules["ecc_source"]
     volatile = _int(ecc.get("volatile_uncorrected"))
     aggregate = _int(ecc.get("aggregate_uncorrected"))
     if volatile:
-        out.append(_finding("health_problem", Severity.FAIL, "ecc_volatile", label, source, "0", str(volatile),
+        out.append(_finding("health_problem", Severity.FAIL, "ecc_volatile", at, source, "0", str(volatile),
                             ("nvidia-smi -q -d ECC",), count=volatile))
     elif aggregate:
-        out.append(_finding("health_problem", Severity.WARN, "ecc_aggregate", label, source, "0", str(aggregate),
+        out.append(_finding("health_problem", Severity.WARN, "ecc_aggregate", at, source, "0", str(aggregate),
                             ("nvidia-smi -q -d ECC",), count=aggregate))
     retired = _int(ecc.get("retired_pages"))
     if ecc.get("retired_pages_pending"):
-        out.append(_finding("health_problem", Severity.FAIL, "retired_pending", label, rules["retired_pages_source"],
+        out.append(_finding("health_problem", Severity.FAIL, "retired_pending", at, rules["retired_pages_source"],
                             msg("smoke.health.value.no_retirement_pending"), msg("smoke.health.value.pending"), ("nvidia-smi -q -d PAGE_RETIREMENT",)))
     if retired is not None and retired >= int(rules["retired_pages_fail"]):
-        out.append(_finding("health_problem", Severity.FAIL, "retired_pages", label, rules["retired_pages_source"],
+        out.append(_finding("health_problem", Severity.FAIL, "retired_pages", at, rules["retired_pages_source"],
                             "< %s" % rules["retired_pages_warn"], str(retired), ("nvidia-smi -q -d PAGE_RETIREMENT",),
                             count=retired, limit=rules["retired_pages_fail"]))
     elif retired is not None and retired >= int(rules["retired_pages_warn"]):
-        out.append(_finding("health_problem", Severity.WARN, "retired_pages", label, rules["retired_pages_source"],
+        out.append(_finding("health_problem", Severity.WARN, "retired_pages", at, rules["retired_pages_source"],
                             "< %s" % rules["retired_pages_warn"], str(retired), ("nvidia-smi -q -d PAGE_RETIREMENT",),
                             count=retired, limit=rules["retired_pages_warn"]))
     if ecc.get("remapped_rows_pending"):
-        out.append(_finding("health_problem", Severity.FAIL, "remap_pending", label, rules["remapped_rows_source"],
+        out.append(_finding("health_problem", Severity.FAIL, "remap_pending", at, rules["remapped_rows_source"],
                             msg("smoke.health.value.no_remap_pending"), msg("smoke.health.value.pending"), ("nvidia-smi -q -d ROW_REMAPPER",)))
     return out
 
 
 def throttle_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
     reasons = [str(r).lower() for r in gpu.get("throttle_reasons") or []]
-    label, out = _gpu_label(gpu), []
+    at, out = _on_gpu(gpu), []
     bad = [r for r in reasons if r in rules["throttle_fail"]]
     soft = [r for r in reasons if r in rules["throttle_warn"]]
     if bad:
-        out.append(_finding("health_problem", Severity.FAIL, "throttle_hw", label, rules["throttle_source"],
+        out.append(_finding("health_problem", Severity.FAIL, "throttle_hw", at, rules["throttle_source"],
                             msg("smoke.health.value.no_throttle"), ", ".join(bad), ("nvidia-smi -q -d PERFORMANCE",),
                             reasons=", ".join(bad)))
     if soft:
-        out.append(_finding("health_problem", Severity.WARN, "throttle_sw_thermal", label, rules["throttle_source"],
+        out.append(_finding("health_problem", Severity.WARN, "throttle_sw_thermal", at, rules["throttle_source"],
                             msg("smoke.health.value.no_throttle"), ", ".join(soft), ("nvidia-smi -q -d PERFORMANCE,TEMPERATURE",),
                             reasons=", ".join(soft)))
     return out
 
 
 def pcie_findings(gpu: Dict[str, Any], rules: Dict[str, Any], kb_gen: Optional[int]) -> List[Finding]:
-    pcie, label, out = gpu.get("pcie") or {}, _gpu_label(gpu), []
+    pcie, at, out = gpu.get("pcie") or {}, _on_gpu(gpu), []
     gen, gen_max = _int(pcie.get("gen_current")), _int(pcie.get("gen_max"))
     width, width_max = _int(pcie.get("width_current")), _int(pcie.get("width_max"))
     source = rules["pcie_source"]
     if width and width_max and width < width_max:
-        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_width", label, source, "x%d" % width_max,
+        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_width", at, source, "x%d" % width_max,
                             "x%d" % width, ("nvidia-smi -q -d PCIE",), width=width, width_max=width_max))
     if gen and gen_max and gen < gen_max:
         # Idle GPUs downshift the link to save power, so this alone says little: info, re-read under load.
-        out.append(_finding("interconnect_slow", Severity.INFO, "pcie_gen_idle", label, source, "Gen%d" % gen_max,
+        out.append(_finding("interconnect_slow", Severity.INFO, "pcie_gen_idle", at, source, "Gen%d" % gen_max,
                             "Gen%d" % gen, ("gpuvet smoke --quick",), gen=gen, gen_max=gen_max))
     if kb_gen and gen_max and gen_max < kb_gen:
-        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_slot", label, source, "Gen%d" % kb_gen,
+        out.append(_finding("interconnect_slow", Severity.WARN, "pcie_slot", at, source, "Gen%d" % kb_gen,
                             "Gen%d" % gen_max, (), gen_max=gen_max, gpu_gen=kb_gen))
     return out
 
@@ -125,7 +131,7 @@ def power_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]:
     if share >= float(rules["power_limit_warn_fraction"]):
         return []
     severity = Severity.FAIL if share < float(rules["power_limit_fail_fraction"]) else Severity.WARN
-    return [_finding("health_problem", severity, "power_limit", _gpu_label(gpu), rules["power_limit_source"],
+    return [_finding("health_problem", severity, "power_limit", _on_gpu(gpu), rules["power_limit_source"],
                      "%.0f W" % default, "%.0f W" % limit, ("nvidia-smi -q -d POWER",),
                      limit="%.0f" % limit, default="%.0f" % default, percent="%d" % round(share * 100))]
 
@@ -138,7 +144,7 @@ def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]
     """Someone else on this GPU, the first question of a renter on a shared or oversold box: the compute processes
     that hold its memory, each named, or memory in use that no listed process explains, and how busy it was when
     read. What was pasted or probed is another moment than the job's, so this warns and never fails."""
-    label = _gpu_label(gpu)
+    at = _on_gpu(gpu)
     processes = [p for p in gpu.get("processes") or [] if isinstance(p, dict) and "C" in str(p.get("type") or "C")]
     held = sum(_float(p.get("memory_mib")) or 0 for p in processes)
     used, total = _float(gpu.get("memory_used_mib")), _float(gpu.get("memory_total_mib"))
@@ -150,7 +156,7 @@ def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]
         names = ", ".join("%s (pid %s, %s)" % (p.get("name") or "?", p.get("pid") if p.get("pid") is not None else "?",
                                                 _mib(_float(p.get("memory_mib")) or 0)) for p in ranked[:5])
         more = len(ranked) - 5
-        return [_finding("virtualization_limit", Severity.WARN, "others_on_gpu", label, source,
+        return [_finding("virtualization_limit", Severity.WARN, "others_on_gpu", at, source,
                          msg("smoke.health.value.gpu_to_yourself"), "%s / %s" % (_mib(held), _mib(total or 0)),
                          ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
                          detail_variant="busy" if busy_now else "",
@@ -163,7 +169,7 @@ def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]
     memory_unlisted = used is not None and unlisted >= float(rules["unlisted_memory_warn_mib"])
     if memory_unlisted or (busy_now and not processes):
         return [_finding("virtualization_limit", Severity.WARN, "unlisted_use" if memory_unlisted else "unlisted_busy",
-                         label, source,
+                         at, source,
                          msg("smoke.health.value.gpu_to_yourself"),
                          "%s / %s" % (_mib(used or 0), _mib(total or 0)),
                          ("nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv",),
@@ -173,21 +179,21 @@ def others_findings(gpu: Dict[str, Any], rules: Dict[str, Any]) -> List[Finding]
 
 
 def mode_findings(gpu: Dict[str, Any], rules: Dict[str, Any], segment: Optional[str] = None) -> List[Finding]:
-    label, out = _gpu_label(gpu), []
+    at, out = _on_gpu(gpu), []
     # Persistence mode is data-center practice (DCGM's check); on a consumer card it is nothing a renter acts on.
     if gpu.get("persistence_mode") is False and segment != "consumer":
-        out.append(_finding("health_problem", Severity.INFO, "persistence_off", label, rules["persistence_source"],
+        out.append(_finding("health_problem", Severity.INFO, "persistence_off", at, rules["persistence_source"],
                             "Enabled", "Disabled", ("sudo nvidia-smi -pm 1",)))
     virt = (gpu.get("virtualization_mode") or "").lower()
     if virt == "vgpu":
-        out.append(_finding("virtualization_limit", Severity.WARN, "vgpu", label, rules["virtualization_source"],
+        out.append(_finding("virtualization_limit", Severity.WARN, "vgpu", at, rules["virtualization_source"],
                             msg("smoke.health.value.no_vgpu"), "vgpu", ()))
     elif virt == "host_vgpu":
-        out.append(_finding("virtualization_limit", Severity.INFO, "host_vgpu", label, rules["virtualization_source"],
+        out.append(_finding("virtualization_limit", Severity.INFO, "host_vgpu", at, rules["virtualization_source"],
                             msg("smoke.health.value.no_vgpu"), "host_vgpu", ()))
     mig = (gpu.get("mig_mode") or "").lower()
     if mig in ("enabled", "pending"):
-        out.append(_finding("virtualization_limit", Severity.WARN, "mig_" + mig, label, rules["virtualization_source"],
+        out.append(_finding("virtualization_limit", Severity.WARN, "mig_" + mig, at, rules["virtualization_source"],
                             msg("smoke.health.value.mig_disabled"), mig, ("nvidia-smi mig -lgi",),
                             instances=len(gpu.get("mig_devices") or [])))
     return out

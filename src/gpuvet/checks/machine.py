@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from gpuvet.findings import FAIL, make
-from gpuvet.models import Finding, Message, msg
+from gpuvet.models import Facts, Finding, Message, msg
 from gpuvet.snapshot import SnapshotView
 
 if TYPE_CHECKING:
@@ -216,22 +216,19 @@ def machine_findings(view: SnapshotView, kb: KnowledgeBase) -> List[Finding]:
     return findings
 
 
-_GPU_LABEL = re.compile(r"^GPU (\d+) \((.+)\)$")
-
-
 def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
     """One finding for the same fact on several GPUs ("GPUs 0-7 (NVIDIA A100 ...)"), not one per GPU: an 8-GPU MIG
-    box said the same six lines eight times."""
+    box said the same six lines eight times. Grouped by the facts the findings were made with (``gpu_index``,
+    ``gpu_name``: ``checks.health``), never by their labels."""
     groups: Dict[Any, List[Finding]] = {}
     order: List[Any] = []
     for finding in findings:
-        params = dict(finding.title.params)
-        match = _GPU_LABEL.match(str(params.get("gpu", "")))
-        if match is None:
+        facts = finding.facts
+        if not isinstance(facts.get("gpu_index"), int):
             key: Any = id(finding)
         else:
-            rest = tuple(sorted((k, str(v)) for k, v in params.items() if k != "gpu"))
-            key = (finding.code, finding.severity, finding.title.id, finding.detail.id, match.group(2), rest,
+            rest = tuple(sorted((k, str(v)) for k, v in facts.items() if k not in _PER_GPU))
+            key = (finding.code, finding.severity, finding.title.id, finding.detail.id, facts.get("gpu_name"), rest,
                    repr(finding.expected), repr(finding.actual))  # a Message's params are a dict: not hashable
         if key not in groups:
             order.append(key)
@@ -242,16 +239,22 @@ def merge_per_gpu(findings: List[Finding]) -> List[Finding]:
         if len(group) == 1:
             merged.append(group[0])
             continue
-        indexes = [int(_GPU_LABEL.match(str(f.title.params["gpu"])).group(1)) for f in group]  # type: ignore[union-attr]
+        indexes = sorted({f.facts["gpu_index"] for f in group})
         label = msg("checks.gpus_label", indexes=_ranges(indexes), name=key[4])
         first = group[0]
 
         def retitle(m: Message) -> Message:
             return Message(m.id, dict(m.params, gpu=label))
 
+        on_all = {k: v for k, v in first.facts.items() if k != "gpu_index"}
         merged.append(first._replace(title=retitle(first.title), detail=retitle(first.detail),
-                                     fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None))
+                                     fix=first.fix._replace(summary=retitle(first.fix.summary)) if first.fix else None,
+                                     facts=Facts(dict(on_all, gpu=label, gpu_indexes=indexes))))
     return merged
+
+
+# The facts that say which GPU a per-GPU finding is on: the rest must agree for findings to merge.
+_PER_GPU = ("gpu", "gpu_index")
 
 
 def _ranges(numbers: List[int]) -> str:

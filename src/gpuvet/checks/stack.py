@@ -20,6 +20,7 @@ from gpuvet.snapshot import SnapshotView
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
+    from gpuvet.kb.records import Framework
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -224,6 +225,12 @@ def _conflicts() -> List[Dict[str, Any]]:
     return list(raw(data_path("conflicts.toml")).get("conflict", []))
 
 
+def involves(conflict: Finding, framework: Framework) -> bool:
+    """Whether a ``conflict_findings`` finding names one of ``framework``'s distributions (jax-cuda12-plugin is JAX)."""
+    names = {canonical_name(framework.name)} | {canonical_name(d) for d in framework.distributions}
+    return not names.isdisjoint(conflict.facts.get("packages", ()))
+
+
 def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] = None) -> List[Finding]:
     """Findings for each known conflicting pair present among the installed packages plus ``planned`` ones."""
     versions: Dict[str, str] = {name: p["version"] for name, p in view.packages.items() if p.get("version")}
@@ -245,6 +252,7 @@ def conflict_findings(view: SnapshotView, planned: Optional[Mapping[str, str]] =
             make("checks.conflict", code=record.get("code") or "package_conflict",
                  severity=Severity.FAIL if record.get("kind", "import") == "import" else Severity.WARN,
                  a=f"{a} {versions[a]}", b=f"{b} {versions[b]}", explanation=record.get("explanation", ""),
+                 packages=[a, b],  # the pair's canonical names, for code that asks which packages it involves
                  fix=msg("checks.conflict.fix", fix=record.get("fix", "")),
                  expected=msg("checks.conflict.expected", a=f"{a}{when.get('version', '')}", b=f"{b}{breaks.get('version', '')}"),
                  actual=f"{a} {versions[a]}, {b} {versions[b]}", sources=sources_of(record))

@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from gpuvet.checks.chain import major_minor, model_host, on_platform
 from gpuvet.checks.resolve import resolve
-from gpuvet.checks.stack import conflict_findings, effective
+from gpuvet.checks.stack import conflict_findings, effective, involves
 from gpuvet.checks.targets import Target
 from gpuvet.findings import make
 from gpuvet.models import Finding, TargetResult, msg
@@ -59,9 +59,8 @@ def together_findings(view: SnapshotView, targets: Sequence[Target], results: Se
                      expected=msg("checks.together.expected_one_major", library=library), actual=described)
             )
     planned = {c.framework.name: c.release.version for c in candidates}
-    names = set(planned)
     for finding in conflict_findings(view, planned):
-        involved = {n for n in names if n in (finding.actual or "")}
+        involved = {c.framework.name for c in candidates if involves(finding, c.framework)}
         if len(involved) >= 2:
             separate = True
             findings.append(finding)

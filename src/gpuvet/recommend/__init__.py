@@ -72,14 +72,14 @@ class Recommendation:
 def _needs(findings: List[Finding]) -> Optional[Tuple[Need, ...]]:
     """The changes that would make these failing findings go away, or None if one of them needs another GPU.
 
-    Read from the facts the finding was made with (its message parameters), never from its display strings."""
+    Read from the facts the finding was made with (``Finding.facts``), never from its sentences or their params."""
     needs: List[Need] = []
     for finding in findings:
         if finding.severity is not Severity.FAIL:
             continue
         if finding.code not in _CHANGEABLE:
             return None
-        facts = dict(finding.title.params)
+        facts = finding.facts
         if finding.code == "python_unsupported":
             need = Need(python=str(facts.get("spec") or "")) if facts.get("spec") else Need(python="(another)")
         elif facts.get("driver_floor"):
