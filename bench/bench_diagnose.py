@@ -81,10 +81,14 @@ CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
     # for mmcv, CTranslate2 / faster-whisper, jax/jaxlib pairing, Python too new, OOM, shm, disk, NCCL over IB
     # (issue 31: collected blind and measured before any change, 0.625 / 0.625; then tuned on by message family)
     "ctranslate2-mmcv-jax-fp8-python-too-new",
+    # RTX 50 / sm_120 and FA4, sgl-kernel and Maxwell floors, bf16 / FlashAttention floors on T4, V100 and Pascal,
+    # driver too old, missing CUDA runtime and TensorRT libraries, torch-extension ABI, Python without wheels, pip pins,
+    # OOM, shm, NCCL, containers (issue 31, "fresh-b": collected blind and measured before tuning, 0.628 / 0.651; then
+    # tuned on by message family)
+    "llm-serving-sm120-floors-extension-abi",
 ))
-# Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` them.
-# sealed.toml, and llm-serving-sm120-floors-extension-abi.toml (collected blind beside the one above; its first
-# figures are in bench/RESULTS.md, "fresh-b").
+# Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` it.
+# sealed.toml.
 
 
 def load_corpus(name: str = "development") -> List[Dict[str, str]]:

@@ -158,3 +158,16 @@ def test_flash_attention_3s_hopper_kernels_failing_on_another_gpu_have_no_kernel
     assert codes("RTX 50系显卡\n" + line.replace("/", "\\"))[:1] == ["arch_not_in_build"]
     # on the Hopper GPU the kernels are built for, the same line says nothing about the architecture
     assert "arch_not_in_build" not in codes("Device 0: NVIDIA H100 80GB HBM3\n" + line)
+
+
+def test_vllm_flash_attention_assertion_stops_the_engine_on_a_gpu_below_its_floor():
+    # vLLM 0.7.2's V1 FlashAttention backend (vllm/v1/attention/backends/flash_attn.py) logs the reason, then asserts;
+    # a paste often keeps only the traceback's last frame and the bare AssertionError
+    frame = (
+        "  File \"/usr/lib/python3.12/site-packages/vllm/v1/attention/backends/flash_attn.py\", line 156, in __init__\n"
+        "    assert is_fa_version_supported(self.fa_version)\n"
+    )
+    assert codes(NOISE + frame + "AssertionError\n")[:1] == ["feature_arch_unsupported"]
+    # the same check quoted from the source, with no assertion raised, is not a failure this signature claims
+    quoted = "I read `assert is_fa_version_supported(self.fa_version)` in flash_attn.py, what does it check?\n"
+    assert "feature_arch_unsupported" not in codes(quoted)

@@ -203,3 +203,54 @@ def test_import_time_noise_of_xformers_and_xla_is_said_to_be_harmless_and_never_
     # beside a real error, the error is the cause
     assert top(noise + "RuntimeError: CUDA error: no kernel image is available for execution on the device\n") == (
         "arch_not_in_build")
+
+
+def test_paddle_dataloader_bus_error_is_its_shared_memory():
+    # paddle/fluid/imperative/data_loader.cc's SIGBUS handler, whole and wrapped by an issue form
+    whole = ("ERROR: Unexpected BUS error encountered in DataLoader worker. This might be caused by insufficient "
+             "shared memory (shm), please check whether use_shared_memory is set and storage space in /dev/shm is "
+             "enough\n")
+    assert top(NOISE + whole) == "shm_too_small"
+    wrapped = "ERROR: Unexpected BUS error encountered in\nDataLoader worker.\n"
+    assert top(wrapped) == "shm_too_small"
+
+
+def test_libraries_ldd_cannot_resolve_are_named_by_what_they_belong_to():
+    # ldd's listing (glibc elf/rtld.c: "\t%s => not found") of a binary linked against CUDA 12
+    ldd = ("$ ldd build/bin/app\n\tlinux-vdso.so.1 (0x00007ffd5bb000)\n"
+           "\t{lib} => not found\n\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f1000)\n")
+    assert top(ldd.format(lib="libcudart.so.12")) == "cuda_library_missing"
+    assert top(ldd.format(lib="libcublasLt.so.12")) == "cuda_library_missing"
+    assert top(ldd.format(lib="libcudnn.so.9")) == "cudnn_mismatch"
+    assert top(ldd.format(lib="libcuda.so.1")) == "no_driver"
+    # a library that resolves is no finding
+    assert top(ldd.format(lib="libcudart.so.12 => /usr/local/cuda/lib64/libcudart.so.12 (0x00007f2000)")) == "-"
+
+
+def test_missing_cuda_libraries_in_the_users_words():
+    assert top("ImportError after upgrading: libcublas.so.12 not found\n") == "cuda_library_missing"
+    assert top("运行 paddleocr 时报错，找不到 libcuda.so.1\n") == "no_driver"
+    assert top("容器里跑推理报错：找不到库libcuda.so.1\n$ docker run --gpus all ocr:latest\n") == \
+        "container_gpu_not_exposed"
+
+
+def test_pip_replacing_a_cuda_build_of_torch_is_a_package_conflict():
+    # pip's own lines (src/pip/_internal/req/req_install.py, req_uninstall.py) while it installs another package
+    replaced = ("Installing collected packages: torch, xformers\n  Attempting uninstall: torch\n"
+                "    Found existing installation: torch 2.4.0+cu121\n    Uninstalling torch-2.4.0+cu121:\n"
+                "      Successfully uninstalled torch-2.4.0+cu121\n")
+    assert top(replaced) == "package_conflict"
+    # the user removing torch on purpose prints the same two lines without pip's "Attempting uninstall"
+    removed = ("$ pip uninstall -y torch\nFound existing installation: torch 2.4.0+cu121\n"
+               "Uninstalling torch-2.4.0+cu121:\n  Successfully uninstalled torch-2.4.0+cu121\n")
+    assert top(removed) != "package_conflict"
+
+
+def test_install_timeouts_and_gpu_memory_exhausted_in_the_users_words():
+    assert top("While installing vllm with pip I keep getting Read timed out after a few minutes\n") == \
+        "index_unreachable"
+    assert top("The VRAM fills up during the second batch and the process runs out of memory\n") == \
+        "insufficient_vram"
+    assert top("加载 13B 模型推理几轮后显存耗尽，服务直接挂掉\n") == "insufficient_vram"
+    # a host running out of memory is not the GPU's
+    assert top("The machine runs out of memory while unpacking the dataset into RAM\n") != "insufficient_vram"
