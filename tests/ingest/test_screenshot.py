@@ -241,3 +241,18 @@ def test_glued_index_and_misread_units():
         (0, "NVIDIA A10", 23028)]
     listed = snapshot_from_lines(lines("GPU0:1 TeslaP100-PCIE-16GB (UUID: GPU-9c15c693-71ea)"), "l.png", KB)
     assert listed["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+
+
+@pytest.mark.parametrize("background, ink", [((12, 12, 12), (204, 204, 204)), ((255, 255, 255), (30, 30, 30))])
+def test_the_detector_is_given_only_the_part_of_the_screen_that_holds_text(background, ink):
+    numpy = pytest.importorskip("numpy")
+    from gpuvet.ingest.ocr_engine import CROP_MARGIN, content_region
+
+    screen = numpy.full((1080, 1920, 3), background, dtype=numpy.uint8)
+    screen[40:60, 30:900] = ink  # a terminal's text in its top-left corner
+    screen[700, 1500] = ink  # one stray pixel (JPEG noise) is not text
+    assert content_region(screen) == (40 - CROP_MARGIN, 60 + CROP_MARGIN, 30 - CROP_MARGIN, 900 + CROP_MARGIN)
+    # text up to the edges: nothing is cut; a picture with no text at all is left whole
+    screen[0:1080, 0:3] = ink
+    assert content_region(screen)[::2] == (0, 0)
+    assert content_region(numpy.full((50, 80, 3), background, dtype=numpy.uint8)) == (0, 50, 0, 80)

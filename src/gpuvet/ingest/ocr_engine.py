@@ -9,7 +9,7 @@ own bomb guard is set to the same limit, so a 100-megapixel image or a decompres
 from __future__ import annotations
 
 import io
-from typing import Any, List
+from typing import Any, List, Tuple
 
 from gpuvet.ingest.common import input_error
 from gpuvet.ingest.image import MAX_PIXELS, Box, Line, header_size, image_format, lines_from_boxes
@@ -65,6 +65,34 @@ def decode(data: bytes, name: str) -> Any:
 ENGINES = ("rapidocr_onnxruntime", "rapidocr")
 
 
+def _cores() -> int:
+    import os
+
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not on Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def _without_spinning(module: Any) -> None:
+    """onnxruntime's intra-op threads spin while they wait for work by default: on a shared machine that is CPU time
+    spent on nothing (bench/RESULTS.md: a third of an 8-GPU table's). RapidOCR 1.4 builds its sessions' options in
+    one place, which is wrapped here to turn spinning off."""
+    engine = getattr(getattr(module, "utils", None), "infer_engine", None)
+    sessions = getattr(engine, "OrtInferSession", None)
+    build = getattr(sessions, "_init_sess_opts", None)
+    if build is None or getattr(build, "gpuvet_no_spin", False):
+        return
+
+    def options(config: Any) -> Any:
+        built = build(config)
+        built.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return built
+
+    options.gpuvet_no_spin = True  # type: ignore[attr-defined]
+    sessions._init_sess_opts = staticmethod(options)
+
+
 def _engine() -> Any:
     if not _ENGINE:
         import os
@@ -75,14 +103,45 @@ def _engine() -> Any:
                 module = __import__(name)
             except ImportError:
                 continue
+            threads = _cores()
             if name == "rapidocr":
-                _ENGINE.append((name, module.RapidOCR(params={"Global.log_level": "error"})))
+                _ENGINE.append((name, module.RapidOCR(params={
+                    "Global.log_level": "error", "Global.use_cls": False,
+                    "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                    "EngineConfig.onnxruntime.inter_op_num_threads": 1})))
             else:
-                _ENGINE.append((name, module.RapidOCR()))
+                _without_spinning(module)
+                # intra-op threads = the cores this process may use; one inter-op thread (the graphs are sequential)
+                _ENGINE.append((name, module.RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)))
             break
         else:
             raise ImportError("no OCR engine")
     return _ENGINE[0]
+
+
+# A pixel is ink when one of its channels is this far from the background: above JPEG's ringing at quality 60
+INK_CONTRAST = 48
+CROP_MARGIN = 16  # pixels kept around the text, so the detector sees each box's edge as the full image showed it
+
+
+def content_region(pixels: Any) -> Tuple[int, int, int, int]:
+    """(top, bottom, left, right) of the part of the picture that holds anything but background: a terminal shown
+    full screen holds its text in a corner, and the detector's time grows with the pixels it is given. The
+    background is the colour most of the four corners share (a screenshot's corners are the window's background);
+    rows and columns with fewer than two ink pixels (noise) are background too."""
+    import numpy
+
+    height, width = pixels.shape[:2]
+    corners = [tuple(int(v) for v in pixels[y, x]) for y in (0, height - 1) for x in (0, width - 1)]
+    background = max(corners, key=corners.count)
+    ink = (numpy.abs(pixels.astype(numpy.int16) - numpy.array(background, dtype=numpy.int16)).max(axis=2)
+           > INK_CONTRAST)
+    rows = numpy.flatnonzero(ink.sum(axis=1) >= 2)
+    columns = numpy.flatnonzero(ink.sum(axis=0) >= 2)
+    if rows.size == 0 or columns.size == 0:
+        return 0, height, 0, width
+    return (max(int(rows[0]) - CROP_MARGIN, 0), min(int(rows[-1]) + 1 + CROP_MARGIN, height),
+            max(int(columns[0]) - CROP_MARGIN, 0), min(int(columns[-1]) + 1 + CROP_MARGIN, width))
 
 
 def _boxes(name: str, result: Any) -> List[Box]:
@@ -107,8 +166,9 @@ def read_lines(data: bytes, name: str) -> List[Line]:
         engine_name, engine = _engine()
     except ImportError:
         raise input_error("ingest.image_needs_extra", "ingest.hint_image_extra", name=name, extra=EXTRA) from None
+    top, bottom, left, right = content_region(pixels)
     # Screens are upright: the angle classifier is skipped (a tenth of the time, and it flips short words)
-    return lines_from_boxes(_boxes(engine_name, engine(pixels, use_cls=False)))
+    return lines_from_boxes(_boxes(engine_name, engine(pixels[top:bottom, left:right], use_cls=False)))
 
 
 def read_snapshot(data: bytes, name: str) -> dict:
