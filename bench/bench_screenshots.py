@@ -88,12 +88,14 @@ def main(argv: Any = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="the first N images only")
     parser.add_argument("--json", type=Path, help="write every image's rows here")
     parser.add_argument("--match", default="", help="only the images whose name contains this")
+    parser.add_argument("--part", default="1/1", help="K/N: every N-th image from the K-th (runs side by side)")
     args = parser.parse_args(argv)
     from gpuvet.errors import InputError
     from gpuvet.ingest.ocr_engine import read_snapshot
 
     manifest = json.loads((args.corpus / "manifest.json").read_text(encoding="utf-8"))
-    names = sorted(name for name in manifest if args.match in name)[: args.limit or None]
+    part, parts = (int(number) for number in args.part.split("/"))
+    names = sorted(name for name in manifest if args.match in name)[: args.limit or None][part - 1::parts]
     totals = {"right": 0, "unknown": 0, "wrong": 0}
     timings = []
     by_kind: Dict[str, List[float]] = {}

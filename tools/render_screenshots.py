@@ -287,7 +287,8 @@ def _span(text: str, state: Dict[str, Any], colours: List[str], foreground: str,
 
 
 def chromium_png(page: str, width: int, height: int) -> Any:
-    """The page as headless Chromium draws it in a ``width`` x ``height`` window (device scale 1)."""
+    """The page as headless Chromium draws it in a ``width`` x ``height`` window (device scale 1). Chromium's window
+    has a least size, below which it cuts the page short: a small window is drawn in a larger one and cropped."""
     from PIL import Image
 
     chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -299,10 +300,11 @@ def chromium_png(page: str, width: int, height: int) -> Any:
         shot = Path(scratch) / "shot.png"
         subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                         "--force-device-scale-factor=1", "--user-data-dir=" + str(Path(scratch) / "profile"),
-                        "--screenshot=" + str(shot), "--window-size={},{}".format(width, height), source.as_uri()],
+                        "--screenshot=" + str(shot), "--window-size={},{}".format(max(width, 1280), max(height, 800)),
+                        source.as_uri()],
                        capture_output=True, check=True, env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": "disabled:"})
         with Image.open(shot) as image:
-            return image.convert("RGB")
+            return image.convert("RGB").crop((0, 0, width, height))
 
 
 def terminal_screen(capture: Path, command: str, font: str, size: int, theme: str,

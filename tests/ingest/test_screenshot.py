@@ -249,9 +249,14 @@ def test_the_detector_is_given_only_the_part_of_the_screen_that_holds_text(backg
     from gpuvet.ingest.ocr_engine import CROP_MARGIN, content_region
 
     screen = numpy.full((1080, 1920, 3), background, dtype=numpy.uint8)
-    screen[40:60, 30:900] = ink  # a terminal's text in its top-left corner
-    screen[700, 1500] = ink  # one stray pixel (JPEG noise) is not text
-    assert content_region(screen) == (40 - CROP_MARGIN, 60 + CROP_MARGIN, 30 - CROP_MARGIN, 900 + CROP_MARGIN)
+    screen[40:900, 30:900] = ink  # a terminal's text in its top-left corner
+    screen[1000, 1500] = ink  # one stray pixel (JPEG noise) is not text
+    assert content_region(screen) == (40 - CROP_MARGIN, 900 + CROP_MARGIN, 30 - CROP_MARGIN, 900 + CROP_MARGIN)
+    # a crop never leaves the detector a side under its 736 pixels (it would enlarge it and read another picture)
+    screen[:] = background
+    screen[500:520, 1000:1100] = ink
+    top, bottom, left, right = content_region(screen)
+    assert bottom - top == 736 and right - left == 736 and top <= 500 - CROP_MARGIN and bottom >= 520 + CROP_MARGIN
     # text up to the edges: nothing is cut; a picture with no text at all is left whole
     screen[0:1080, 0:3] = ink
     assert content_region(screen)[::2] == (0, 0)

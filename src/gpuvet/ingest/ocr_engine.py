@@ -140,8 +140,26 @@ def content_region(pixels: Any) -> Tuple[int, int, int, int]:
     columns = numpy.flatnonzero(ink.sum(axis=0) >= 2)
     if rows.size == 0 or columns.size == 0:
         return 0, height, 0, width
-    return (max(int(rows[0]) - CROP_MARGIN, 0), min(int(rows[-1]) + 1 + CROP_MARGIN, height),
-            max(int(columns[0]) - CROP_MARGIN, 0), min(int(columns[-1]) + 1 + CROP_MARGIN, width))
+    top, bottom = _widened(int(rows[0]) - CROP_MARGIN, int(rows[-1]) + 1 + CROP_MARGIN, height)
+    left, right = _widened(int(columns[0]) - CROP_MARGIN, int(columns[-1]) + 1 + CROP_MARGIN, width)
+    return top, bottom, left, right
+
+
+# RapidOCR's detector enlarges a picture whose short side is under 736 pixels to 736 (its ``limit_side_len``): a
+# crop keeps at least that much of each side, so the detector sees the text at the scale the whole picture gives
+# (a smaller crop would be enlarged and read differently)
+DETECTOR_SIDE = 736
+
+
+def _widened(start: int, end: int, size: int) -> Tuple[int, int]:
+    """[start, end) within [0, size), grown evenly to at least min(DETECTOR_SIDE, size)."""
+    start, end = max(start, 0), min(end, size)
+    missing = min(DETECTOR_SIDE, size) - (end - start)
+    if missing > 0:
+        start = max(start - missing // 2, 0)
+        end = min(start + min(DETECTOR_SIDE, size), size)
+        start = min(start, end - min(DETECTOR_SIDE, size))
+    return start, end
 
 
 def _boxes(name: str, result: Any) -> List[Box]:

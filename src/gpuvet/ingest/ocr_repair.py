@@ -103,12 +103,18 @@ def _cut_forms(name: str) -> List[str]:
     return [name[:kept].rstrip() for whole, kept in _TABLE_CUTS if len(name) > whole]
 
 
+# A name shown whole spans its own length in cells on the screen (the detector's box is measured in cells against
+# the bus id beside it, :func:`gpuvet.ingest.screenshot.name_cells`); one nvidia-smi cut ends in " ...", three to
+# four cells more. Between the two the picture does not say which it is.
+_WHOLE_NAME_SLACK = 1.3
+
+
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
-                    memory_mib: Optional[int] = None) -> Optional[str]:
+                    memory_mib: Optional[int] = None, cells: Optional[float] = None) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
-    continue into one model only)."""
+    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known."""
     if not raw or not raw.strip():
         return None
     # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
@@ -134,7 +140,12 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
             if cut_from:
                 # a model whose memory the knowledge base does not know cannot be ruled out
                 possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
-                return possible[0].name if len(possible) == 1 else None
+                if len(possible) == 1:
+                    return possible[0].name
+                # OCR drops the "..." but the detector's box still spans it: a box no longer than the whole name
+                # shows the whole name (and the memory beside it must not rule that model out)
+                shown_whole = cells is not None and cells <= len(matches[0].name) + _WHOLE_NAME_SLACK
+                return matches[0].name if shown_whole and matches[0] in possible else None
         return matches[0].name
     if truncated and matches:
         cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
 from gpuvet.ingest.common import input_error, new_gpu, set_fact, set_missing, shell
-from gpuvet.ingest.image import Line
+from gpuvet.ingest.image import Box, Line
 from gpuvet.ingest.packages import PIP_LIST_HEADER, PIP_LIST_RULE
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> 
     texts = [unicodedata.normalize("NFKC", line.text) for line in lines]
     if not any(text.strip() for text in texts):
         raise input_error("ingest.image_no_text", name=name)
-    reading = _read_known_layout(texts, name)
+    reading = _read_known_layout(texts, [line.boxes for line in lines])
     if reading is None:
         reading = _read_through_paste_kinds(texts, name)
     if reading is None:
@@ -80,8 +80,11 @@ def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> 
 Raw = Dict[str, Any]
 
 
-def _read_known_layout(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
-    for reader in (_read_smi_table, _read_smi_list, _read_nvcc, _read_torch_print, _read_console):
+def _read_known_layout(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[Tuple[str, Raw]]:
+    table = _read_smi_table(texts, boxes)
+    if table is not None:
+        return table
+    for reader in (_read_smi_list, _read_nvcc, _read_torch_print, _read_console):
         found = reader(texts)
         if found is not None:
             return found
@@ -93,7 +96,7 @@ def _frameless(text: str) -> str:
     return re.sub(r"[|¦｜]|(?<!\S)[一丨](?!\S)", " ", text)
 
 
-def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
+def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[Tuple[str, Raw]]:
     at_banner = next(((i, match) for i, match in enumerate(_BANNER.search(_frameless(t)) for t in texts) if match), None)
     if at_banner is None:
         return None
@@ -115,7 +118,8 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
                 memory = (found.group("total"), following)
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
-                            "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True})
+                            "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True,
+                            "cells": name_cells(boxes[j]) if j < len(boxes) else None})
     # every GPU of the table has one memory cell ("0MiB / 81559MiB") before the processes or MIG devices
     section = []
     for text in texts[i + 1:]:
@@ -124,6 +128,38 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         section.append(text)
     raw["memory_cells"] = sum(1 for text in section if _MEMORY.search(text))
     return "nvidia-smi", raw
+
+
+_BUS_BOX = re.compile(r"^\s*(?P<bus>[0-9A-Fa-fO]{4,8}:[0-9A-Fa-fO]{2}:[0-9A-Fa-fO]{2}\.[0-9A-Fa-f])"
+                      r"\s*(?P<display>On|Off|0n|0ff)?\s*$", re.IGNORECASE)
+_INDEX_BOX = re.compile(r"^\s*[0-9OolI]{1,2}\s*$")
+_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*$", re.IGNORECASE)
+# The detector's box reaches past the ink by about 0.6 of its height in all (PP-OCR's unclip, measured on the corpus
+# of bench/RESULTS.md): taken off both boxes before their widths are compared
+_BOX_PADDING = 0.6
+
+
+def name_cells(row: Sequence[Box]) -> Optional[float]:
+    """How many terminal cells the GPU name of a table row spans on the screen, or None when the row gives no ruler.
+    The ruler is the bus id box beside it, whose width in cells is known ("00000000:01:00.0" is 16 cells, with its
+    " Off" 20), so the answer holds at any font size or scale. The name's boxes are those between the index and the
+    bus id, the persistence mode excepted."""
+    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
+    if bus is None:
+        return None
+    found = _BUS_BOX.match(unicodedata.normalize("NFKC", bus.text))
+    assert found is not None
+    bus_cells = len(re.sub(r"\s+", "", found.group("bus"))) + (1 + len(found.group("display"))
+                                                                  if found.group("display") else 0)
+    name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
+            and not _PERSISTENCE_BOX.match(box.text)]
+    if not name:
+        return None
+    padding = _BOX_PADDING * (bus.bottom - bus.top)
+    cell = (bus.right - bus.left - padding) / bus_cells
+    if cell <= 0:
+        return None
+    return (max(box.right for box in name) - min(box.left for box in name) - padding) / cell
 
 
 def _count_agrees(gpus: List[Dict[str, Any]], second_count: Optional[int]) -> bool:
@@ -328,7 +364,8 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
         name_read, line = entry["name"]
         memory_read, memory_line = entry.get("memory") or (None, "")
         total = ocr_repair.repair_mib(memory_read)
-        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total)
+        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total,
+                                              cells=entry.get("cells"))
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
