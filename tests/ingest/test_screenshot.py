@@ -261,3 +261,32 @@ def test_the_detector_is_given_only_the_part_of_the_screen_that_holds_text(backg
     screen[0:1080, 0:3] = ink
     assert content_region(screen)[::2] == (0, 0)
     assert content_region(numpy.full((50, 80, 3), background, dtype=numpy.uint8)) == (0, 50, 0, 80)
+
+
+def test_the_name_is_measured_in_cells_against_the_bus_id_beside_it():
+    from gpuvet.ingest.screenshot import name_cells
+
+    # boxes RapidOCR gave for rows of the corpus (Noto Sans Mono CJK 15 px, a cell is 7.5 pixels)
+    whole = [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9),
+             Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)]
+    cut = [Box(36, 172, 48, 187, "0", 0.9), Box(58, 171, 257, 188, "NVIDIA GeForCe RTX 2080..", 0.9),
+           Box(352, 171, 505, 188, "00000000:0C:00.00ff", 0.9)]
+    assert 23 <= name_cells(whole) <= 24.3 < 25.5 <= name_cells(cut) <= 27
+    # the same rows at half the size measure the same
+    half = [Box(b.left / 2, b.top / 2, b.right / 2, b.bottom / 2, b.text, b.score) for b in whole]
+    assert abs(name_cells(half) - name_cells(whole)) < 0.01
+    assert name_cells(whole[:3]) is None  # no bus id: no ruler
+
+
+def test_a_whole_name_on_the_screen_is_told_from_a_cut_one():
+    row = ("   0  NVIDIA GeForce RTX 4090        On  00000000:01:00.0 Off",
+           [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9),
+            Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)])
+    banner = "NVIDIA-SMI 550.127.05   Driver Version: 550.127.05   CUDA Version: 12.4"
+    memory = "  0%   28C    P8     20W /  450W       2MiB /  24564MiB      0%      Default"
+    shot = [Line(banner, 0.9), Line(row[0], 0.9, tuple(row[1])), Line(memory, 0.9)]
+    gpus = snapshot_from_lines(shot, "t.png", KB)["gpus"]["value"]
+    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA GeForce RTX 4090", 24564)]
+    # the same text without the boxes (no ruler): the name stays unknown
+    unmeasured = snapshot_from_lines([Line(banner, 0.9), Line(row[0], 0.9), Line(memory, 0.9)], "t.png", KB)
+    assert unmeasured["gpus"]["value"][0]["name"] is None

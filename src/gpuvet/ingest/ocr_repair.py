@@ -107,6 +107,7 @@ def _cut_forms(name: str) -> List[str]:
 # the bus id beside it, :func:`gpuvet.ingest.screenshot.name_cells`); one nvidia-smi cut ends in " ...", three to
 # four cells more. Between the two the picture does not say which it is.
 _WHOLE_NAME_SLACK = 1.3
+_CUT_MARK_CELLS = 2.5
 
 
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
@@ -139,19 +140,24 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
                         and any(_name_key(cut) == key for cut in _cut_forms(model.name))]
             if cut_from:
                 # a model whose memory the knowledge base does not know cannot be ruled out
-                possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
-                if len(possible) == 1:
-                    return possible[0].name
                 # OCR drops the "..." but the detector's box still spans it: a box no longer than the whole name
-                # shows the whole name (and the memory beside it must not rule that model out)
-                shown_whole = cells is not None and cells <= len(matches[0].name) + _WHOLE_NAME_SLACK
-                return matches[0].name if shown_whole and matches[0] in possible else None
+                # shows the whole name, one that reaches three cells past it shows the cut (as a paste gives it)
+                width = len(matches[0].name)
+                if cells is not None and cells >= width + _CUT_MARK_CELLS:
+                    return _as_cut(stem + " ...", models)
+                if cells is not None and cells <= width + _WHOLE_NAME_SLACK:
+                    cut_from = []
+                possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
+                return possible[0].name if len(possible) == 1 else None
         return matches[0].name
     if truncated and matches:
-        cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it
-        # several models of one architecture: keep the cut name, as a pasted table gives it to the matcher
-        return cut if gpumatch.match(cut, models) is not None else None
+        return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as printed
     return None
+
+
+def _as_cut(cut: str, models: Sequence[GpuModel]) -> Optional[str]:
+    """A name nvidia-smi cut that several models continue: kept cut, as a pasted table gives it to the matcher."""
+    return cut if gpumatch.match(cut, models) is not None else None
 
 
 def memory_fits(total_mib: Optional[int], model: Optional[GpuModel]) -> Optional[bool]:
