@@ -98,7 +98,8 @@ def expected_facts(text: str) -> Dict[str, Any]:
     gpus = (snapshot.get("gpus") or {}).get("value")
     if gpus:
         models = kb.load()
-        facts["gpus"] = [(models.gpu(g["name"]).name if models.gpu(g["name"]) else g["name"]) for g in gpus]
+        known = [models.gpu(g["name"]) for g in gpus]
+        facts["gpus"] = [model.name if model else g["name"] for model, g in zip(known, gpus)]
         memory = [g.get("memory_total_mib") for g in gpus]
         if any(m is not None for m in memory):
             facts["memory_mib"] = memory
@@ -230,7 +231,7 @@ def grid_html(grid: str, theme: str, font: str, size: int) -> str:
     background, foreground, colours = PALETTES[theme]
     line_height = round(size * 1.2)
     body = []
-    state = {"fg": None, "bg": None, "bold": False, "reverse": False}
+    state: Dict[str, Any] = {"fg": None, "bg": None, "bold": False, "reverse": False}
     position = 0
     for match in _SGR.finditer(grid):
         body.append(_span(grid[position:match.start()], state, colours, foreground, background))
@@ -357,7 +358,7 @@ def corpus(small: bool, renderer: str = "terminal") -> List[Tuple[str, Any, str,
     chats = [(None, False), (75, False), (60, True), (80, True)]
     if small:
         styles, chats = styles[:2], [(None, False), (70, True)]
-    images = []
+    images: List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]] = []
     for number, relative in enumerate(CAPTURES):
         capture = FIXTURES / relative
         text = capture.read_text(encoding="utf-8")

@@ -122,7 +122,7 @@ def test_names_in_a_table_that_a_cut_could_have_made(read, memory, expected):
 # the corpus of bench/RESULTS.md
 @pytest.mark.parametrize("read, memory, cells, expected", [
     ("NVIDIA GeForce RTX 4090", 24564, 23.7, "NVIDIA GeForce RTX 4090"),   # the box spans the name and no more
-    # it spans " ..." too: a cut name (a Laptop GPU's or a 4090 D's), kept cut as a paste of the table gives it
+    # it spans " ..." too: a cut name (the Laptop GPU's), kept cut as a paste of the table gives it
     ("NVIDIA GeForce RTX 4090", 24564, 26.4, "NVIDIA GeForce RTX 4090 ..."),
     ("NVIDIA GeForce RTX 4090", 24564, 24.8, None),    # between the two: the picture does not say
     ("NVIDIA GeForce RTX 4090", 24564, None, None),    # no ruler on the row

@@ -78,10 +78,15 @@ def _without_spinning(module: Any) -> None:
     """onnxruntime's intra-op threads spin while they wait for work by default: on a shared machine that is CPU time
     spent on nothing (bench/RESULTS.md: a third of an 8-GPU table's). RapidOCR 1.4 builds its sessions' options in
     one place, which is wrapped here to turn spinning off."""
-    engine = getattr(getattr(module, "utils", None), "infer_engine", None)
+    import importlib
+
+    try:
+        engine = importlib.import_module(module.__name__ + ".utils.infer_engine")
+    except ImportError:
+        return  # another layout: its sessions keep onnxruntime's defaults
     sessions = getattr(engine, "OrtInferSession", None)
     build = getattr(sessions, "_init_sess_opts", None)
-    if build is None or getattr(build, "gpuvet_no_spin", False):
+    if sessions is None or build is None or getattr(build, "gpuvet_no_spin", False):
         return
 
     def options(config: Any) -> Any:
