@@ -241,6 +241,14 @@ def test_glued_index_and_misread_units():
         (0, "NVIDIA A10", 23028)]
     listed = snapshot_from_lines(lines("GPU0:1 TeslaP100-PCIE-16GB (UUID: GPU-9c15c693-71ea)"), "l.png", KB)
     assert listed["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+    # as read from the terminal corpus: an index glued to a name without "NVIDIA", M read as H, a blank as a colon
+    r450 = snapshot_from_lines(lines("NVIDIA-SMI450.80.02 Driver Version:450.80.02 CUDA Version:11.0",
+                                     "   0A100-SXM4-40GB    off   00000000:36:00.00ff               0",
+                                     "  N/A29C    PO   62W/400        OMiB/40537HiB      6%    Default"), "r.jpg", KB)
+    assert [(g["index"], g["name"], g["memory_total_mib"]) for g in r450["gpus"]["value"]] == [
+        (0, "NVIDIA A100-SXM4-40GB", 40537)]
+    colon = snapshot_from_lines(lines("GPU0:Tesla:P100-PCIE-16GB （UUID:GPU-6cc5c0f9-be62-880b）"), "l.png", KB)
+    assert colon["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
 
 
 @pytest.mark.parametrize("background, ink", [((12, 12, 12), (204, 204, 204)), ((255, 255, 255), (30, 30, 30))])

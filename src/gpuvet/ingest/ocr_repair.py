@@ -87,8 +87,9 @@ _NAME_FOLD = str.maketrans("oli|sbz", "0111582")
 
 
 def _name_key(name: str) -> str:
-    """A name as OCR cannot tell it apart: no blanks or dashes, no "NVIDIA" prefix, confusable letters folded."""
-    text = re.sub(r"[\s\-_/]+", "", name).lower()
+    """A name as OCR cannot tell it apart: no blanks, dashes or colons, no "NVIDIA" prefix, confusable letters
+    folded."""
+    text = re.sub(r"[\s\-_/:]+", "", name).lower()  # a blank OCR read as a colon ("Tesla:P100") too
     if text.startswith("nvidia"):
         text = text[len("nvidia"):]
     return text.translate(_NAME_FOLD)
