@@ -247,6 +247,10 @@ def test_glued_index_and_misread_units():
                                      "  N/A29C    PO   62W/400        OMiB/40537HiB      6%    Default"), "r.jpg", KB)
     assert [(g["index"], g["name"], g["memory_total_mib"]) for g in r450["gpus"]["value"]] == [
         (0, "NVIDIA A100-SXM4-40GB", 40537)]
+    theta = snapshot_from_lines(lines("NVIDIA-SMI 525.125.06  Driver Version: 525.125.06  CUDA Version: 12.0",
+                                      "   θ  NVIDIA A800 80G.  On    00000000:34:00.0 0ff",
+                                      "  N/A   35C  P0   44W / 300W |  0MiB / 81920MiB  0%  Default"), "t.png", KB)
+    assert [(g["index"], g["name"]) for g in theta["gpus"]["value"]] == [(0, "NVIDIA A800 80GB PCIe")]
     colon = snapshot_from_lines(lines("GPU0:Tesla:P100-PCIE-16GB （UUID:GPU-6cc5c0f9-be62-880b）"), "l.png", KB)
     assert colon["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
 
 # Letters OCR reads for digits on a terminal font; only ever applied inside a field that holds digits.
-_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "l": "1", "I": "1", "i": "1", "|": "1",
+_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "θ": "0", "Θ": "0", "l": "1", "I": "1", "i": "1", "|": "1",
                             "!": "1", "S": "5", "s": "5", "B": "8", "Z": "2", "z": "2", "g": "9", ",": "."})
 _DRIVER_SHAPES = (re.compile(r"^\d{3}\.\d{2}$"), re.compile(r"^\d{3}\.\d{2}\.\d{2}$"), re.compile(r"^\d{3}\.\d{3}\.\d{2}$"))
 _DRIVER_CUTS = {5: ((3,),), 7: ((3, 5),), 8: ((3, 6),)}  # digits -> where the points go, one shape per length
