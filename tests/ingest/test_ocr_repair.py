@@ -98,6 +98,8 @@ def test_release(read, expected):
     ("NVIDIA GeForce RTX 2080 ..", "NVIDIA GeForce RTX 2080 ..."),   # OCR kept two of the three points
     ("NVIDIA GeForce RTX 2080 .", "NVIDIA GeForce RTX 2080 ..."),
     ("NVIDIA A800 80G.", "NVIDIA A800 80GB PCIe"),
+    ("GeForce GTX108..", "GeForce GTX 108..."),     # a blank dropped: the cut as nvidia-smi printed it
+    ("GeForce GTX108.", "GeForce GTX 108..."),
 ])
 def test_cut_names_with_the_points_ocr_kept(read, expected):
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == expected

@@ -251,6 +251,12 @@ def test_glued_index_and_misread_units():
                                       "   θ  NVIDIA A800 80G.  On    00000000:34:00.0 0ff",
                                       "  N/A   35C  P0   44W / 300W |  0MiB / 81920MiB  0%  Default"), "t.png", KB)
     assert [(g["index"], g["name"]) for g in theta["gpus"]["value"]] == [(0, "NVIDIA A800 80GB PCIe")]
+    nvl = snapshot_from_lines(lines("NVIDIA-SMI550.54.14        Driver Version:550.54.14 CUDA Version:12.4",
+                                    "   0NVIDIA H100NVL            On    00000000:AD:00.00ff",
+                                    "  N/A 32C   PO          61W/ 310W      OMiB/ 95830MiB     0%    Default",
+                                    "     NVIDIA H100 NVL          On    00000000:AE:00.00ff",
+                                    "  N/A 31C   PO         62W/  310W      OMi8/ 95830MiB     0%    Default"), "n.jpg", KB)
+    assert [(g["name"], g["memory_total_mib"]) for g in nvl["gpus"]["value"]] == [("NVIDIA H100 NVL", 95830)] * 2
     colon = snapshot_from_lines(lines("GPU0:Tesla:P100-PCIE-16GB （UUID:GPU-6cc5c0f9-be62-880b）"), "l.png", KB)
     assert colon["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
 

@@ -152,7 +152,13 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
                 return possible[0].name if len(possible) == 1 else None
         return matches[0].name
     if truncated and matches:
-        return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as printed
+        # the cut as nvidia-smi printed it (the name of its era: a model's name or an alias) for the models the read
+        # text can begin ("GeForce GTX108.." is what OCR left of "GeForce GTX 108..."): one printed form only
+        printed = {shown[:kept] + "..." for model in matches for shown in (model.name,) + tuple(model.aliases)
+                   for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
+        if len(printed) == 1:
+            return _as_cut(printed.pop(), models)
+        return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as read
     return None
 
 

@@ -37,8 +37,8 @@ _ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
 # the index, sometimes glued to the name by OCR ("0NVIDIAA10", "0A100-SXM4-40GB": every name nvidia-smi prints
 # starts with a capital letter, none with O or I); the Chinese recogniser reads a slashed 0 as θ
 _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolIθΘ]{1,2})(?:\s+(?=\S)|(?=[A-HJ-NP-Z]))")
-# "0MiB / 40537MiB"; OCR reads a small M as H ("40537HiB")
-_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?B\s*/\s*(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?B",
+# "0MiB / 40537MiB"; OCR reads a small M as H ("40537HiB"), B as 8 ("0Mi8")
+_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?[B8]\s*/\s*(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?[B8]",
                      re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
 _LIST_NAME = re.compile(r"^(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
