@@ -285,20 +285,25 @@ def test_the_name_is_measured_in_cells_against_the_bus_id_beside_it():
     from gpuvet.ingest.screenshot import name_cells
 
     # boxes RapidOCR gave for rows of the corpus (Noto Sans Mono CJK 15 px, a cell is 7.5 pixels)
-    whole = [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9),
+    whole = [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9, 0),
              Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)]
-    cut = [Box(36, 172, 48, 187, "0", 0.9), Box(58, 171, 257, 188, "NVIDIA GeForCe RTX 2080..", 0.9),
+    cut = [Box(36, 172, 48, 187, "0", 0.9), Box(58, 171, 257, 188, "NVIDIA GeForCe RTX 2080..", 0.9, 0),
            Box(352, 171, 505, 188, "00000000:0C:00.00ff", 0.9)]
     assert 23 <= name_cells(whole) <= 24.3 < 25.5 <= name_cells(cut) <= 27
     # the same rows at half the size measure the same
-    half = [Box(b.left / 2, b.top / 2, b.right / 2, b.bottom / 2, b.text, b.score) for b in whole]
+    half = [Box(b.left / 2, b.top / 2, b.right / 2, b.bottom / 2, b.text, b.score, b.ink_after) for b in whole]
     assert abs(name_cells(half) - name_cells(whole)) < 0.01
     assert name_cells(whole[:3]) is None  # no bus id: no ruler
+    # a box that ends before the "..." (ink right after it, 20 pixels in the corpus): its width proves nothing
+    dots_left_out = [Box(37, 98, 173, 115, "NVIDIA GeForce RTX 2080", 0.9, 20), Box(207, 100, 231, 112, "off", 0.9),
+                     Box(251, 99, 366, 113, "00000000:0c:00.00ff", 0.9)]
+    assert name_cells(dots_left_out) is None
+    assert name_cells([whole[0], whole[1]._replace(ink_after=None)] + whole[2:]) is None  # not measured
 
 
 def test_a_whole_name_on_the_screen_is_told_from_a_cut_one():
     row = ("   0  NVIDIA GeForce RTX 4090        On  00000000:01:00.0 Off",
-           [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9),
+           [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9, 0),
             Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)])
     banner = "NVIDIA-SMI 550.127.05   Driver Version: 550.127.05   CUDA Version: 12.4"
     memory = "  0%   28C    P8     20W /  450W       2MiB /  24564MiB      0%      Default"
@@ -308,3 +313,17 @@ def test_a_whole_name_on_the_screen_is_told_from_a_cut_one():
     # the same text without the boxes (no ruler): the name stays unknown
     unmeasured = snapshot_from_lines([Line(banner, 0.9), Line(row[0], 0.9), Line(memory, 0.9)], "t.png", KB)
     assert unmeasured["gpus"]["value"][0]["name"] is None
+
+
+
+def test_ink_right_after_a_box_is_counted_on_the_picture():
+    numpy = pytest.importorskip("numpy")
+    from gpuvet.ingest.ocr_engine import ink_after
+
+    screen = numpy.full((40, 400, 3), 255, dtype=numpy.uint8)
+    box = Box(10, 10, 200, 30, "NVIDIA GeForce RTX 2080", 0.9)
+    assert ink_after(screen, box) == 0  # blank after the name
+    screen[26:28, 205:207] = 20  # a point of "..." the detector left out
+    screen[26:28, 210:212] = 20
+    assert ink_after(screen, box) == 8
+    assert ink_after(screen, box._replace(left=390, right=399)) is None  # at the picture's edge: not measured

@@ -97,6 +97,9 @@ class Box(NamedTuple):
     bottom: float
     text: str
     score: float
+    # ink pixels the picture shows just right of the box (within 0.9 of its height), which the detector left out: the
+    # "..." of a name nvidia-smi cut, when the box ends before it. None: not measured
+    ink_after: Optional[int] = None
 
 
 class Line(NamedTuple):

@@ -9,7 +9,7 @@ own bomb guard is set to the same limit, so a 100-megapixel image or a decompres
 from __future__ import annotations
 
 import io
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
 from gpuvet.ingest.image import MAX_PIXELS, Box, Line, header_size, image_format, lines_from_boxes
@@ -150,6 +150,22 @@ def content_region(pixels: Any) -> Tuple[int, int, int, int]:
     return top, bottom, left, right
 
 
+def ink_after(pixels: Any, box: Box) -> Optional[int]:
+    """How many pixels just right of ``box`` (a strip 0.9 of its height wide, as tall as the box) stand out from
+    the strip's own background: 0 where the screen is blank after the text, more where the detector left ink out
+    (nvidia-smi's "..." after a cut name, which the detector often does not box; bench/RESULTS.md)."""
+    import numpy
+
+    height = box.bottom - box.top
+    x0, x1 = int(box.right), min(int(box.right + 0.9 * height), pixels.shape[1])
+    y0, y1 = max(int(box.top), 0), min(int(box.bottom), pixels.shape[0])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    strip = pixels[y0:y1, x0:x1].astype(numpy.int16)
+    background = numpy.median(strip.reshape(-1, strip.shape[2]), axis=0)
+    return int((numpy.abs(strip - background).max(axis=2) > INK_CONTRAST).sum())
+
+
 # RapidOCR's detector enlarges a picture whose short side is under 736 pixels to 736 (its ``limit_side_len``): a
 # crop keeps at least that much of each side, so the detector sees the text at the scale the whole picture gives
 # (a smaller crop would be enlarged and read differently)
@@ -190,8 +206,10 @@ def read_lines(data: bytes, name: str) -> List[Line]:
     except ImportError:
         raise input_error("ingest.image_needs_extra", "ingest.hint_image_extra", name=name, extra=EXTRA) from None
     top, bottom, left, right = content_region(pixels)
+    screen = pixels[top:bottom, left:right]
     # Screens are upright: the angle classifier is skipped (a tenth of the time, and it flips short words)
-    return lines_from_boxes(_boxes(engine_name, engine(pixels[top:bottom, left:right], use_cls=False)))
+    boxes = _boxes(engine_name, engine(screen, use_cls=False))
+    return lines_from_boxes([box._replace(ink_after=ink_after(screen, box)) for box in boxes])
 
 
 def read_snapshot(data: bytes, name: str) -> dict:

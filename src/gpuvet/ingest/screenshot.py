@@ -146,7 +146,8 @@ def name_cells(row: Sequence[Box]) -> Optional[float]:
     """How many terminal cells the GPU name of a table row spans on the screen, or None when the row gives no ruler.
     The ruler is the bus id box beside it, whose width in cells is known ("00000000:01:00.0" is 16 cells, with its
     " Off" 20), so the answer holds at any font size or scale. The name's boxes are those between the index and the
-    bus id, the persistence mode excepted."""
+    bus id, the persistence mode excepted; the screen right after the last of them must be blank (measured by the
+    engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in."""
     bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
     if bus is None:
         return None
@@ -156,8 +157,8 @@ def name_cells(row: Sequence[Box]) -> Optional[float]:
                                                                   if found.group("display") else 0)
     name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
             and not _PERSISTENCE_BOX.match(box.text)]
-    if not name:
-        return None
+    if not name or max(name, key=lambda box: box.right).ink_after != 0:
+        return None  # the screen is not blank after the name's box: a "..." the box left out may be there
     padding = _BOX_PADDING * (bus.bottom - bus.top)
     cell = (bus.right - bus.left - padding) / bus_cells
     if cell <= 0:
