@@ -327,3 +327,17 @@ def test_ink_right_after_a_box_is_counted_on_the_picture():
     screen[26:28, 210:212] = 20
     assert ink_after(screen, box) == 8
     assert ink_after(screen, box._replace(left=390, right=399)) is None  # at the picture's edge: not measured
+
+
+
+def test_listings_under_a_shell_prompt_and_freeze_pins_ocr_garbled():
+    listed = snapshot_from_lines(lines("root@gpu-node-07:~#pip list", "Package          Version   Editable projectlocation",
+                                       "filelock 4.3.1", "torch            2.13.0+cpu", "root@gpu-node-07:~#"),
+                                 "p.jpg", KB)
+    assert listed["frameworks"]["value"]["torch"]["version"] == "2.13.0+cpu"
+    frozen = snapshot_from_lines(lines("rootegpu-node-07:-#pip freeze", "asyncssh--2.24.1", " cffi==2.1.1",
+                                       "cryptography==50.0.2", "filelock=-4.3.1", "fsspec==2026.9.0",
+                                       "markdown-it-py--4.3.0", "torch=2.13.0+cpu", "rootegpu-node-07:-#"), "f.jpg", KB)
+    versions = {p["name"]: p["version"] for p in frozen["packages"]["value"]}
+    assert versions["torch"] == "2.13.0+cpu" and versions["markdown-it-py"] == "4.3.0"
+    assert versions["asyncssh"] == "2.24.1" and versions["filelock"] == "4.3.1"

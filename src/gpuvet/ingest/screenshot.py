@@ -242,11 +242,21 @@ def _read_console(texts: List[str]) -> Optional[Tuple[str, Raw]]:
     return "console", raw
 
 
+# the shell prompt above and below a command's output in a screenshot ("root@gpu-node-07:~# pip list"); OCR reads
+# the @ as "e" at times
+_SHELL_PROMPT = re.compile(r"^\s*[\w.-]+[@e][\w.-]+:[~\-/\w.]*\s*[#$]")
+_FREEZE_PIN = re.compile(r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]|-(?![-=]))*?)\s*(?:=-|-=|--|=)\s*"
+                         r"(?P<version>\d[\w.+!]*)\s*$")
+
+
 def _read_through_paste_kinds(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
     """Listings OCR keeps line for line (pip list, pip freeze, conda list): the paste kinds' own parsers."""
     from gpuvet.ingest import detect_kind, parse
 
-    written = [text for text in texts if text.strip()]
+    written = [text for text in texts if text.strip() and not _SHELL_PROMPT.match(text)]
+    if sum("==" in text for text in written) >= 3:
+        # a pip freeze listing: OCR reads some "==" as "=", "--", "=-" ("torch=2.13.0+cpu")
+        written = [_FREEZE_PIN.sub(r"\g<name>==\g<version>", text) for text in written]
     if len(written) >= 2 and PIP_LIST_HEADER.match(written[0].strip()) and not PIP_LIST_RULE.match(written[1].strip()):
         # OCR does not read the rule of dashes under pip list's header, and pip list's detector looks for it
         written.insert(1, "------- -------")
