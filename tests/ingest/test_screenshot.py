@@ -259,6 +259,8 @@ def test_glued_index_and_misread_units():
     assert [(g["name"], g["memory_total_mib"]) for g in nvl["gpus"]["value"]] == [("NVIDIA H100 NVL", 95830)] * 2
     colon = snapshot_from_lines(lines("GPU0:Tesla:P100-PCIE-16GB （UUID:GPU-6cc5c0f9-be62-880b）"), "l.png", KB)
     assert colon["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+    bare = snapshot_from_lines(lines("GPU0:TeslaP100-PCIE-16GB  UUID: GPU-10c6b41b-e02b-8724-b8ff)"), "l.png", KB)
+    assert bare["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
 
 
 @pytest.mark.parametrize("background, ink", [((12, 12, 12), (204, 204, 204)), ((255, 255, 255), (30, 30, 30))])

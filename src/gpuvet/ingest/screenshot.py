@@ -41,7 +41,8 @@ _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolIθΘ]{1,2})(?:\s+(?=\S)|(?=[A-HJ
 _MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?[B8]\s*/\s*(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?[B8]",
                      re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
-_LIST_NAME = re.compile(r"^(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
+# the name ends where "(UUID:" begins; OCR drops the parenthesis at times
+_LIST_NAME = re.compile(r"^(?P<name>.+?)\s*(?:\(\s*UUID|UUID\s*[:;])", re.IGNORECASE)
 # "Cuda compilation tools, release 12.6, V12.6.85"; OCR has written "release1 12.6， V12.6.85": the V version is
 # read on its own, the release only checks it
 _NVCC = re.compile(r"(?:release|tools).*?\bV\s*(?P<version>[0-9OolIS]+\.[0-9OolIS]+\.[0-9OolIS]+)", re.IGNORECASE)
