@@ -136,15 +136,3 @@ def test_names_in_a_table_that_a_cut_could_have_made(read, memory, expected):
 ])
 def test_a_name_a_cut_could_have_made_is_measured_on_the_screen(read, memory, cells, expected):
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models(), table=True, memory_mib=memory, cells=cells) == expected
-
-
-
-@pytest.mark.parametrize("read, memory, expected", [
-    # ink right after the box: the "..." of a cut, so the cut form nvidia-smi printed for the longer model
-    ("NVIDIA GeForce RTX 2080", 8192, "NVIDIA GeForce RTX 2080 ..."),
-    ("NVIDIA GeForce RTX 4090", 16376, "NVIDIA GeForce RTX 4090 ..."),
-    ("NVIDIA GeForce RTX 3090", 24576, "NVIDIA GeForce RTX 3090"),   # no longer name is cut to this: ink is ignored
-])
-def test_a_name_with_ink_right_after_its_box(read, memory, expected):
-    assert ocr_repair.repair_gpu_name(read, KB.gpu_models(), table=True, memory_mib=memory,
-                                      dots_left_out=True) == expected

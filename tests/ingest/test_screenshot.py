@@ -343,15 +343,3 @@ def test_listings_under_a_shell_prompt_and_freeze_pins_ocr_garbled():
     versions = {p["name"]: p["version"] for p in frozen["packages"]["value"]}
     assert versions["torch"] == "2.13.0+cpu" and versions["markdown-it-py"] == "4.3.0"
     assert versions["asyncssh"] == "2.24.1" and versions["filelock"] == "4.3.1"
-
-
-def test_a_cut_name_whose_points_the_detector_left_out():
-    banner = "NVIDIA-SMI 610.57.04   KMD Version: 610.57.04   CUDA UMD Version: 13.3"
-    row = [Box(37, 98, 173, 115, "NVIDIA GeForce RTX 2080", 0.9, 20), Box(207, 100, 231, 112, "off", 0.9),
-           Box(251, 99, 366, 113, "00000000:0c:00.00ff", 0.9), Box(467, 98, 490, 114, "N/A", 0.9)]
-    memory = " 38%   33C    P8     38W /  250W     211MiB /   8192MiB      0%      Default"
-    shot = [Line(banner, 0.9), Line("  NVIDIA GeForce RTX 2080  off    00000000:0c:00.00ff   N/A", 0.9, tuple(row)),
-            Line(memory, 0.9)]
-    gpus = snapshot_from_lines(shot, "s.jpg", KB)["gpus"]["value"]
-    # the 2080 SUPER's name as nvidia-smi cut it (a 2080 has 8 GB too: only the points tell them apart)
-    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA GeForce RTX 2080 ...", 8192)]

@@ -11,7 +11,7 @@ unknown, never guessed. Pure functions; the knowledge base is passed in.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
 from gpuvet.kb import gpumatch
 from gpuvet.kb.records import GpuModel
@@ -112,13 +112,11 @@ _CUT_MARK_CELLS = 2.5
 
 
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
-                    memory_mib: Optional[int] = None, cells: Optional[float] = None,
-                    dots_left_out: bool = False) -> Optional[str]:
+                    memory_mib: Optional[int] = None, cells: Optional[float] = None) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
-    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known;
-    ``dots_left_out``: the picture shows ink right after the name's box (a "..." the detector did not box)."""
+    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known."""
     if not raw or not raw.strip():
         return None
     # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
@@ -146,10 +144,6 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
                 # OCR drops the "..." but the detector's box still spans it: a box no longer than the whole name
                 # shows the whole name, one that reaches three cells past it shows the cut (as a paste gives it)
                 width = len(matches[0].name)
-                if dots_left_out:
-                    # the read text is where nvidia-smi cuts these longer names, and the "..." stands after it
-                    printed = _printed_cuts(cut_from, key)
-                    return _as_cut(printed.pop(), models) if len(printed) == 1 else None
                 if cells is not None and cells >= width + _CUT_MARK_CELLS:
                     return _as_cut(stem + " ...", models)
                 if cells is not None and cells <= width + _WHOLE_NAME_SLACK:
@@ -160,17 +154,12 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
     if truncated and matches:
         # the cut as nvidia-smi printed it (the name of its era: a model's name or an alias) for the models the read
         # text can begin ("GeForce GTX108.." is what OCR left of "GeForce GTX 108..."): one printed form only
-        printed = _printed_cuts(matches, key)
+        printed = {shown[:kept] + "..." for model in matches for shown in (model.name,) + tuple(model.aliases)
+                   for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
         if len(printed) == 1:
             return _as_cut(printed.pop(), models)
         return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as read
     return None
-
-
-def _printed_cuts(models: Sequence[GpuModel], key: str) -> Set[str]:
-    """The cuts nvidia-smi printed ("NVIDIA GeForce RTX 2080 ...") of ``models`` whose kept part reads as ``key``."""
-    return {shown[:kept] + "..." for model in models for shown in (model.name,) + tuple(model.aliases)
-            for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
 
 
 def _as_cut(cut: str, models: Sequence[GpuModel]) -> Optional[str]:

@@ -123,8 +123,7 @@ def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
                             "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True,
-                            "cells": name_cells(boxes[j]) if j < len(boxes) else None,
-                            "ink_after": ink_after_name(boxes[j]) if j < len(boxes) else None})
+                            "cells": name_cells(boxes[j]) if j < len(boxes) else None})
     # every GPU of the table has one memory cell ("0MiB / 81559MiB") before the processes or MIG devices
     section = []
     for text in texts[i + 1:]:
@@ -144,34 +143,23 @@ _PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*$", re.IGNORECA
 _BOX_PADDING = 0.6
 
 
-def _bus_and_name_boxes(row: Sequence[Box]) -> Tuple[Optional[Box], List[Box]]:
-    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
-    if bus is None:
-        return None, []
-    return bus, [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
-                 and not _PERSISTENCE_BOX.match(box.text)]
-
-
-def ink_after_name(row: Sequence[Box]) -> Optional[int]:
-    """The ink pixels right after the GPU name's last box on a table row (None: not measured). In a row of the table
-    only the "..." of a name nvidia-smi cut can stand there: the persistence mode is four cells or more away."""
-    _, name = _bus_and_name_boxes(row)
-    return max(name, key=lambda box: box.right).ink_after if name else None
-
-
 def name_cells(row: Sequence[Box]) -> Optional[float]:
     """How many terminal cells the GPU name of a table row spans on the screen, or None when the row gives no ruler.
     The ruler is the bus id box beside it, whose width in cells is known ("00000000:01:00.0" is 16 cells, with its
     " Off" 20), so the answer holds at any font size or scale. The name's boxes are those between the index and the
     bus id, the persistence mode excepted; the screen right after the last of them must be blank (measured by the
     engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in."""
-    bus, name = _bus_and_name_boxes(row)
-    if bus is None or not name or max(name, key=lambda box: box.right).ink_after != 0:
-        return None  # the screen is not blank after the name's box: a "..." the box left out may be there
+    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
+    if bus is None:
+        return None
     found = _BUS_BOX.match(unicodedata.normalize("NFKC", bus.text))
     assert found is not None
     bus_cells = len(re.sub(r"\s+", "", found.group("bus"))) + (1 + len(found.group("display"))
                                                                   if found.group("display") else 0)
+    name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
+            and not _PERSISTENCE_BOX.match(box.text)]
+    if not name or max(name, key=lambda box: box.right).ink_after != 0:
+        return None  # the screen is not blank after the name's box: a "..." the box left out may be there
     padding = _BOX_PADDING * (bus.bottom - bus.top)
     cell = (bus.right - bus.left - padding) / bus_cells
     if cell <= 0:
@@ -392,8 +380,7 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
         memory_read, memory_line = entry.get("memory") or (None, "")
         total = ocr_repair.repair_mib(memory_read)
         gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total,
-                                              cells=entry.get("cells"),
-                                              dots_left_out=(entry.get("ink_after") or 0) > 0)
+                                              cells=entry.get("cells"))
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
