@@ -148,7 +148,9 @@ def name_cells(row: Sequence[Box]) -> Optional[float]:
     The ruler is the bus id box beside it, whose width in cells is known ("00000000:01:00.0" is 16 cells, with its
     " Off" 20), so the answer holds at any font size or scale. The name's boxes are those between the index and the
     bus id, the persistence mode excepted; the screen right after the last of them must be blank (measured by the
-    engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in."""
+    engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in. Ink there
+    only ever makes the name unknown, never a cut one: a whole name's box in a 1080-pixel JPEG has some too (ringing,
+    bench/RESULTS.md)."""
     bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
     if bus is None:
         return None
