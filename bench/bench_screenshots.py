@@ -2,7 +2,10 @@
 
 Every field the manifest states (driver, CUDA, each GPU's name and memory, the GPU count, the nvcc toolkit, torch)
 is counted as right, unknown (gpuvet said it could not read it) or wrong (gpuvet reported another value as read:
-the number that must stay 0). Time is wall and CPU seconds per image in one process (the engine loaded once).
+the number that must stay 0). Time is wall and CPU seconds per image in one process (the engine loaded once); CPU
+time is ``resource.getrusage`` of the process, every onnxruntime thread included, so it does not depend on how many
+other jobs share the cores. A last table gives the CPU time by kind of image (what it shows, and whether it is a
+1920 x 1080 screen, a window or what a chat app sent on).
 
     python tools/render_screenshots.py /tmp/shots && python bench/bench_screenshots.py /tmp/shots
     python bench/bench_screenshots.py tests/fixtures/screenshots    # the kept set
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from pathlib import Path
@@ -62,30 +66,50 @@ def score(expected: Dict[str, Any], got: Dict[str, Any]) -> List[Tuple[str, str,
     return rows
 
 
+def cpu_seconds() -> float:
+    """User and system CPU time of this process so far, all its threads together."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def image_kind(name: str, data: bytes) -> str:
+    """"nvidia-smi, 1920x1080 screen": what the image shows and how it was taken (see tools/render_screenshots.py)."""
+    from gpuvet.ingest.image import header_size, image_format
+
+    shows = name.split("__")[0].split("-")[0] if name.startswith("console") else name.split("__")[0]
+    size = header_size(data, image_format(data) or "") or (0, 0)
+    taken = "chat JPEG" if name.endswith(".jpg") else "1920x1080 screen" if size == (1920, 1080) else "window"
+    return "{}, {}".format(shows, taken)
+
+
 def main(argv: Any = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("corpus", type=Path)
     parser.add_argument("--limit", type=int, default=0, help="the first N images only")
     parser.add_argument("--json", type=Path, help="write every image's rows here")
     parser.add_argument("--match", default="", help="only the images whose name contains this")
+    parser.add_argument("--part", default="1/1", help="K/N: every N-th image from the K-th (runs side by side)")
     args = parser.parse_args(argv)
     from gpuvet.errors import InputError
     from gpuvet.ingest.ocr_engine import read_snapshot
 
     manifest = json.loads((args.corpus / "manifest.json").read_text(encoding="utf-8"))
-    names = sorted(name for name in manifest if args.match in name)[: args.limit or None]
+    part, parts = (int(number) for number in args.part.split("/"))
+    names = sorted(name for name in manifest if args.match in name)[: args.limit or None][part - 1::parts]
     totals = {"right": 0, "unknown": 0, "wrong": 0}
     timings = []
+    by_kind: Dict[str, List[float]] = {}
     report = {}
     for name in names:
         data = (args.corpus / name).read_bytes()
-        wall, cpu = time.perf_counter(), time.process_time()
+        wall, cpu = time.perf_counter(), cpu_seconds()
         try:
             got = observed(read_snapshot(data, name))
         except InputError as exc:
             got = {"error": str(exc)}
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        wall, cpu = time.perf_counter() - wall, cpu_seconds() - cpu
         timings.append((wall, cpu))
+        by_kind.setdefault(image_kind(name, data), []).append(cpu)
         rows = score(manifest[name], got)
         for _, verdict, _, _ in rows:
             totals[verdict] += 1
@@ -101,6 +125,10 @@ def main(argv: Any = None) -> int:
     if walls:
         print(f"per image: median {walls[len(walls) // 2]:.1f} s wall / {cpus[len(cpus) // 2]:.1f} s CPU, "
               f"max {walls[-1]:.1f} s wall / {cpus[-1]:.1f} s CPU")
+    print("\n| image kind | images | median / max CPU s |\n|---|---|---|")
+    for kind, cpu_list in sorted(by_kind.items()):
+        cpu_list.sort()
+        print(f"| {kind} | {len(cpu_list)} | {cpu_list[len(cpu_list) // 2]:.1f} / {cpu_list[-1]:.1f} |")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
     return 0

@@ -1,23 +1,39 @@
 """Render the real captures in tests/fixtures/ as terminal screenshots, then do to them what chat apps do.
 
-No terminal emulator runs on the build machine (no xterm, no Xvfb), so each capture is drawn the way a terminal
-draws it: a fixed cell grid in a real monospace font (DejaVu Sans Mono, Noto Sans Mono CJK), dark and light themes,
-on a full-screen 1920-pixel-wide canvas or a window-sized one. Then the chat variants: downscaled to 1080 pixels wide
-and saved as JPEG at quality 60-80 (WeChat and QQ re-encode this way), or cropped to the table. A few console pages
-in Chinese and English (a provider's instance page: GPU model and count, driver, CUDA, image) are drawn with
-Noto Sans CJK; their values are real NVIDIA releases, their layout is made up (no provider's page is copied).
+Two renderers:
+
+- ``terminal`` (the default): each capture is replayed (``cat``, after a coloured shell prompt naming the command)
+  in a detached **tmux** session of a chosen size: tmux is a real VT terminal emulator that keeps the cell grid.
+  ``tmux capture-pane -e -p`` gives that grid with its colours, which headless **Chromium** rasterises as a ``<pre>``
+  in a monospace font installed here (DejaVu Sans Mono, Noto Sans Mono CJK SC), at several sizes, in dark, light and
+  solarized themes, full screen (1920 x 1080) or in a window fitted to the text. Console pages are HTML pages
+  rasterised by the same Chromium. No X terminal (xterm under Xvfb) is installed on the build machine; tmux and
+  Chromium are.
+- ``pillow``: the earlier renderer, kept to compare: each character drawn in its cell by Pillow with the same fonts.
+
+Then the chat variants: downscaled to 1080 pixels wide and saved as JPEG at quality 60-80 (WeChat and QQ re-encode
+this way), or cropped to the text. A few console pages in Chinese and English (a provider's instance page: GPU model
+and count, driver, CUDA, image); their values are real NVIDIA releases, their layout is made up (no provider's page
+is copied).
 
 Each image comes with the facts it must yield (``manifest.json``): taken from the capture's text by gpuvet's own
 text parsers, so the OCR path is judged against what a paste of the same text gives.
 
-    python tools/render_screenshots.py OUT_DIR [--small]    # --small: the set kept in tests/fixtures/screenshots
+    python tools/render_screenshots.py OUT_DIR [--small] [--renderer terminal|pillow]
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -82,7 +98,8 @@ def expected_facts(text: str) -> Dict[str, Any]:
     gpus = (snapshot.get("gpus") or {}).get("value")
     if gpus:
         models = kb.load()
-        facts["gpus"] = [(models.gpu(g["name"]).name if models.gpu(g["name"]) else g["name"]) for g in gpus]
+        known = [models.gpu(g["name"]) for g in gpus]
+        facts["gpus"] = [model.name if model else g["name"] for model, g in zip(known, gpus)]
         memory = [g.get("memory_total_mib") for g in gpus]
         if any(m is not None for m in memory):
             facts["memory_mib"] = memory
@@ -149,34 +166,226 @@ def chat(image: Any, quality: int, crop: bool) -> Tuple[Any, str]:
     return image, "jpeg"
 
 
-def corpus(small: bool) -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
+# ------------------------------------------------------------------------------------ the terminal renderer
+# (command a capture shows, prompt): the shell prompt a renter's screenshot has above the output, Ubuntu's coloured
+# PS1 ("\[\033[01;32m\]\u@\h\[\033[00m\]:\[\033[01;34m\]\w\[\033[00m\]\$ ")
+COMMANDS = {"nvidia-smi": "nvidia-smi", "nvidia-smi-L": "nvidia-smi -L", "nvcc-version": "nvcc --version",
+            "pip-list": "pip list", "pip-freeze": "pip freeze"}
+PROMPT = "\\033[01;32mroot@gpu-node-07\\033[00m:\\033[01;34m~\\033[00m# "
+# (background, foreground, the 16 ANSI colours) of each theme; dark is xterm's palette, light a light profile's,
+# solarized Ethan Schoonover's
+PALETTES = {
+    "dark": ("#0c0c0c", "#cccccc", ["#000000", "#cd0000", "#00cd00", "#cdcd00", "#0000ee", "#cd00cd", "#00cdcd",
+                                    "#e5e5e5", "#7f7f7f", "#ff0000", "#00ff00", "#ffff00", "#5c5cff", "#ff00ff",
+                                    "#00ffff", "#ffffff"]),
+    "light": ("#ffffff", "#1e1e1e", ["#000000", "#c91b00", "#00a600", "#a5a600", "#0225c7", "#c930c7", "#00a6b2",
+                                     "#bfbfbf", "#686868", "#ff6e67", "#00b000", "#b0a000", "#2a45e0", "#e060e0",
+                                     "#00b0c0", "#000000"]),
+    "solarized": ("#002b36", "#93a1a1", ["#073642", "#dc322f", "#859900", "#b58900", "#268bd2", "#d33682",
+                                         "#2aa198", "#eee8d5", "#002b36", "#cb4b16", "#586e75", "#657b83",
+                                         "#839496", "#6c71c4", "#93a1a1", "#fdf6e3"]),
+}
+# the advance of one cell, in em: DejaVu Sans Mono's 1233/2048, Noto Sans Mono CJK's 500/1000 (Latin half-width)
+ADVANCE = {"DejaVu Sans Mono": 1233 / 2048, "Noto Sans Mono CJK SC": 0.5}
+PADDING = 8  # pixels around the grid, as a terminal window leaves
+
+
+def tmux_grid(capture: Path, command: str, columns: int, rows: int) -> str:
+    """The cell grid, with its colours as SGR sequences, of a tmux terminal of ``columns`` x ``rows`` after the
+    prompt, the command, the capture replayed and the next prompt."""
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        raise SystemExit("the terminal renderer needs tmux (or use --renderer pillow)")
+    with tempfile.TemporaryDirectory() as scratch:
+        config = Path(scratch) / "tmux.conf"
+        config.write_text("set -g status off\n", encoding="utf-8")  # no status line takes a row
+        socket, done = str(Path(scratch) / "socket"), Path(scratch) / "done"
+        # the replay, then the next prompt; the shell stays (as a terminal's does) while the grid is read
+        script = "printf '{0}{1}\\n'; cat {2}; printf '{0}'; : > {3}; exec sleep 60".format(
+            PROMPT, command, _quote(str(capture)), _quote(str(done)))
+        base = [tmux, "-S", socket, "-f", str(config)]
+        subprocess.run(base + ["new-session", "-d", "-x", str(columns), "-y", str(rows), "sh", "-c", script],
+                       check=True)
+        try:
+            for _ in range(400):  # the replay takes milliseconds on an idle machine
+                if done.exists():
+                    break
+                time.sleep(0.05)
+            time.sleep(0.1)  # tmux draws what the pane wrote before the file appeared
+            grid = subprocess.run(base + ["capture-pane", "-e", "-p"], capture_output=True, text=True,
+                                  check=True).stdout
+        finally:
+            subprocess.run(base + ["kill-server"], capture_output=True, check=False)
+    return grid
+
+
+def _quote(path: str) -> str:
+    return "'" + path.replace("'", "'\\''") + "'"
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def grid_html(grid: str, theme: str, font: str, size: int) -> str:
+    """The grid as a page: one ``<pre>`` in the terminal's font and colours, every SGR run a ``<span>``."""
+    background, foreground, colours = PALETTES[theme]
+    line_height = round(size * 1.2)
+    body = []
+    state: Dict[str, Any] = {"fg": None, "bg": None, "bold": False, "reverse": False}
+    position = 0
+    for match in _SGR.finditer(grid):
+        body.append(_span(grid[position:match.start()], state, colours, foreground, background))
+        codes = [int(c) if c else 0 for c in match.group(1).split(";")]
+        i = 0
+        while i < len(codes):
+            code = codes[i]
+            if code == 0:
+                state = {"fg": None, "bg": None, "bold": False, "reverse": False}
+            elif code == 1:
+                state["bold"] = True
+            elif code == 22:
+                state["bold"] = False
+            elif code == 7:
+                state["reverse"] = True
+            elif code == 27:
+                state["reverse"] = False
+            elif 30 <= code <= 37 or 90 <= code <= 97:
+                state["fg"] = colours[code - 30 if code < 90 else code - 82]
+            elif 40 <= code <= 47 or 100 <= code <= 107:
+                state["bg"] = colours[code - 40 if code < 100 else code - 92]
+            elif code == 39:
+                state["fg"] = None
+            elif code == 49:
+                state["bg"] = None
+            elif code in (38, 48) and i + 2 < len(codes) and codes[i + 1] == 5:
+                state["fg" if code == 38 else "bg"] = colours[codes[i + 2]] if codes[i + 2] < 16 else None
+                i += 2
+            elif code in (38, 48) and i + 4 < len(codes) and codes[i + 1] == 2:
+                state["fg" if code == 38 else "bg"] = "#{:02x}{:02x}{:02x}".format(*codes[i + 2:i + 5])
+                i += 4
+            i += 1
+        position = match.end()
+    body.append(_span(grid[position:], state, colours, foreground, background))
+    return ("<!doctype html><html><head><meta charset='utf-8'><style>html,body{{margin:0;background:{bg}}}"
+            "pre{{margin:0;padding:{pad}px;font-family:'{font}';font-size:{size}px;line-height:{lh}px;color:{fg};"
+            "font-variant-ligatures:none}}</style></head><body><pre>{body}</pre></body></html>").format(
+                bg=background, pad=PADDING, font=font, size=size, lh=line_height, fg=foreground,
+                body="".join(body))
+
+
+def _span(text: str, state: Dict[str, Any], colours: List[str], foreground: str, background: str) -> str:
+    if not text:
+        return ""
+    fg, bg = state["fg"], state["bg"]
+    if state["bold"] and fg in colours[:8]:
+        fg = colours[colours.index(fg) + 8]  # a terminal shows bold colours bright
+    if state["reverse"]:
+        fg, bg = bg or background, fg or foreground
+    style = ";".join(part for part in (fg and "color:" + fg, bg and "background:" + bg,
+                                       state["bold"] and "font-weight:bold") if part)
+    escaped = html.escape(text, quote=False)
+    return "<span style='{}'>{}</span>".format(style, escaped) if style else escaped
+
+
+def chromium_png(page: str, width: int, height: int) -> Any:
+    """The page as headless Chromium draws it in a ``width`` x ``height`` window (device scale 1). Chromium's window
+    has a least size, below which it cuts the page short: a small window is drawn in a larger one and cropped."""
+    from PIL import Image
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if chromium is None:
+        raise SystemExit("the terminal renderer needs headless Chromium (or use --renderer pillow)")
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / "page.html"
+        source.write_text(page, encoding="utf-8")
+        shot = Path(scratch) / "shot.png"
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--force-device-scale-factor=1", "--user-data-dir=" + str(Path(scratch) / "profile"),
+                        "--screenshot=" + str(shot), "--window-size={},{}".format(max(width, 1280), max(height, 800)),
+                        source.as_uri()],
+                       capture_output=True, check=True, env={**os.environ, "DBUS_SESSION_BUS_ADDRESS": "disabled:"})
+        with Image.open(shot) as image:
+            return image.convert("RGB").crop((0, 0, width, height))
+
+
+def terminal_screen(capture: Path, command: str, font: str, size: int, theme: str,
+                    screen: Optional[Tuple[int, int]]) -> Any:
+    """A screenshot of a tmux terminal showing ``capture``: full screen when ``screen`` is given (grown if the
+    output would scroll off it), else a window fitted to the text."""
+    text = capture.read_text(encoding="utf-8").rstrip("\n")
+    advance = ADVANCE[font] * size
+    line_height = round(size * 1.2)
+    needed_columns = max(len(line) for line in text.split("\n")) + 2
+    needed_rows = text.count("\n") + 3  # the prompt and command, the output, the next prompt
+    if screen:
+        columns = max(int((screen[0] - 2 * PADDING) // advance), needed_columns)
+        rows = max(int((screen[1] - 2 * PADDING) // line_height), needed_rows)
+    else:
+        columns, rows = needed_columns, needed_rows
+    grid = tmux_grid(capture, command, columns, rows)
+    width = int(columns * advance + 2 * PADDING + 0.999)
+    height = rows * line_height + 2 * PADDING
+    if screen:
+        width, height = max(width, screen[0]), max(height, screen[1])
+    return chromium_png(grid_html(grid, theme, font, size), width, height)
+
+
+def console_page(lines: List[str], theme: str) -> Any:
+    """A provider's instance page as a browser draws it: a title, then label and value columns."""
+    background, foreground, _ = PALETTES["light" if theme == "light" else "dark"]
+    label = "#787878" if theme == "light" else "#969696"
+    rows = "".join("<tr><th>{}</th><td>{}</td></tr>".format(html.escape(key), html.escape(value))
+                   for key, _, value in (line.partition(": ") for line in lines[1:]))
+    page = ("<!doctype html><html><head><meta charset='utf-8'><style>body{{margin:0;padding:30px 40px;"
+            "background:{bg};color:{fg};font-family:'Noto Sans CJK SC'}}h1{{font-size:30px;font-weight:normal;"
+            "margin:0 0 24px}}th{{color:{label};font-weight:normal;text-align:left;width:240px;padding:10px 20px}}"
+            "td{{padding:10px 0}}table{{font-size:22px;border-collapse:collapse}}</style></head><body><h1>{title}"
+            "</h1><table>{rows}</table></body></html>").format(bg=background, fg=foreground, label=label,
+                                                              title=html.escape(lines[0]), rows=rows)
+    return chromium_png(page, 1280, 120 + 48 * len(lines))
+
+
+# (theme, font, pixels, screen): full screen on a 1920 x 1080 display, or a window fitted to the text
+TERMINAL_STYLES = [("dark", "DejaVu Sans Mono", 16, (1920, 1080)), ("light", "DejaVu Sans Mono", 14, None),
+                   ("solarized", "Noto Sans Mono CJK SC", 18, None), ("light", "Noto Sans Mono CJK SC", 15, (1920, 1080))]
+PILLOW_STYLES = [("dark", MONO, 16, (1920, 1080)), ("light", MONO, 14, None), ("solarized", MONO_CJK, 18, None)]
+
+
+def corpus(small: bool, renderer: str = "terminal") -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
     """(file name, image, format, save options, expected facts) for every image of the corpus."""
-    styles = [("dark", MONO, 16, (1920, 1080)), ("light", MONO, 14, None), ("solarized", MONO_CJK, 18, None)]
-    chats = [(None, False), (75, False), (60, True)]
+    styles: List[Tuple[str, str, int, Optional[Tuple[int, int]]]] = list(
+        TERMINAL_STYLES if renderer == "terminal" else PILLOW_STYLES)
+    chats = [(None, False), (75, False), (60, True), (80, True)]
     if small:
         styles, chats = styles[:2], [(None, False), (70, True)]
-    images = []
+    images: List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]] = []
     for number, relative in enumerate(CAPTURES):
-        text = (FIXTURES / relative).read_text(encoding="utf-8")
+        capture = FIXTURES / relative
+        text = capture.read_text(encoding="utf-8")
         facts = expected_facts(text)
         stem = relative.replace("/", "__").rsplit(".", 1)[0]
         for style_number, (theme, font, size, canvas) in enumerate(styles):
             if small and (number + style_number) % 3:
                 continue  # the kept set: a third of the captures per style, every era still shown
-            screen = draw_terminal(text, font, size, theme, canvas)
-            # the full corpus rotates the chat treatments over styles: every capture once as sent, once recompressed,
-            # once cropped and recompressed (66 images: an OCR run over them stays short on a shared machine)
+            if renderer == "terminal":
+                screen = terminal_screen(capture, COMMANDS[relative.split("/")[0]], font, size, theme, canvas)
+                look = "{}{}{}".format(theme, size, "-cjk" if "CJK" in font else "")
+            else:
+                screen = draw_terminal(text, font, size, theme, canvas)
+                look = "{}{}".format(theme, size)
+            # the full corpus rotates the chat treatments over styles: every capture as sent, recompressed, cropped
+            # and recompressed (an OCR run over the corpus stays short on a shared machine)
             for quality, crop in chats if small else [chats[(number + style_number) % len(chats)]]:
                 if quality is None:
-                    name = f"{stem}__{theme}{size}.png"
+                    name = f"{stem}__{look}.png"
                     images.append((name, screen, "png", {"optimize": True}, facts))
                 else:
                     sent, fmt = chat(screen, quality, crop)
-                    name = f"{stem}__{theme}{size}__chat{'-crop' if crop else ''}-q{quality}.jpg"
+                    name = f"{stem}__{look}__chat{'-crop' if crop else ''}-q{quality}.jpg"
                     images.append((name, sent, fmt, {"quality": quality}, facts))
     for number, (lang, lines, facts) in enumerate(CONSOLES):
         for theme in ("light", "dark") if not small else ("light",):
-            page = draw_console(lines, theme)
+            page = console_page(lines, theme) if renderer == "terminal" else draw_console(lines, theme)
             images.append((f"console-{lang}-{number}__{theme}.png", page, "png", {"optimize": True}, facts))
             if not small:
                 sent, fmt = chat(page, 70, False)
@@ -188,11 +397,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--small", action="store_true", help="the small set kept in tests/fixtures/screenshots")
+    parser.add_argument("--renderer", choices=("terminal", "pillow"), default="terminal",
+                        help="tmux + headless Chromium (default), or Pillow drawing the cell grid")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = {}
-    for name, image, fmt, options, facts in corpus(args.small):
+    for name, image, fmt, options, facts in corpus(args.small, args.renderer):
         image.save(args.out / name, format=fmt.upper(), **options)
         manifest[name] = facts
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n",

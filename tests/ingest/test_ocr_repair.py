@@ -19,6 +19,8 @@ CUDAS = ["8.0", "9.1", "10.2", "11.0", "11.4", "12.2", "12.4", "12.8", "13.0", "
     ("5904801", None, "590.48.01"),
     ("550.12705", None, "550.127.05"),          # eight digits: NNN.NNN.NN
     ("418.39", None, "418.39"),                 # two-part (older Linux, Windows)
+    ("346.46", None, "346.46"),                 # R346 (CUDA 7.0), the oldest branch in NVIDIA's Table 3
+    ("34646", None, "346.46"),
     ("41839", None, "418.39"),
     ("590.48.01", "13.1", "590.48.01"),         # the banner's CUDA agrees with the branch
     ("590.48.01", "12.4", None),                # ... or does not: one of the two was misread
@@ -96,6 +98,8 @@ def test_release(read, expected):
     ("NVIDIA GeForce RTX 2080 ..", "NVIDIA GeForce RTX 2080 ..."),   # OCR kept two of the three points
     ("NVIDIA GeForce RTX 2080 .", "NVIDIA GeForce RTX 2080 ..."),
     ("NVIDIA A800 80G.", "NVIDIA A800 80GB PCIe"),
+    ("GeForce GTX108..", "GeForce GTX 108..."),     # a blank dropped: the cut as nvidia-smi printed it
+    ("GeForce GTX108.", "GeForce GTX 108..."),
 ])
 def test_cut_names_with_the_points_ocr_kept(read, expected):
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == expected
@@ -113,3 +117,22 @@ def test_cut_names_with_the_points_ocr_kept(read, expected):
 def test_names_in_a_table_that_a_cut_could_have_made(read, memory, expected):
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models(), table=True, memory_mib=memory) == expected
     assert ocr_repair.repair_gpu_name(read, KB.gpu_models()) == read  # nvidia-smi -L prints names whole
+
+
+# The name's box measured in terminal cells (gpuvet.ingest.screenshot.name_cells): 23.7 and 26.4 are what the boxes
+# of "NVIDIA GeForce RTX 4090" shown whole and of "NVIDIA GeForce RTX 2080 ..." (points dropped by OCR) measure in
+# the corpus of bench/RESULTS.md
+@pytest.mark.parametrize("read, memory, cells, expected", [
+    ("NVIDIA GeForce RTX 4090", 24564, 23.7, "NVIDIA GeForce RTX 4090"),   # the box spans the name and no more
+    # it spans " ..." too: a cut name (the Laptop GPU's), kept cut as a paste of the table gives it
+    ("NVIDIA GeForce RTX 4090", 24564, 26.4, "NVIDIA GeForce RTX 4090 ..."),
+    ("NVIDIA GeForce RTX 4090", 24564, 24.8, None),    # between the two: the picture does not say
+    ("NVIDIA GeForce RTX 4090", 24564, None, None),    # no ruler on the row
+    ("NVIDIA GeForce RTX 4090", 81559, 23.0, None),    # the memory rules the model out, the box the Laptop GPU
+    ("NVIDIA GeForce RTX 5090", 32607, 23.5, "NVIDIA GeForce RTX 5090"),
+    ("NVIDIA GeForce RTX 2080", 8192, 23.2, "NVIDIA GeForce RTX 2080"),
+    # a 2080 SUPER (8 GB too) cut by the table: the cut name, as a paste of the table gives it
+    ("NVIDIA GeForce RTX 2080", 8192, 26.4, "NVIDIA GeForce RTX 2080 ..."),
+])
+def test_a_name_a_cut_could_have_made_is_measured_on_the_screen(read, memory, cells, expected):
+    assert ocr_repair.repair_gpu_name(read, KB.gpu_models(), table=True, memory_mib=memory, cells=cells) == expected

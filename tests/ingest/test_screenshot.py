@@ -241,3 +241,105 @@ def test_glued_index_and_misread_units():
         (0, "NVIDIA A10", 23028)]
     listed = snapshot_from_lines(lines("GPU0:1 TeslaP100-PCIE-16GB (UUID: GPU-9c15c693-71ea)"), "l.png", KB)
     assert listed["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+    # as read from the terminal corpus: an index glued to a name without "NVIDIA", M read as H, a blank as a colon
+    r450 = snapshot_from_lines(lines("NVIDIA-SMI450.80.02 Driver Version:450.80.02 CUDA Version:11.0",
+                                     "   0A100-SXM4-40GB    off   00000000:36:00.00ff               0",
+                                     "  N/A29C    PO   62W/400        OMiB/40537HiB      6%    Default"), "r.jpg", KB)
+    assert [(g["index"], g["name"], g["memory_total_mib"]) for g in r450["gpus"]["value"]] == [
+        (0, "NVIDIA A100-SXM4-40GB", 40537)]
+    theta = snapshot_from_lines(lines("NVIDIA-SMI 525.125.06  Driver Version: 525.125.06  CUDA Version: 12.0",
+                                      "   θ  NVIDIA A800 80G.  On    00000000:34:00.0 0ff",
+                                      "  N/A   35C  P0   44W / 300W |  0MiB / 81920MiB  0%  Default"), "t.png", KB)
+    assert [(g["index"], g["name"]) for g in theta["gpus"]["value"]] == [(0, "NVIDIA A800 80GB PCIe")]
+    nvl = snapshot_from_lines(lines("NVIDIA-SMI550.54.14        Driver Version:550.54.14 CUDA Version:12.4",
+                                    "   0NVIDIA H100NVL            On    00000000:AD:00.00ff",
+                                    "  N/A 32C   PO          61W/ 310W      OMiB/ 95830MiB     0%    Default",
+                                    "     NVIDIA H100 NVL          On    00000000:AE:00.00ff",
+                                    "  N/A 31C   PO         62W/  310W      OMi8/ 95830MiB     0%    Default"), "n.jpg", KB)
+    assert [(g["name"], g["memory_total_mib"]) for g in nvl["gpus"]["value"]] == [("NVIDIA H100 NVL", 95830)] * 2
+    colon = snapshot_from_lines(lines("GPU0:Tesla:P100-PCIE-16GB （UUID:GPU-6cc5c0f9-be62-880b）"), "l.png", KB)
+    assert colon["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+    bare = snapshot_from_lines(lines("GPU0:TeslaP100-PCIE-16GB  UUID: GPU-10c6b41b-e02b-8724-b8ff)"), "l.png", KB)
+    assert bare["gpus"]["value"][0]["name"] == "Tesla P100-PCIE-16GB"
+
+
+@pytest.mark.parametrize("background, ink", [((12, 12, 12), (204, 204, 204)), ((255, 255, 255), (30, 30, 30))])
+def test_the_detector_is_given_only_the_part_of_the_screen_that_holds_text(background, ink):
+    numpy = pytest.importorskip("numpy")
+    from gpuvet.ingest.ocr_engine import CROP_MARGIN, content_region
+
+    screen = numpy.full((1080, 1920, 3), background, dtype=numpy.uint8)
+    screen[40:900, 30:900] = ink  # a terminal's text in its top-left corner
+    screen[1000, 1500] = ink  # one stray pixel (JPEG noise) is not text
+    assert content_region(screen) == (40 - CROP_MARGIN, 900 + CROP_MARGIN, 30 - CROP_MARGIN, 900 + CROP_MARGIN)
+    # a crop never leaves the detector a side under its 736 pixels (it would enlarge it and read another picture)
+    screen[:] = background
+    screen[500:520, 1000:1100] = ink
+    top, bottom, left, right = content_region(screen)
+    assert bottom - top == 736 and right - left == 736 and top <= 500 - CROP_MARGIN and bottom >= 520 + CROP_MARGIN
+    # text up to the edges: nothing is cut; a picture with no text at all is left whole
+    screen[0:1080, 0:3] = ink
+    assert content_region(screen)[::2] == (0, 0)
+    assert content_region(numpy.full((50, 80, 3), background, dtype=numpy.uint8)) == (0, 50, 0, 80)
+
+
+def test_the_name_is_measured_in_cells_against_the_bus_id_beside_it():
+    from gpuvet.ingest.screenshot import name_cells
+
+    # boxes RapidOCR gave for rows of the corpus (Noto Sans Mono CJK 15 px, a cell is 7.5 pixels)
+    whole = [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9, 0),
+             Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)]
+    cut = [Box(36, 172, 48, 187, "0", 0.9), Box(58, 171, 257, 188, "NVIDIA GeForCe RTX 2080..", 0.9, 0),
+           Box(352, 171, 505, 188, "00000000:0C:00.00ff", 0.9)]
+    assert 23 <= name_cells(whole) <= 24.3 < 25.5 <= name_cells(cut) <= 27
+    # the same rows at half the size measure the same
+    half = [Box(b.left / 2, b.top / 2, b.right / 2, b.bottom / 2, b.text, b.score, b.ink_after) for b in whole]
+    assert abs(name_cells(half) - name_cells(whole)) < 0.01
+    assert name_cells(whole[:3]) is None  # no bus id: no ruler
+    # a box that ends before the "..." (ink right after it, 20 pixels in the corpus): its width proves nothing
+    dots_left_out = [Box(37, 98, 173, 115, "NVIDIA GeForce RTX 2080", 0.9, 20), Box(207, 100, 231, 112, "off", 0.9),
+                     Box(251, 99, 366, 113, "00000000:0c:00.00ff", 0.9)]
+    assert name_cells(dots_left_out) is None
+    assert name_cells([whole[0], whole[1]._replace(ink_after=None)] + whole[2:]) is None  # not measured
+
+
+def test_a_whole_name_on_the_screen_is_told_from_a_cut_one():
+    row = ("   0  NVIDIA GeForce RTX 4090        On  00000000:01:00.0 Off",
+           [Box(28, 146, 57, 175, "0", 0.9), Box(54, 150, 238, 172, "NVIDIA GeForce RTX 4090", 0.9, 0),
+            Box(291, 151, 316, 171, "On", 0.9), Box(350, 152, 507, 171, "00000000:01:00.0 0ff", 0.9)])
+    banner = "NVIDIA-SMI 550.127.05   Driver Version: 550.127.05   CUDA Version: 12.4"
+    memory = "  0%   28C    P8     20W /  450W       2MiB /  24564MiB      0%      Default"
+    shot = [Line(banner, 0.9), Line(row[0], 0.9, tuple(row[1])), Line(memory, 0.9)]
+    gpus = snapshot_from_lines(shot, "t.png", KB)["gpus"]["value"]
+    assert [(g["name"], g["memory_total_mib"]) for g in gpus] == [("NVIDIA GeForce RTX 4090", 24564)]
+    # the same text without the boxes (no ruler): the name stays unknown
+    unmeasured = snapshot_from_lines([Line(banner, 0.9), Line(row[0], 0.9), Line(memory, 0.9)], "t.png", KB)
+    assert unmeasured["gpus"]["value"][0]["name"] is None
+
+
+
+def test_ink_right_after_a_box_is_counted_on_the_picture():
+    numpy = pytest.importorskip("numpy")
+    from gpuvet.ingest.ocr_engine import ink_after
+
+    screen = numpy.full((40, 400, 3), 255, dtype=numpy.uint8)
+    box = Box(10, 10, 200, 30, "NVIDIA GeForce RTX 2080", 0.9)
+    assert ink_after(screen, box) == 0  # blank after the name
+    screen[26:28, 205:207] = 20  # a point of "..." the detector left out
+    screen[26:28, 210:212] = 20
+    assert ink_after(screen, box) == 8
+    assert ink_after(screen, box._replace(left=390, right=399)) is None  # at the picture's edge: not measured
+
+
+
+def test_listings_under_a_shell_prompt_and_freeze_pins_ocr_garbled():
+    listed = snapshot_from_lines(lines("root@gpu-node-07:~#pip list", "Package          Version   Editable projectlocation",
+                                       "filelock 4.3.1", "torch            2.13.0+cpu", "root@gpu-node-07:~#"),
+                                 "p.jpg", KB)
+    assert listed["frameworks"]["value"]["torch"]["version"] == "2.13.0+cpu"
+    frozen = snapshot_from_lines(lines("rootegpu-node-07:-#pip freeze", "asyncssh--2.24.1", " cffi==2.1.1",
+                                       "cryptography==50.0.2", "filelock=-4.3.1", "fsspec==2026.9.0",
+                                       "markdown-it-py--4.3.0", "torch=2.13.0+cpu", "rootegpu-node-07:-#"), "f.jpg", KB)
+    versions = {p["name"]: p["version"] for p in frozen["packages"]["value"]}
+    assert versions["torch"] == "2.13.0+cpu" and versions["markdown-it-py"] == "4.3.0"
+    assert versions["asyncssh"] == "2.24.1" and versions["filelock"] == "4.3.1"

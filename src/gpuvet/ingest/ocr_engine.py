@@ -9,7 +9,7 @@ own bomb guard is set to the same limit, so a 100-megapixel image or a decompres
 from __future__ import annotations
 
 import io
-from typing import Any, List
+from typing import Any, List, Optional, Tuple
 
 from gpuvet.ingest.common import input_error
 from gpuvet.ingest.image import MAX_PIXELS, Box, Line, header_size, image_format, lines_from_boxes
@@ -65,6 +65,39 @@ def decode(data: bytes, name: str) -> Any:
 ENGINES = ("rapidocr_onnxruntime", "rapidocr")
 
 
+def _cores() -> int:
+    import os
+
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not on Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+def _without_spinning(module: Any) -> None:
+    """onnxruntime's intra-op threads spin while they wait for work by default: on a shared machine that is CPU time
+    spent on nothing (bench/RESULTS.md: a third of an 8-GPU table's). RapidOCR 1.4 builds its sessions' options in
+    one place, which is wrapped here to turn spinning off."""
+    import importlib
+
+    try:
+        engine = importlib.import_module(module.__name__ + ".utils.infer_engine")
+    except ImportError:
+        return  # another layout: its sessions keep onnxruntime's defaults
+    sessions = getattr(engine, "OrtInferSession", None)
+    build = getattr(sessions, "_init_sess_opts", None)
+    if sessions is None or build is None or getattr(build, "gpuvet_no_spin", False):
+        return
+
+    def options(config: Any) -> Any:
+        built = build(config)
+        built.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return built
+
+    options.gpuvet_no_spin = True  # type: ignore[attr-defined]
+    sessions._init_sess_opts = staticmethod(options)
+
+
 def _engine() -> Any:
     if not _ENGINE:
         import os
@@ -75,14 +108,79 @@ def _engine() -> Any:
                 module = __import__(name)
             except ImportError:
                 continue
+            threads = _cores()
             if name == "rapidocr":
-                _ENGINE.append((name, module.RapidOCR(params={"Global.log_level": "error"})))
+                _ENGINE.append((name, module.RapidOCR(params={
+                    "Global.log_level": "error", "Global.use_cls": False,
+                    "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+                    "EngineConfig.onnxruntime.inter_op_num_threads": 1})))
             else:
-                _ENGINE.append((name, module.RapidOCR()))
+                _without_spinning(module)
+                # intra-op threads = the cores this process may use; one inter-op thread (the graphs are sequential)
+                _ENGINE.append((name, module.RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)))
             break
         else:
             raise ImportError("no OCR engine")
     return _ENGINE[0]
+
+
+# A pixel is ink when one of its channels is this far from the background: above JPEG's ringing at quality 60
+INK_CONTRAST = 48
+CROP_MARGIN = 16  # pixels kept around the text, so the detector sees each box's edge as the full image showed it
+
+
+def content_region(pixels: Any) -> Tuple[int, int, int, int]:
+    """(top, bottom, left, right) of the part of the picture that holds anything but background: a terminal shown
+    full screen holds its text in a corner, and the detector's time grows with the pixels it is given. The
+    background is the colour most of the four corners share (a screenshot's corners are the window's background);
+    rows and columns with fewer than two ink pixels (noise) are background too."""
+    import numpy
+
+    height, width = pixels.shape[:2]
+    corners = [tuple(int(v) for v in pixels[y, x]) for y in (0, height - 1) for x in (0, width - 1)]
+    background = max(corners, key=corners.count)
+    ink = (numpy.abs(pixels.astype(numpy.int16) - numpy.array(background, dtype=numpy.int16)).max(axis=2)
+           > INK_CONTRAST)
+    rows = numpy.flatnonzero(ink.sum(axis=1) >= 2)
+    columns = numpy.flatnonzero(ink.sum(axis=0) >= 2)
+    if rows.size == 0 or columns.size == 0:
+        return 0, height, 0, width
+    top, bottom = _widened(int(rows[0]) - CROP_MARGIN, int(rows[-1]) + 1 + CROP_MARGIN, height)
+    left, right = _widened(int(columns[0]) - CROP_MARGIN, int(columns[-1]) + 1 + CROP_MARGIN, width)
+    return top, bottom, left, right
+
+
+def ink_after(pixels: Any, box: Box) -> Optional[int]:
+    """How many pixels just right of ``box`` (a strip 0.9 of its height wide, as tall as the box) stand out from
+    the strip's own background: 0 where the screen is blank after the text, more where the detector left ink out
+    (nvidia-smi's "..." after a cut name, which the detector often does not box; bench/RESULTS.md)."""
+    import numpy
+
+    height = box.bottom - box.top
+    x0, x1 = int(box.right), min(int(box.right + 0.9 * height), pixels.shape[1])
+    y0, y1 = max(int(box.top), 0), min(int(box.bottom), pixels.shape[0])
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    strip = pixels[y0:y1, x0:x1].astype(numpy.int16)
+    background = numpy.median(strip.reshape(-1, strip.shape[2]), axis=0)
+    return int((numpy.abs(strip - background).max(axis=2) > INK_CONTRAST).sum())
+
+
+# RapidOCR's detector enlarges a picture whose short side is under 736 pixels to 736 (its ``limit_side_len``): a
+# crop keeps at least that much of each side, so the detector sees the text at the scale the whole picture gives
+# (a smaller crop would be enlarged and read differently)
+DETECTOR_SIDE = 736
+
+
+def _widened(start: int, end: int, size: int) -> Tuple[int, int]:
+    """[start, end) within [0, size), grown evenly to at least min(DETECTOR_SIDE, size)."""
+    start, end = max(start, 0), min(end, size)
+    missing = min(DETECTOR_SIDE, size) - (end - start)
+    if missing > 0:
+        start = max(start - missing // 2, 0)
+        end = min(start + min(DETECTOR_SIDE, size), size)
+        start = min(start, end - min(DETECTOR_SIDE, size))
+    return start, end
 
 
 def _boxes(name: str, result: Any) -> List[Box]:
@@ -107,8 +205,11 @@ def read_lines(data: bytes, name: str) -> List[Line]:
         engine_name, engine = _engine()
     except ImportError:
         raise input_error("ingest.image_needs_extra", "ingest.hint_image_extra", name=name, extra=EXTRA) from None
+    top, bottom, left, right = content_region(pixels)
+    screen = pixels[top:bottom, left:right]
     # Screens are upright: the angle classifier is skipped (a tenth of the time, and it flips short words)
-    return lines_from_boxes(_boxes(engine_name, engine(pixels, use_cls=False)))
+    boxes = _boxes(engine_name, engine(screen, use_cls=False))
+    return lines_from_boxes([box._replace(ink_after=ink_after(screen, box)) for box in boxes])
 
 
 def read_snapshot(data: bytes, name: str) -> dict:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
 
 # Letters OCR reads for digits on a terminal font; only ever applied inside a field that holds digits.
-_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "l": "1", "I": "1", "i": "1", "|": "1",
+_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "D": "0", "Q": "0", "θ": "0", "Θ": "0", "l": "1", "I": "1", "i": "1", "|": "1",
                             "!": "1", "S": "5", "s": "5", "B": "8", "Z": "2", "z": "2", "g": "9", ",": "."})
 _DRIVER_SHAPES = (re.compile(r"^\d{3}\.\d{2}$"), re.compile(r"^\d{3}\.\d{2}\.\d{2}$"), re.compile(r"^\d{3}\.\d{3}\.\d{2}$"))
 _DRIVER_CUTS = {5: ((3,),), 7: ((3, 5),), 8: ((3, 6),)}  # digits -> where the points go, one shape per length
@@ -87,8 +87,9 @@ _NAME_FOLD = str.maketrans("oli|sbz", "0111582")
 
 
 def _name_key(name: str) -> str:
-    """A name as OCR cannot tell it apart: no blanks or dashes, no "NVIDIA" prefix, confusable letters folded."""
-    text = re.sub(r"[\s\-_/]+", "", name).lower()
+    """A name as OCR cannot tell it apart: no blanks, dashes or colons, no "NVIDIA" prefix, confusable letters
+    folded."""
+    text = re.sub(r"[\s\-_/:]+", "", name).lower()  # a blank OCR read as a colon ("Tesla:P100") too
     if text.startswith("nvidia"):
         text = text[len("nvidia"):]
     return text.translate(_NAME_FOLD)
@@ -103,12 +104,19 @@ def _cut_forms(name: str) -> List[str]:
     return [name[:kept].rstrip() for whole, kept in _TABLE_CUTS if len(name) > whole]
 
 
+# A name shown whole spans its own length in cells on the screen (the detector's box is measured in cells against
+# the bus id beside it, :func:`gpuvet.ingest.screenshot.name_cells`); one nvidia-smi cut ends in " ...", three to
+# four cells more. Between the two the picture does not say which it is.
+_WHOLE_NAME_SLACK = 1.3
+_CUT_MARK_CELLS = 2.5
+
+
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
-                    memory_mib: Optional[int] = None) -> Optional[str]:
+                    memory_mib: Optional[int] = None, cells: Optional[float] = None) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
-    continue into one model only)."""
+    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known."""
     if not raw or not raw.strip():
         return None
     # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
@@ -133,14 +141,30 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
                         and any(_name_key(cut) == key for cut in _cut_forms(model.name))]
             if cut_from:
                 # a model whose memory the knowledge base does not know cannot be ruled out
+                # OCR drops the "..." but the detector's box still spans it: a box no longer than the whole name
+                # shows the whole name, one that reaches three cells past it shows the cut (as a paste gives it)
+                width = len(matches[0].name)
+                if cells is not None and cells >= width + _CUT_MARK_CELLS:
+                    return _as_cut(stem + " ...", models)
+                if cells is not None and cells <= width + _WHOLE_NAME_SLACK:
+                    cut_from = []
                 possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
                 return possible[0].name if len(possible) == 1 else None
         return matches[0].name
     if truncated and matches:
-        cut = stem + (" ..." if text[len(stem):].startswith(" ") else "...")  # the mark as nvidia-smi prints it
-        # several models of one architecture: keep the cut name, as a pasted table gives it to the matcher
-        return cut if gpumatch.match(cut, models) is not None else None
+        # the cut as nvidia-smi printed it (the name of its era: a model's name or an alias) for the models the read
+        # text can begin ("GeForce GTX108.." is what OCR left of "GeForce GTX 108..."): one printed form only
+        printed = {shown[:kept] + "..." for model in matches for shown in (model.name,) + tuple(model.aliases)
+                   for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
+        if len(printed) == 1:
+            return _as_cut(printed.pop(), models)
+        return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as read
     return None
+
+
+def _as_cut(cut: str, models: Sequence[GpuModel]) -> Optional[str]:
+    """A name nvidia-smi cut that several models continue: kept cut, as a pasted table gives it to the matcher."""
+    return cut if gpumatch.match(cut, models) is not None else None
 
 
 def memory_fits(total_mib: Optional[int], model: Optional[GpuModel]) -> Optional[bool]:

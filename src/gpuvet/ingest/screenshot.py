@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
 from gpuvet.ingest.common import input_error, new_gpu, set_fact, set_missing, shell
-from gpuvet.ingest.image import Line
+from gpuvet.ingest.image import Box, Line
 from gpuvet.ingest.packages import PIP_LIST_HEADER, PIP_LIST_RULE
 
 if TYPE_CHECKING:
@@ -34,11 +34,15 @@ _BANNER = re.compile(
 )
 _BUS_ID = re.compile(r"[0-9A-Fa-fO]{4,8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO]{2}\s*\.\s*[0-9A-Fa-f]")
 _ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
-# the index, sometimes glued to the name by OCR ("0NVIDIAA10")
-_ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolI]{1,2})(?:\s+(?=\S)|(?=NVIDIA|Tesla|GeForce|Quadro|TITAN|GRID))")
-_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*M[i1lI]?B\s*/\s*(?P<total>[0-9OolISB]+)\s*M[i1lI]?B", re.IGNORECASE)
+# the index, sometimes glued to the name by OCR ("0NVIDIAA10", "0A100-SXM4-40GB": every name nvidia-smi prints
+# starts with a capital letter, none with O or I); the Chinese recogniser reads a slashed 0 as θ
+_ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolIθΘ]{1,2})(?:\s+(?=\S)|(?=[A-HJ-NP-Z]))")
+# "0MiB / 40537MiB"; OCR reads a small M as H ("40537HiB"), B as 8 ("0Mi8")
+_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?[B8]\s*/\s*(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?[B8]",
+                     re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
-_LIST_NAME = re.compile(r"^(?P<name>.+?)\s*\(\s*UUID", re.IGNORECASE)
+# the name ends where "(UUID:" begins; OCR drops the parenthesis at times
+_LIST_NAME = re.compile(r"^(?P<name>.+?)\s*(?:\(\s*UUID|UUID\s*[:;])", re.IGNORECASE)
 # "Cuda compilation tools, release 12.6, V12.6.85"; OCR has written "release1 12.6， V12.6.85": the V version is
 # read on its own, the release only checks it
 _NVCC = re.compile(r"(?:release|tools).*?\bV\s*(?P<version>[0-9OolIS]+\.[0-9OolIS]+\.[0-9OolIS]+)", re.IGNORECASE)
@@ -65,7 +69,7 @@ def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> 
     texts = [unicodedata.normalize("NFKC", line.text) for line in lines]
     if not any(text.strip() for text in texts):
         raise input_error("ingest.image_no_text", name=name)
-    reading = _read_known_layout(texts, name)
+    reading = _read_known_layout(texts, [line.boxes for line in lines])
     if reading is None:
         reading = _read_through_paste_kinds(texts, name)
     if reading is None:
@@ -80,8 +84,11 @@ def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> 
 Raw = Dict[str, Any]
 
 
-def _read_known_layout(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
-    for reader in (_read_smi_table, _read_smi_list, _read_nvcc, _read_torch_print, _read_console):
+def _read_known_layout(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[Tuple[str, Raw]]:
+    table = _read_smi_table(texts, boxes)
+    if table is not None:
+        return table
+    for reader in (_read_smi_list, _read_nvcc, _read_torch_print, _read_console):
         found = reader(texts)
         if found is not None:
             return found
@@ -93,7 +100,7 @@ def _frameless(text: str) -> str:
     return re.sub(r"[|¦｜]|(?<!\S)[一丨](?!\S)", " ", text)
 
 
-def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
+def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[Tuple[str, Raw]]:
     at_banner = next(((i, match) for i, match in enumerate(_BANNER.search(_frameless(t)) for t in texts) if match), None)
     if at_banner is None:
         return None
@@ -115,7 +122,8 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
                 memory = (found.group("total"), following)
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
-                            "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True})
+                            "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True,
+                            "cells": name_cells(boxes[j]) if j < len(boxes) else None})
     # every GPU of the table has one memory cell ("0MiB / 81559MiB") before the processes or MIG devices
     section = []
     for text in texts[i + 1:]:
@@ -124,6 +132,41 @@ def _read_smi_table(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         section.append(text)
     raw["memory_cells"] = sum(1 for text in section if _MEMORY.search(text))
     return "nvidia-smi", raw
+
+
+_BUS_BOX = re.compile(r"^\s*(?P<bus>[0-9A-Fa-fO]{4,8}:[0-9A-Fa-fO]{2}:[0-9A-Fa-fO]{2}\.[0-9A-Fa-f])"
+                      r"\s*(?P<display>On|Off|0n|0ff)?\s*$", re.IGNORECASE)
+_INDEX_BOX = re.compile(r"^\s*[0-9OolI]{1,2}\s*$")
+_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*$", re.IGNORECASE)
+# The detector's box reaches past the ink by about 0.6 of its height in all (PP-OCR's unclip, measured on the corpus
+# of bench/RESULTS.md): taken off both boxes before their widths are compared
+_BOX_PADDING = 0.6
+
+
+def name_cells(row: Sequence[Box]) -> Optional[float]:
+    """How many terminal cells the GPU name of a table row spans on the screen, or None when the row gives no ruler.
+    The ruler is the bus id box beside it, whose width in cells is known ("00000000:01:00.0" is 16 cells, with its
+    " Off" 20), so the answer holds at any font size or scale. The name's boxes are those between the index and the
+    bus id, the persistence mode excepted; the screen right after the last of them must be blank (measured by the
+    engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in. Ink there
+    only ever makes the name unknown, never a cut one: a whole name's box in a 1080-pixel JPEG has some too (ringing,
+    bench/RESULTS.md)."""
+    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
+    if bus is None:
+        return None
+    found = _BUS_BOX.match(unicodedata.normalize("NFKC", bus.text))
+    assert found is not None
+    bus_cells = len(re.sub(r"\s+", "", found.group("bus"))) + (1 + len(found.group("display"))
+                                                                  if found.group("display") else 0)
+    name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
+            and not _PERSISTENCE_BOX.match(box.text)]
+    if not name or max(name, key=lambda box: box.right).ink_after != 0:
+        return None  # the screen is not blank after the name's box: a "..." the box left out may be there
+    padding = _BOX_PADDING * (bus.bottom - bus.top)
+    cell = (bus.right - bus.left - padding) / bus_cells
+    if cell <= 0:
+        return None
+    return (max(box.right for box in name) - min(box.left for box in name) - padding) / cell
 
 
 def _count_agrees(gpus: List[Dict[str, Any]], second_count: Optional[int]) -> bool:
@@ -202,12 +245,22 @@ def _read_console(texts: List[str]) -> Optional[Tuple[str, Raw]]:
     return "console", raw
 
 
+# the shell prompt above and below a command's output in a screenshot ("root@gpu-node-07:~# pip list"); OCR reads
+# the @ as "e" at times
+_SHELL_PROMPT = re.compile(r"^\s*[\w.-]+[@e][\w.-]+:[~\-/\w.]*\s*[#$]")
+_FREEZE_PIN = re.compile(r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]|-(?![-=]))*?)\s*(?:=-|-=|--|=)\s*"
+                         r"(?P<version>\d[\w.+!]*)\s*$")
+
+
 def _read_through_paste_kinds(texts: List[str], name: str) -> Optional[Tuple[str, Raw]]:
     """Listings OCR keeps line for line (pip list, pip freeze, conda list): the paste kinds' own parsers."""
     from gpuvet.ingest.detect import detect_kind
     from gpuvet.ingest.registry import parse
 
-    written = [text for text in texts if text.strip()]
+    written = [text for text in texts if text.strip() and not _SHELL_PROMPT.match(text)]
+    if sum("==" in text for text in written) >= 3:
+        # a pip freeze listing: OCR reads some "==" as "=", "--", "=-" ("torch=2.13.0+cpu")
+        written = [_FREEZE_PIN.sub(r"\g<name>==\g<version>", text) for text in written]
     if len(written) >= 2 and PIP_LIST_HEADER.match(written[0].strip()) and not PIP_LIST_RULE.match(written[1].strip()):
         # OCR does not read the rule of dashes under pip list's header, and pip list's detector looks for it
         written.insert(1, "------- -------")
@@ -329,7 +382,8 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
         name_read, line = entry["name"]
         memory_read, memory_line = entry.get("memory") or (None, "")
         total = ocr_repair.repair_mib(memory_read)
-        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total)
+        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total,
+                                              cells=entry.get("cells"))
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
