@@ -429,40 +429,18 @@ def parse_python(source: str, name: str) -> Optional[Any]:
 
 def tree_files(root: str, max_depth: int = TREE_MAX_DEPTH, max_entries: int = TREE_MAX_ENTRIES,
                skip_dir: Any = None) -> Iterator[str]:
-    """The regular files under ``root`` (paths), sorted within each folder, top-down. Never follows a link to a
-    folder (a loop), never yields a link whose target is outside ``root``, a FIFO or a device; at most
-    ``max_depth`` levels and ``max_entries`` names. ``skip_dir(name)`` may leave a folder out."""
+    """The regular files under ``root`` (paths), sorted within each folder, a folder's files before its sub-folders'.
+    The probe's bounded walk (gpuvet.probe.files.walk_files: never follows a link to a folder, never yields a FIFO or
+    a device; at most ``max_depth`` levels and ``max_entries`` names), less any link whose target is outside ``root``
+    (a user's project must not lead gpuvet out of it). ``skip_dir(name)`` may leave a folder out."""
+    from gpuvet.probe.files import walk_files
+
     top = os.path.realpath(root)
-    queue: List[Tuple[str, int]] = [(root, 0)]
-    entries = 0
-    while queue:
-        folder, depth = queue.pop(0)
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
+    keep = (lambda _parent, name: not skip_dir(name)) if skip_dir else None
+    for path in walk_files(root, max_depth=max_depth - 1, max_entries=max_entries, keep_dir=keep):
+        if os.path.islink(path) and not inside(path, top):
             continue
-        for name in names:
-            entries += 1
-            if entries > max_entries:
-                return
-            path = os.path.join(folder, name)
-            try:
-                info = os.lstat(path)
-            except OSError:
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                if depth + 1 < max_depth and not (skip_dir and skip_dir(name)):
-                    queue.append((path, depth + 1))
-                continue
-            if stat.S_ISLNK(info.st_mode):
-                try:
-                    info = os.stat(path)
-                except OSError:
-                    continue
-                if not inside(path, top):
-                    continue
-            if stat.S_ISREG(info.st_mode):
-                yield path
+        yield path
 
 
 # -- fields of parsed documents ---------------------------------------------------------------------------------------
