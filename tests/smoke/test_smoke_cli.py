@@ -68,12 +68,11 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     # The same run, sampled by each rank's CPU time (no GPU here): the ranks were found and busy while they worked.
     section = doc["utilization"]
     assert section["signal"] == "process_cpu" and [d["label"] for d in section["devices"]] == ["rank 0", "rank 1"]
-    # Busy is judged against this run, not against an absolute share: on a loaded 2-core machine a rank gets what
-    # the scheduler leaves it (30 % or less beside two CPU hogs). Each rank peaked at half the busiest rank's peak or
-    # more, and the busiest one above the floor below which the sync verdict does not judge a sample.
+    # Busy as the sync verdict judges it: each rank peaked above the floor below which a sample is not judged. Not
+    # against each other: on a loaded 2-core machine a rank gets what the scheduler leaves it, and beside CPU hogs
+    # one rank of the same run peaked at 35 % while the other had 85 %.
     peaks = [max(v for v in device["samples"] if v is not None) for device in section["devices"]]
-    assert max(peaks) >= float(load_thresholds().sync["active_min_percent"]), peaks
-    assert min(peaks) >= max(peaks) / 2, peaks
+    assert min(peaks) >= float(load_thresholds().sync["active_min_percent"]), peaks
     assert results["utilization_sync"]["status"] in ("pass", "warn")  # judged, never skipped: two busy ranks
     train = results["ddp_train"]  # DDP keeps every replica identical, and the loss falls
     assert train["status"] == "pass" and train["replicas_identical"] is True
