@@ -5,6 +5,7 @@ import re
 import socket
 
 import pytest
+from installed_torch import needs_torch
 
 from gpuvet.cli import main
 from gpuvet.i18n import catalog
@@ -17,6 +18,7 @@ def run_json(capsys, argv):
     return code, json.loads(out)
 
 
+@needs_torch
 def test_smoke_quick_on_cpu_json(capsys):
     code, doc = run_json(capsys, ["smoke", "--quick", "--format", "json"])
     assert code == 0
@@ -49,6 +51,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
+@needs_torch
 def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     code, doc = run_json(capsys, ["smoke", "--distributed", "--quick", "--format", "json", "--timeout", "120"])
     assert code == 0, [(r["name"], r.get("detail")) for r in doc["results"] if r["status"] == "fail"]
@@ -79,6 +82,7 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     assert train["loss_last"] < train["loss_first"] and train["unit"] == "ms/step"
 
 
+@needs_torch
 def test_distributed_hang_is_bounded_and_reported(capsys):
     # A 2-node job whose second node never comes: a real rendezvous hang, killed by --timeout.
     endpoint = "127.0.0.1:%d" % _free_port()
@@ -117,6 +121,7 @@ def test_smoke_quick_on_gpu_compares_with_datasheet(capsys):
     assert matmul and all(r["value"] > 0 for r in matmul)
 
 
+@needs_torch
 def test_smoke_details_are_said_in_chinese(capsys):
     # Each run's detail is a catalog message the worker names, said in the report's language, not the worker's English.
     code, doc = run_json(capsys, ["smoke", "--quick", "--framework", "torch", "--format", "json", "--lang", "zh"])
