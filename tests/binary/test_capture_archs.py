@@ -12,7 +12,7 @@ from gpuvet.checks.replay import replay
 from gpuvet.cli import main
 from gpuvet.kb import load
 from gpuvet.probe.binaries import find_cuda_binaries
-from gpuvet.sources.capture import with_cuda_archs
+from gpuvet.sources.capture import distribution_homes, with_cuda_archs
 from tests.snapshots import gpu, snapshot
 
 from .conftest import BUILDS
@@ -58,6 +58,25 @@ def test_capture_keeps_each_distributions_archs(site):
     lock = {entry["name"]: entry for entry in _capture(site)["lock"]}
     assert lock["torch"]["cuda_archs"] == [{"file": "libtorch_cuda.so", "sass": SASS, "ptx": PTX, "units": UNITS}]
     assert "cuda_archs" not in lock["packaging"]
+
+
+def test_a_shadowed_copy_lends_no_archs_to_the_imported_one(site, tmp_path, monkeypatch):
+    """Two torch distributions on sys.path: the lock names the first, and only its libraries are its archs."""
+    shadowed = tmp_path / "shadowed"
+    shutil.copytree(str(site), str(shadowed))
+    (shadowed / "torch" / "lib" / "libtorch_cuda_extra.so").write_bytes((site / "torch" / "lib" / "libtorch_cuda.so").read_bytes())
+    with (shadowed / "torch-2.5.1+cu124.dist-info" / "RECORD").open("a") as record:
+        record.write("torch/lib/libtorch_cuda_extra.so,,\n")
+    monkeypatch.syspath_prepend(str(shadowed))
+    monkeypatch.syspath_prepend(str(site))
+    homes = distribution_homes()
+    assert homes["torch"] == str(site.resolve())
+    binaries = find_cuda_binaries([str(site), str(shadowed)])
+    assert sorted(Path(b["path"]).name for b in binaries) == ["libtorch_cuda.so", "libtorch_cuda.so",
+                                                                "libtorch_cuda_extra.so"]
+    lock = [{"name": "torch", "version": "2.5.1+cu124", "installer": "pip", "source": None}]
+    (torch,) = with_cuda_archs(lock, binaries, homes)
+    assert [entry["file"] for entry in torch["cuda_archs"]] == ["libtorch_cuda.so"]
 
 
 def test_replay_on_a_gpu_the_build_cannot_reach_names_the_build_that_does(site):

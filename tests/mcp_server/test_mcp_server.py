@@ -6,6 +6,7 @@ when its stdin does."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,6 +135,20 @@ def test_unknown_arguments_and_write_attempts_are_tool_errors_and_the_server_kee
     assert both.is_error and "one of" in both.content[0].text
     assert bad.is_error and "error:" in bad.content[0].text and "file.txt" in bad.content[0].text
     assert _document(archs)[1]["schema_version"] == 1  # still serving after the errors
+
+
+def test_a_tool_error_is_said_in_the_calls_language():
+    """gpuvet's own sentences of a refused call follow the call's lang, as the CLI's error lines do."""
+    async def calls(session):
+        return [await session.call_tool("recommend", {"framework": "torch", "gpus": "H100", "lang": "zh"}),
+                await session.call_tool("diagnose", {"log_text": "x", "log_file": str(NCCL_LOG), "lang": "zh"}),
+                await session.call_tool("check", {"targets": ["torch"], "from_files": ["/no/such/file.txt"],
+                                                  "lang": "zh"})]
+
+    for result in _session(calls=calls):
+        text = result.content[0].text
+        assert result.is_error and re.search(r"[\u4e00-\u9fff]", text), text
+        assert not re.search(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+ [A-Za-z]+", text.replace("log_text", "")), text
 
 
 def test_a_call_past_its_limit_is_stopped_while_the_others_are_answered():

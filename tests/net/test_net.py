@@ -58,6 +58,14 @@ class Slow(_Quiet):
             time.sleep(0.05)
 
 
+class Small(_Quiet):
+    def do_GET(self):  # noqa: N802  a small index page: the whole body is shorter than the download sample
+        self.send_response(200)
+        self.send_header("Content-Length", "4096")
+        self.end_headers()
+        self.wfile.write(b"p" * 4096)
+
+
 class Stalls(_Quiet):
     def do_GET(self):  # noqa: N802  headers and 100 KB, then nothing
         self.send_response(200)
@@ -94,7 +102,7 @@ def _serve(handler):
 @pytest.fixture(scope="module")
 def servers():
     started = {name: _serve(handler) for name, handler in
-               (("fast", Fast), ("slow", Slow), ("stalls", Stalls), ("loops", Loops), ("proxy", WantsCredentials))}
+               (("fast", Fast), ("small", Small), ("slow", Slow), ("stalls", Stalls), ("loops", Loops), ("proxy", WantsCredentials))}
     urls = {name: "http://127.0.0.1:%d/simple" % server.server_port for name, server in started.items()}
     urls["loops"] = urls["loops"].replace("/simple", "/loop")
     urls["tls"] = "https://127.0.0.1:%d/simple" % started["fast"].server_port  # TLS to a plain-HTTP server
@@ -148,13 +156,24 @@ def _net_json(capsys, *argv):
     return code, json.loads(capsys.readouterr().out)
 
 
+def _within_budget(elapsed: float, budget: float, baseline: float) -> bool:
+    """A run of targets that stall or never answer ends at its budget, plus what the command itself costs on this
+    machine now: twice a run of one fast target measured just before (on a loaded machine that is seconds, not the
+    tenths it is on a quiet one), plus 1.5 s for the threads given up at the deadline. A run that waited for each
+    slow target in turn would take the budget twice over."""
+    return elapsed < budget + 1.5 + 2 * baseline
+
+
 def test_ranks_the_indexes_and_names_the_faults(servers, capsys):
     names = ("fast", "slow", "stalls", "refused", "silent", "tls", "loops")
     argv = [a for name in names for a in ("--index-url", servers[name])]
     start = time.monotonic()
+    _net_json(capsys, "--timeout", "8", "--connect-timeout", "1", "--index-url", servers["fast"])
+    baseline = time.monotonic() - start
+    start = time.monotonic()
     code, document = _net_json(capsys, "--timeout", "8", "--connect-timeout", "1", *argv)
     elapsed = time.monotonic() - start
-    assert elapsed < 8 + 1.5
+    assert _within_budget(elapsed, 8, baseline), (elapsed, baseline)
     assert code == 1 and document["usable"] is False and document["schema_version"] == 1
     by_url = {t["target"]: t for t in document["targets"]}
     status = {name: by_url[servers[name]]["status"] for name in names}
@@ -178,6 +197,14 @@ def test_ranks_the_indexes_and_names_the_faults(servers, capsys):
 def test_only_named_usable_targets_exit_zero(servers, capsys):
     code, document = _net_json(capsys, "--index-url", servers["fast"], "--index-url", servers["slow"])
     assert code == 0 and document["usable"] is True
+
+
+def test_a_body_shorter_than_the_sample_is_a_whole_answer(servers, capsys):
+    """The connection closes once the body is read (on Python 3.13 http.client closes the socket itself): that is
+    the end of the sample, not a connection error."""
+    code, document = _net_json(capsys, "--index-url", servers["small"])
+    (target,) = document["targets"]
+    assert code == 0 and target["status"] == "ok" and target["error"] is None
 
 
 def test_a_proxy_that_wants_credentials(servers, capsys, monkeypatch):
@@ -228,7 +255,7 @@ def test_no_mirror_answered_says_so(servers):
 def test_whole_run_stays_on_loopback_and_in_budget(servers):
     """In a child process whose audit hook refuses any connect outside 127.0.0.1."""
     child = textwrap.dedent("""
-        import sys, time
+        import sys
         def hook(event, args):
             if event == "socket.connect":
                 address = args[1]
@@ -236,21 +263,26 @@ def test_whole_run_stays_on_loopback_and_in_budget(servers):
                     raise RuntimeError("non-loopback connect: %r" % (address,))
         sys.addaudithook(hook)
         from gpuvet.cli import main
-        start = time.monotonic()
-        code = main(sys.argv[1:])
-        sys.stderr.write("elapsed %.2f\\n" % (time.monotonic() - start))
-        sys.exit(code)
+        sys.exit(main(sys.argv[1:]))
     """)
     argv = ["net", "--no-defaults", "--timeout", "4", "--connect-timeout", "1", "--format", "json"]
-    for name in ("fast", "stalls", "silent", "refused"):
-        argv += ["--index-url", servers[name]]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
         env.pop(name, None)
-    start = time.monotonic()
-    completed = subprocess.run([sys.executable, "-c", child, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               universal_newlines=True, timeout=30, env=env)
-    assert time.monotonic() - start < 4 + 5  # the interpreter's start-up on top of the 4 s budget
+
+    def run(*urls):
+        """The child's whole life, start-up and exit included: threads still running at exit must not hold it."""
+        command = [sys.executable, "-c", child, *argv]
+        for url in urls:
+            command += ["--index-url", url]
+        start = time.monotonic()
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              timeout=120, env=env)
+        return done, time.monotonic() - start
+
+    _, baseline = run(servers["fast"])
+    completed, elapsed = run(*(servers[name] for name in ("fast", "stalls", "silent", "refused")))
+    assert _within_budget(elapsed, 4, baseline), (elapsed, baseline)
     assert completed.returncode == 1, completed.stderr[-2000:]
     statuses = {t["target"]: t["status"] for t in json.loads(completed.stdout)["targets"]}
     assert statuses[servers["fast"]] == "ok" and statuses[servers["stalls"]] == "timeout"

@@ -3,6 +3,7 @@
 import time
 
 import pytest
+from installed_torch import installed_torch
 
 from .conftest import FIXTURES, probe_env, run_probe
 
@@ -19,8 +20,13 @@ def test_live_machine_without_driver():
     on_path = [t for t in toolkits if t["on_path"]]
     assert on_path and on_path[0]["version"].startswith("13.0") and on_path[0]["source"] == "nvcc"
     assert snapshot["python"]["status"] == "found" and snapshot["pip"]["status"] == "found"
-    assert snapshot["frameworks"]["value"]["torch"]["version"].startswith("2.13.0")
-    assert snapshot["frameworks"]["value"]["torch"]["cuda"] is None  # the CPU build
+    torch = installed_torch()
+    if torch is None:
+        assert "torch" not in snapshot["frameworks"]["value"]
+        return
+    probed = snapshot["frameworks"]["value"]["torch"]
+    assert probed["version"] == torch.version and probed["version"].startswith("2.13.0")
+    assert probed["cuda"] == torch.cuda  # None for the CPU wheel, "13.0" for PyPI's CUDA build
 
 
 def test_nvml_standin(nvml_dir):

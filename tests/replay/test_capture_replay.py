@@ -7,6 +7,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from installed_torch import installed_torch
 
 from gpuvet.cli import main
 from gpuvet.sources.capture import _direct_source
@@ -32,8 +33,10 @@ def test_capture_records_the_environment_exactly(capture_file):
         torch_version = metadata.version("torch")
     except metadata.PackageNotFoundError:
         return
-    assert lock["torch"]["version"] == torch_version  # the local label (+cpu) kept
-    assert "torch==%s" % torch_version in document["targets"]
+    assert lock["torch"]["version"] == torch_version  # what the metadata says, local label (+cpu) and all
+    # the target names the build torch says it is (torch.__version__): PyPI's CUDA wheel is 2.13.0 in its metadata
+    # and 2.13.0+cu130 in torch.__version__
+    assert "torch==%s" % installed_torch().version in document["targets"]
 
 
 @pytest.mark.parametrize("direct_url, source", [
@@ -55,9 +58,20 @@ def test_direct_url_sources(direct_url, source):
 
 
 def test_replay_here_is_no_drift(capture_file, capsys):
-    assert main(["replay", str(capture_file), "-f", "json"]) == 0
+    """Nothing changed on the machine. What the capture installed runs here, unless it is a CUDA build on this
+    GPU-less machine (PyPI's torch, where PyTorch's CPU index cannot be reached): then replay says that, and only
+    that, does not run here."""
+    code = main(["replay", str(capture_file), "-f", "json"])
     document = json.loads(capsys.readouterr().out)
-    assert document["drift"] is False and document["differences"] == [] and document["plan"] == []
+    assert document["differences"] == []
+    failing = {t["target"] for t in document["targets"] if t["verdict"] == "fail"}
+    torch = installed_torch()
+    driver = json.loads(capture_file.read_text())["snapshot"]["driver"]["version"]["status"]
+    if torch is None or torch.cuda is None or driver == "found":
+        assert code == 0 and failing == set() and document["drift"] is False and document["plan"] == []
+    else:
+        assert "torch==%s" % torch.version in failing
+        assert code == 1 and document["drift"] is True and {s["target"] for s in document["plan"]} == failing
 
 
 def test_replay_on_an_older_gpu_box_plans_and_rebuilds(capture_file, capsys, tmp_path):

@@ -130,6 +130,13 @@ CASES: Dict[str, Callable[[Path], List[str]]] = {
     "smoke: nodes without a rendezvous": lambda tmp: ["smoke", "--distributed", "--nnodes", "2"],
     "platform: unknown": lambda tmp: ["check", "torch", "--platform", "nope", "--from", str(SMI_A10)],
     "inputs: stdin named twice": lambda tmp: ["check", "torch", "--from", "-", "--snapshot", "-"],
+    # argparse's own refusals, which argparse words in English only (cli/usage_errors.py)
+    "argparse: unknown option": lambda tmp: ["check", "torch", "--bogus"],
+    "argparse: missing argument": lambda tmp: ["plan"],
+    "argparse: invalid choice": lambda tmp: ["check", "torch", "--format", "nope"],
+    "argparse: not a number": lambda tmp: ["net", "--timeout", "abc"],
+    "argparse: option without its value": lambda tmp: ["check", "torch", "--from"],
+    "argparse: unknown command": lambda tmp: ["chekc"],
 }
 
 
@@ -164,6 +171,59 @@ def test_without_lang_a_chinese_locale_chooses_chinese_for_errors_too(tmp_path: 
     """An error of the paste reader (ingest) follows LANG like every other sentence, not only --lang."""
     lines = _refusal(["check", "torch", "--from", "."], tmp_path, None, LANG="zh_CN.UTF-8")
     _assert_chinese(lines)
+
+
+def test_an_unknown_option_hints_at_its_own_commands_help(tmp_path: Path) -> None:
+    message, hint = _refusal(["check", "torch", "--bogus"], tmp_path, "zh")
+    assert "--bogus" in message and "gpuvet check --help" in hint
+
+
+def test_an_invalid_lang_is_refused_in_the_environments_language(tmp_path: Path) -> None:
+    message, _ = _refusal(["check", "torch", "--lang", "xx"], tmp_path, None, LANG="zh_CN.UTF-8")
+    _assert_chinese([message])
+    assert "'xx'" in message
+
+
+_PLANTED_CRASH = """
+import sys
+import gpuvet.checks as checks
+def crash(*args, **kwargs):
+    raise ZeroDivisionError("planted crash")
+checks.run_checks = crash
+from gpuvet.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+_DAMAGED_KB = """
+import sys
+import gpuvet.kb.places as places
+real = places.load_toml
+def damaged(path, *args, **kwargs):
+    if str(path).endswith("torch.toml"):
+        raise ValueError("Invalid value (at line 3, column 9)")
+    return real(path, *args, **kwargs)
+places.load_toml = damaged
+from gpuvet.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("program, code, named", [(_PLANTED_CRASH, 4, "ZeroDivisionError"),
+                                                  (_DAMAGED_KB, 5, "torch.toml")])
+def test_a_crash_and_a_damaged_knowledge_base_are_said_in_chinese(program: str, code: int, named: str,
+                                                                  tmp_path: Path) -> None:
+    """Not input errors but gpuvet's own (exit 4 a bug, exit 5 its installation): said in the user's language too."""
+    argv = [sys.executable, "-c", program, "check", "--from", str(SMI_A10), "torch==2.4.1"]
+    for lang in ("zh", "en"):
+        done = subprocess.run(argv + ["--lang", lang], env=_env(), capture_output=True, timeout=120, cwd=str(tmp_path))
+        stderr = done.stderr.decode("utf-8")
+        assert done.returncode == code and "Traceback" not in stderr, stderr
+        lines = [line.split(": ", 1)[1] for line in stderr.splitlines() if line.startswith(("error: ", "hint: "))]
+        assert len(lines) == 2 and named in lines[0], stderr
+        if lang == "zh":
+            _assert_chinese(lines)
+        else:
+            assert not any(_CJK.search(line) for line in lines), lines
 
 
 def test_a_pipe_left_open_is_refused_in_chinese(tmp_path: Path) -> None:

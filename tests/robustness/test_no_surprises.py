@@ -22,6 +22,11 @@ import pytest
 from .conftest import FIXTURES, REPO, clean_env
 
 GPUVET = REPO / ".venv" / "bin" / "gpuvet"
+# A real shared library of the venv for `archs` to read: torch's smallest, where scripts/test could install torch
+# (not on Python 3.8/3.9), else the interpreter's own ctypes extension.
+_TORCH_LIBRARY = REPO / ".venv" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages" / "torch" / "lib" \
+    / "libtorch_global_deps.so"
+_A_SHARED_LIBRARY = str(_TORCH_LIBRARY) if _TORCH_LIBRARY.exists() else str(__import__("_ctypes").__file__)
 
 SITECUSTOMIZE = r'''
 import json, os, socket, sys
@@ -85,8 +90,7 @@ COMMANDS = [
     ["kb", "list"],
     ["kb", "sources", "--format", "json"],
     ["diagnose", str(FIXTURES / "nccl-log/h100-nvl-2gpu_nccl2.26.2_p2p-then-socket-refused_excerpt.txt"), "--format", "json"],
-    ["archs", str(REPO / ".venv" / "lib" / ("python%d.%d" % sys.version_info[:2]) / "site-packages" / "torch" / "lib"
-                  / "libtorch_global_deps.so"), "--format", "json"],
+    ["archs", _A_SHARED_LIBRARY, "--format", "json"],
 ]
 
 

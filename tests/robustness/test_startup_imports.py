@@ -84,9 +84,10 @@ def test_a_live_json_check_imports_none_of_what_it_was_measured_without(tmp_path
     names = {line.rsplit("|", 1)[1].strip().split(".")[0] for line in completed.stderr.decode(errors="replace").splitlines()
              if line.startswith("import time:") and "|" in line}
     assert "gpuvet" in names
-    # What packaging's version parsing imports by itself is its cost, not gpuvet's (on Python 3.13+, packaging 26
-    # decorates with warnings.deprecated, which imports inspect).
-    baseline = subprocess.run([PYTHON, "-c", "import packaging.specifiers, packaging.version, sys; "
+    # What argparse and packaging's version parsing import by themselves is their cost, not gpuvet's (on Python
+    # 3.13+, packaging 26 decorates with warnings.deprecated, which imports inspect; Python 3.8's argparse imports
+    # shutil at its top).
+    baseline = subprocess.run([PYTHON, "-c", "import argparse, packaging.specifiers, packaging.version, sys; "
                                "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"],
                               env=env, capture_output=True, text=True, timeout=60).stdout.split()
     found = (names & NOT_ON_THE_LIVE_CHECK_PATH) - set(baseline)

@@ -5,6 +5,7 @@ import re
 import socket
 
 import pytest
+from installed_torch import needs_torch
 
 from gpuvet.cli import main
 from gpuvet.i18n import catalog
@@ -17,6 +18,7 @@ def run_json(capsys, argv):
     return code, json.loads(out)
 
 
+@needs_torch
 def test_smoke_quick_on_cpu_json(capsys):
     code, doc = run_json(capsys, ["smoke", "--quick", "--format", "json"])
     assert code == 0
@@ -49,6 +51,7 @@ def _free_port():
         return s.getsockname()[1]
 
 
+@needs_torch
 def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     code, doc = run_json(capsys, ["smoke", "--distributed", "--quick", "--format", "json", "--timeout", "120"])
     assert code == 0, [(r["name"], r.get("detail")) for r in doc["results"] if r["status"] == "fail"]
@@ -68,18 +71,18 @@ def test_distributed_quick_runs_real_gloo_torchrun(capsys):
     # The same run, sampled by each rank's CPU time (no GPU here): the ranks were found and busy while they worked.
     section = doc["utilization"]
     assert section["signal"] == "process_cpu" and [d["label"] for d in section["devices"]] == ["rank 0", "rank 1"]
-    # Busy is judged against this run, not against an absolute share: on a loaded 2-core machine a rank gets what
-    # the scheduler leaves it (30 % or less beside two CPU hogs). Each rank peaked at half the busiest rank's peak or
-    # more, and the busiest one above the floor below which the sync verdict does not judge a sample.
+    # Busy as the sync verdict judges it: each rank peaked above the floor below which a sample is not judged. Not
+    # against each other: on a loaded 2-core machine a rank gets what the scheduler leaves it, and beside CPU hogs
+    # one rank of the same run peaked at 35 % while the other had 85 %.
     peaks = [max(v for v in device["samples"] if v is not None) for device in section["devices"]]
-    assert max(peaks) >= float(load_thresholds().sync["active_min_percent"]), peaks
-    assert min(peaks) >= max(peaks) / 2, peaks
+    assert min(peaks) >= float(load_thresholds().sync["active_min_percent"]), peaks
     assert results["utilization_sync"]["status"] in ("pass", "warn")  # judged, never skipped: two busy ranks
     train = results["ddp_train"]  # DDP keeps every replica identical, and the loss falls
     assert train["status"] == "pass" and train["replicas_identical"] is True
     assert train["loss_last"] < train["loss_first"] and train["unit"] == "ms/step"
 
 
+@needs_torch
 def test_distributed_hang_is_bounded_and_reported(capsys):
     # A 2-node job whose second node never comes: a real rendezvous hang, killed by --timeout.
     endpoint = "127.0.0.1:%d" % _free_port()
@@ -118,6 +121,7 @@ def test_smoke_quick_on_gpu_compares_with_datasheet(capsys):
     assert matmul and all(r["value"] > 0 for r in matmul)
 
 
+@needs_torch
 def test_smoke_details_are_said_in_chinese(capsys):
     # Each run's detail is a catalog message the worker names, said in the report's language, not the worker's English.
     code, doc = run_json(capsys, ["smoke", "--quick", "--framework", "torch", "--format", "json", "--lang", "zh"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, NoReturn, Optional, Sequence, Tuple
 
 from gpuvet import __version__
 
@@ -27,7 +27,7 @@ from gpuvet.cli.choices import (  # noqa: F401  (names the package has always of
     unreachable,
 )
 from gpuvet.cli.output import Output
-from gpuvet.errors import ExitCode, GpuvetError, printable
+from gpuvet.errors import ExitCode, GpuvetError, UsageError, printable
 
 
 def _add_report_options(parser: argparse.ArgumentParser, formats: Sequence[Format] = FORMATS_REPORT) -> None:
@@ -96,6 +96,12 @@ class _Parser(argparse.ArgumentParser):
         if self._building:
             return argparse.HelpFormatter(self.prog, width=80)
         return super()._get_formatter()
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's refusal as a UsageError, said by run_command in the user's language (cli/usage_errors.py)."""
+        from gpuvet.cli.usage_errors import usage_error
+
+        raise usage_error(message, self.prog)
 
 
 def build_parser(only: Optional[str] = None) -> argparse.ArgumentParser:
@@ -474,8 +480,16 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
         debuglog.enable(stderr)
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse already printed its one-line usage error
+    except SystemExit as exc:  # --help or --version: argparse printed them
         return int(exc.code or 0) and int(ExitCode.USAGE)
+    except UsageError as exc:  # argparse's refusal (_Parser.error), before --lang has a value of its own
+        from gpuvet.cli.usage_errors import lang_on_the_line
+
+        if exc.params.get("prog") == parser.prog and argv and argv[0] in _COMMAND_NAMES:
+            # the whole line's parser refuses what the command's did not take (unknown arguments): its help is
+            # the command's
+            exc.params["prog"] = f"{parser.prog} {argv[0]}"
+        return _say_error(exc, lang_on_the_line(argv), stderr)
     if not args.command:
         parser.print_help(stderr)
         return int(ExitCode.USAGE)
@@ -488,13 +502,7 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
     try:
         return int(handler_for(Command(args.command))(args, output))
     except GpuvetError as exc:
-        # In the report's language where the error has catalog sentences; the "error:"/"hint:" words stay, as
-        # scripts and log filters look for them.
-        message, hint = exc.in_language(getattr(args, "lang", None) or "en")
-        print(f"error: {printable(message)}", file=stderr)
-        if hint:
-            print(f"hint: {printable(hint)}", file=stderr)
-        return int(exc.exit_code)
+        return _say_error(exc, getattr(args, "lang", None) or "en", stderr)
     except KeyboardInterrupt:
         print("error: interrupted", file=stderr)
         return 130
@@ -506,9 +514,32 @@ def run_command(argv: List[str], stdout: Any, stderr: Any) -> int:
 
             traceback.print_exc(file=stderr)
         detail = printable(str(exc))[:200]
-        print(f"error: internal error: {type(exc).__name__}{': ' + detail if detail else ''}", file=stderr)
-        print("hint: rerun with --debug for the traceback, and report it with the command line", file=stderr)
+        error = f"{type(exc).__name__}{': ' + detail if detail else ''}"
+        message, hint = _internal_error_lines(getattr(args, "lang", None) or "en", error)
+        print(f"error: {message}", file=stderr)
+        print(f"hint: {hint}", file=stderr)
         return int(ExitCode.INTERNAL)
+
+
+def _internal_error_lines(lang: str, error: str) -> Tuple[str, str]:
+    """The two lines of a crash in ``lang``; in English words written here when the catalogs themselves are what
+    broke, so a crash is always said."""
+    try:
+        from gpuvet.i18n import text
+
+        return text(lang, "errors.internal", error=error), text(lang, "errors.internal.hint")
+    except Exception:  # the catalogs cannot be read: the crash still gets its line
+        return (f"internal error: {error}", "rerun with --debug for the traceback, and report it with the command line")
+
+
+def _say_error(exc: GpuvetError, lang: str, stderr: Any) -> int:
+    """An error in ``lang`` where it has catalog sentences; the "error:"/"hint:" words stay, as scripts and log
+    filters look for them."""
+    message, hint = exc.in_language(lang)
+    print(f"error: {printable(message)}", file=stderr)
+    if hint:
+        print(f"hint: {printable(hint)}", file=stderr)
+    return int(exc.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -16,13 +16,13 @@ def build_capture(args: argparse.Namespace) -> dict:
     from gpuvet.probe.collect import probe
     from gpuvet.report.envelope import envelope
     from gpuvet.snapshot import SnapshotView
-    from gpuvet.sources.capture import lock_entries, with_cuda_archs
+    from gpuvet.sources.capture import distribution_homes, lock_entries, with_cuda_archs
     from gpuvet.userfiles import parse_json, read_text
 
     snapshot = probe(binaries=True)
     kb = kb_module.load()
     document = envelope(kind="capture", captured_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                        snapshot=snapshot, lock=with_cuda_archs(lock_entries(), SnapshotView(snapshot).binaries),
+                        snapshot=snapshot, lock=with_cuda_archs(lock_entries(), SnapshotView(snapshot).binaries, distribution_homes()),
                         targets=installed_targets(SnapshotView(snapshot), kb))
     if getattr(args, "smoke", None):
         from gpuvet.errors import InputError

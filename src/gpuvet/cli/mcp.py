@@ -45,7 +45,27 @@ def add_parser(sub: Any) -> None:
 
 
 class ToolFailure(Exception):
-    """A call the CLI refused or could not finish: the text is what the agent reads."""
+    """A call the CLI refused or could not finish. What the agent reads: the catalog entry ``mcp.<name>`` said in the
+    call's language (:meth:`in_language`), or the CLI's own error lines, already in that language."""
+
+    def __init__(self, key: Optional[str] = None, cli_lines: str = "", **params: Any) -> None:
+        self.key, self.cli_lines, self.params = key, cli_lines, params
+        super().__init__(self.in_language("en"))
+
+    def in_language(self, lang: str) -> str:
+        if self.key is None:
+            return self.cli_lines
+        from gpuvet.i18n import text
+
+        return text(lang, "mcp." + self.key, **self.params)
+
+
+def call_lang(arguments: Optional[Dict[str, Any]]) -> str:
+    """The language of a call's own sentences: its ``lang`` argument, else the server's environment's."""
+    from gpuvet.i18n import LANGS, default_lang
+
+    lang = (arguments or {}).get("lang")
+    return lang if lang in LANGS else default_lang()
 
 
 # --- building a command line from typed values (pure) ---------------------------------------------------------------
@@ -68,7 +88,7 @@ def server_paths(paths: Optional[Sequence[str]], what: str) -> List[str]:
     """Paths on the server's machine; '-' (the child's stdin) is not a path an agent can fill."""
     out = [str(p) for p in paths or []]
     if any(p.strip() in ("", "-") for p in out):
-        raise ToolFailure(f"{what}: give a file path; pass text itself as pasted (or log_text for diagnose)")
+        raise ToolFailure("path_not_stdin", what=what)
     return out
 
 
@@ -90,7 +110,7 @@ def run_cli(argv: List[str], timeout: float, stdin_text: Optional[str] = None,
     import tempfile
 
     if sum(len(t.encode("utf-8", "surrogatepass")) for t in [*pasted, stdin_text or ""]) > MAX_PASTED_BYTES:
-        raise ToolFailure(f"the pasted text is larger than {MAX_PASTED_BYTES // (1024 * 1024)} MiB")
+        raise ToolFailure("pasted_too_large", mib=MAX_PASTED_BYTES // (1024 * 1024))
     folder = tempfile.mkdtemp(prefix="gpuvet-mcp-") if pasted else None
     try:
         inputs: List[str] = []
@@ -109,11 +129,13 @@ def run_cli(argv: List[str], timeout: float, stdin_text: Optional[str] = None,
             shutil.rmtree(folder, ignore_errors=True)
     if code in (int(ExitCode.USAGE), int(ExitCode.INTERNAL)) or code < 0 or not out.strip():
         lines = [line for line in err.splitlines() if line.strip()]
-        raise ToolFailure(" ".join(lines) or f"gpuvet {argv[0]} exited {code}")
+        if lines:
+            raise ToolFailure(cli_lines=" ".join(lines))
+        raise ToolFailure("exited", command=argv[0], code=code)
     try:
         document = json.loads(out)
     except ValueError:
-        raise ToolFailure(f"gpuvet {argv[0]} did not answer with JSON (exit {code})") from None
+        raise ToolFailure("not_json", command=argv[0], code=code) from None
     return {"exit_code": code, "document": document}
 
 
@@ -130,8 +152,7 @@ def _run_child(command: List[str], timeout: float, stdin_text: Optional[str]) ->
     except subprocess.TimeoutExpired:
         _kill_group(child)
         child.communicate()
-        raise ToolFailure(f"gpuvet {command[0]} did not finish within {timeout:g} s and was stopped "
-                          f"(gpuvet mcp --tool-timeout raises the limit)") from None
+        raise ToolFailure("timed_out", command=command[0], seconds="%g" % timeout) from None
     except BaseException:
         _kill_group(child)
         raise
@@ -168,13 +189,13 @@ def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_T
             known = set(((tool.parameters or {}).get("properties") or {})) if tool is not None else set()
             unknown = sorted(set(arguments or {}) - known) if tool is not None else []
             if unknown:
-                raise ToolError("%s takes no argument %s; it takes: %s"
-                                % (name, ", ".join(unknown), ", ".join(sorted(known)) or "none"))
+                raise ToolError(ToolFailure("unknown_argument", tool=name, unknown=", ".join(unknown),
+                                            known=", ".join(sorted(known)) or "-").in_language(call_lang(arguments)))
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:  # the SDK wraps what a tool raises: say gpuvet's own sentence, not its wrapper's
                 if isinstance(exc.__cause__, ToolFailure):
-                    raise ToolError(str(exc.__cause__)) from None
+                    raise ToolError(exc.__cause__.in_language(call_lang(arguments))) from None
                 raise
 
     server = Server(name="gpuvet", version=__version__,
@@ -233,7 +254,7 @@ def build_server(allow_smoke: bool = False, tool_timeout: float = DEFAULT_TOOL_T
                  pasted: Pasted = None, from_files: FromFiles = None, snapshot: Snapshot = None,
                  include_snapshot: IncludeSnapshot = False, lang: Lang = None) -> Dict[str, Any]:
         if (log_text is None) == (log_file is None):
-            raise ToolFailure("diagnose takes one of log_text (the log itself) or log_file (a path on the server)")
+            raise ToolFailure("diagnose_one_log")
         argv = ["diagnose", *inputs(from_files, snapshot), *option("--lang", lang)]
         if log_file is not None:
             return call(argv + positionals(server_paths([log_file], "log_file")), pasted=pasted,

@@ -111,14 +111,15 @@ class SignatureBase:
 
 def _require(condition: object, where: str, problem: str) -> None:
     if not condition:
-        raise KnowledgeBaseError(f"diagnose signatures: {where}: {problem}")
+        # the problem stays English: a sentence for whoever edits the signature data, checked when it is compiled
+        raise KnowledgeBaseError.said("errors.kb_signature", where=where, problem=problem)
 
 
 def _check_regex(pattern: str, where: str) -> None:
     try:
         re.compile(pattern, FLAGS)
     except re.error as exc:
-        raise KnowledgeBaseError(f"diagnose signatures: {where}: bad regex {pattern!r}: {exc}")
+        raise KnowledgeBaseError.said("errors.kb_signature_regex", where=where, pattern=repr(pattern), error=exc)
 
 
 _FLASH = re.compile(r"(flash\S{0,8}?)attn(?!\(ention\))|FlashAttention", re.IGNORECASE)

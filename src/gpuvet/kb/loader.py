@@ -98,16 +98,20 @@ def missing_sources(name: str, document: Mapping[str, Any]) -> List[str]:
 
 # ---------------------------------------------------------------------------------------------------- frameworks
 
+# The hint of a record the loader refuses: the data file is wrong (shipped, or the user's overlay).
+_FIX_DATA = "errors.kb_fix_data"
+
+
 def _require(record: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> None:
     for key in keys:
         if record.get(key) in (None, "", [], {}):
-            raise KnowledgeBaseError(f"knowledge base record {where} lacks required field {key!r}", hint="fix the data file")
+            raise KnowledgeBaseError.said_with_hint("errors.kb_field_missing", _FIX_DATA, where=where, field=repr(key))
 
 
 def _source(record: Mapping[str, Any], where: str) -> str:
     found = sources_of(record.get("source"))
     if not found:
-        raise KnowledgeBaseError(f"knowledge base record {where} has no source", hint="every record must cite a source")
+        raise KnowledgeBaseError.said("errors.kb_no_source", where=where)
     return "; ".join(found)
 
 
@@ -124,7 +128,7 @@ def _variant(record: Mapping[str, Any], where: str) -> Variant:
     _require(record, ("name",), where)
     cuda = record.get("cuda")
     if cuda is not None and versions.cuda_major_minor(str(cuda)) is None:
-        raise KnowledgeBaseError(f"knowledge base record {where} has CUDA version {cuda!r} (want X.Y)", hint="fix the data file")
+        raise KnowledgeBaseError.said_with_hint("errors.kb_cuda_version", _FIX_DATA, where=where, cuda=repr(cuda))
     return Variant(
         name=str(record["name"]),
         cuda=str(cuda) if cuda is not None else None,
@@ -143,17 +147,17 @@ def _release(record: Mapping[str, Any], where: str) -> Release:
     _require(record, ("version",), where)
     version = str(record["version"])
     if versions.parse(version) is None:
-        raise KnowledgeBaseError(f"knowledge base record {where} has an invalid version {version!r}", hint="fix the data file")
+        raise KnowledgeBaseError.said_with_hint("errors.kb_version", _FIX_DATA, where=where, version=repr(version))
     if record.get("python") and versions.in_specifier("3.11", str(record["python"])) is None:
-        raise KnowledgeBaseError(f"knowledge base record {where} has an invalid python specifier", hint="fix the data file")
+        raise KnowledgeBaseError.said_with_hint("errors.kb_python", _FIX_DATA, where=where)
     variants: Dict[str, Variant] = {}
     for item in record.get("variant", ()):
         variant = _variant(item, f"{where}.variant[{item.get('name', '?')}]")
         variants[variant.name] = variant
     default = record.get("default_variant")
     if default is not None and default not in variants:
-        raise KnowledgeBaseError(f"knowledge base record {where}: default_variant {default!r} is not among its variants",
-                                 hint="fix the data file")
+        raise KnowledgeBaseError.said_with_hint("errors.kb_default_variant", _FIX_DATA, where=where,
+                                                default=repr(default))
     return Release(
         version=version,
         released=record.get("released"),
@@ -178,7 +182,7 @@ def framework_from(path: Union[str, "Path"]) -> Framework:
             raise InputError(f"knowledge-base overlay file {os.fspath(path)} needs a [framework] table with name and "
                              "distributions", hint="see docs/KB.md, \"Framework files\"")
     if not isinstance(head, dict):
-        raise KnowledgeBaseError(f"knowledge base file {file_name} has no [framework] table", hint="fix the data file")
+        raise KnowledgeBaseError.said_with_hint("errors.kb_no_framework", _FIX_DATA, file=file_name)
     _require(head, ("name", "distributions"), where)
     spec = document.get("libraries")
     name = str(head["name"])

@@ -79,10 +79,8 @@ def raw(path: Union[str, "Path"]) -> Dict[str, Any]:
         return load_toml(path)
     except (OSError, ValueError) as exc:
         if not is_shipped(path):  # the user's own file: their input to fix (exit 2), not a broken installation
-            raise InputError(f"knowledge-base overlay file {os.fspath(path)} cannot be read: {exc}",
-                             hint="fix or remove the file") from None
-        raise KnowledgeBaseError(f"knowledge base file {os.path.basename(os.fspath(path))} cannot be read: {exc}",
-                                 hint="reinstall gpuvet")
+            raise InputError.said("errors.kb_overlay_unreadable", file=os.fspath(path), error=exc) from None
+        raise KnowledgeBaseError.said("errors.kb_unreadable", file=os.path.basename(os.fspath(path)), error=exc)
 
 
 def is_shipped(path: Union[str, "Path"]) -> bool:

@@ -67,14 +67,38 @@ def lock_entries() -> List[Dict[str, Any]]:
     return [entries[key] for key in sorted(entries)]
 
 
-def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[BinaryReading]) -> List[Dict[str, Any]]:
+def distribution_homes() -> Dict[str, str]:
+    """The folder each importable distribution is installed in, by canonical name; the first on sys.path wins a
+    duplicate, as in :func:`lock_entries`."""
+    from importlib import metadata
+
+    homes: Dict[str, str] = {}
+    for dist in metadata.distributions():
+        name = dist.metadata["Name"] if dist.metadata else None
+        if name and dist.version and canonical_name(name) not in homes:
+            homes[canonical_name(name)] = os.path.realpath(str(dist.locate_file("")))
+    return homes
+
+
+def _inside(path: str, folder: str) -> bool:
+    real = os.path.realpath(path)
+    return real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def with_cuda_archs(lock: List[Dict[str, Any]], binaries: Sequence[BinaryReading],
+                    homes: Optional[Dict[str, str]] = None) -> List[Dict[str, Any]]:
     """The lock with ``cuda_archs``: [{"file", "sass", "ptx", "units"}] (the file's base name; ``units`` its code units
     as the probe read them, when it did) on each distribution whose
     binaries carry CUDA code, read by the probe's binary scan (unreadable files left out: the snapshot keeps their
-    error); ``cuda_archs_left_out`` counts files past the bound."""
+    error); ``cuda_archs_left_out`` counts files past the bound. With ``homes`` (:func:`distribution_homes`) a
+    distribution keeps only the binaries in its own folder: a second copy of it further down sys.path (a CUDA torch
+    shadowed by another torch) is not the one the lock names, and its libraries are not this one's."""
     by_package: Dict[str, List[Dict[str, Any]]] = {}
     for binary in binaries:
         if binary.get("error") or not (binary.get("sass") or binary.get("ptx")):
+            continue
+        home = homes.get(canonical_name(str(binary.get("package") or ""))) if homes else None
+        if home is not None and not _inside(str(binary.get("path") or ""), home):
             continue
         kept: Dict[str, Any] = {"file": os.path.basename(str(binary.get("path") or "")), "sass": list(binary.get("sass") or []),
                 "ptx": list(binary.get("ptx") or [])}

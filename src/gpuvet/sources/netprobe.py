@@ -251,7 +251,7 @@ def _sample_body(response: Any, sample: int, options: Options, deadline: _Deadli
     received = 0
     started = time.monotonic()
     stop_at = started + options.sample_seconds
-    while received < sample:
+    while received < sample and not _body_done(response):
         left = min(stop_at - time.monotonic(), deadline.left())
         if left <= 0:
             break
@@ -272,6 +272,14 @@ def _sample_body(response: Any, sample: int, options: Options, deadline: _Deadli
         received += len(chunk)
     result["sample_bytes"] = received
     result["sample_seconds"] = round(time.monotonic() - started, 4)
+
+
+def _body_done(response: Any) -> bool:
+    """Whether http.client has read the whole body and closed the connection: a body shorter than the sample (a
+    small index page) ends there. Python 3.13 closes the socket itself at that moment, so one more timeout set on it
+    fails with EBADF, which is no fault of the server."""
+    closed = getattr(response, "isclosed", None)
+    return bool(closed()) if callable(closed) else False
 
 
 def _probe_url(target: Target, options: Options, deadline: _Deadline, result: Dict[str, Any]) -> None:
