@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+from planted import CRASH, DAMAGED_KB
+
 from gpuvet.errors import ExitCode
 
 
@@ -16,19 +18,8 @@ def _run(code: str, *args: str):
                           stderr=subprocess.PIPE, universal_newlines=True, env=env, timeout=60)
 
 
-PLANTED = """
-    import sys
-    import gpuvet.checks as checks
-    def crash(*args, **kwargs):
-        raise ZeroDivisionError("planted crash")
-    checks.run_checks = crash
-    from gpuvet.cli import main
-    sys.exit(main(sys.argv[1:]))
-"""
-
-
 def test_a_planted_crash_exits_4_with_one_line():
-    done = _run(PLANTED, "check", "--from", "examples/provider-nvidia-smi.txt", "torch==2.4.1")
+    done = _run(CRASH, "check", "--from", "examples/provider-nvidia-smi.txt", "torch==2.4.1")
     assert done.returncode == ExitCode.INTERNAL == 4
     lines = done.stderr.strip().splitlines()
     assert lines[0] == "error: internal error: ZeroDivisionError: planted crash"
@@ -36,7 +27,7 @@ def test_a_planted_crash_exits_4_with_one_line():
 
 
 def test_debug_prints_the_traceback_anywhere_on_the_line():
-    done = _run(PLANTED, "check", "--from", "examples/provider-nvidia-smi.txt", "--debug", "torch==2.4.1")
+    done = _run(CRASH, "check", "--from", "examples/provider-nvidia-smi.txt", "--debug", "torch==2.4.1")
     assert done.returncode == 4
     assert "Traceback (most recent call last)" in done.stderr and "ZeroDivisionError" in done.stderr
 
@@ -90,20 +81,6 @@ def test_the_gc_threshold_is_the_programs_own():
         print(gc.get_threshold() == before)
     """)
     assert done.stdout.strip() == "True", done.stderr
-
-
-DAMAGED_KB = """
-    import sys
-    import gpuvet.kb.places as places  # where the knowledge base's files are read (raw)
-    real = places.load_toml
-    def damaged(path, *args, **kwargs):
-        if str(path).endswith("torch.toml"):
-            raise ValueError("Invalid value (at line 3, column 9)")
-        return real(path, *args, **kwargs)
-    places.load_toml = damaged
-    from gpuvet.cli import main
-    sys.exit(main(sys.argv[1:]))
-"""
 
 
 def test_a_damaged_shipped_knowledge_base_is_its_own_exit_code_not_bad_input():

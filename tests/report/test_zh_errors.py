@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import pytest
+from planted import CRASH, DAMAGED_KB
 
 from .test_zh_prose import _CODE, _WORD
 
@@ -184,32 +185,9 @@ def test_an_invalid_lang_is_refused_in_the_environments_language(tmp_path: Path)
     assert "'xx'" in message
 
 
-_PLANTED_CRASH = """
-import sys
-import gpuvet.checks as checks
-def crash(*args, **kwargs):
-    raise ZeroDivisionError("planted crash")
-checks.run_checks = crash
-from gpuvet.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
 
-_DAMAGED_KB = """
-import sys
-import gpuvet.kb.places as places
-real = places.load_toml
-def damaged(path, *args, **kwargs):
-    if str(path).endswith("torch.toml"):
-        raise ValueError("Invalid value (at line 3, column 9)")
-    return real(path, *args, **kwargs)
-places.load_toml = damaged
-from gpuvet.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
-@pytest.mark.parametrize("program, code, named", [(_PLANTED_CRASH, 4, "ZeroDivisionError"),
-                                                  (_DAMAGED_KB, 5, "torch.toml")])
+@pytest.mark.parametrize("program, code, named", [(CRASH, 4, "ZeroDivisionError"),
+                                                  (DAMAGED_KB, 5, "torch.toml")])
 def test_a_crash_and_a_damaged_knowledge_base_are_said_in_chinese(program: str, code: int, named: str,
                                                                   tmp_path: Path) -> None:
     """Not input errors but gpuvet's own (exit 4 a bug, exit 5 its installation): said in the user's language too."""
