@@ -32,10 +32,12 @@ def test_compute_capability_requirements_are_features_of_a_newer_gpu():
 def test_vllms_flash_attention_version_notice_is_said_but_never_outranks_a_real_error():
     notice = ("ERROR [fa_utils.py:57] Cannot use FA version 2 is not supported due to FA2 is only supported on devices "
               "with compute capability >= 8\n")
-    assert codes(notice) == ["feature_arch_unsupported"]
+    # first; a neighbour it names (compute capability: arch_not_in_build) may follow, lower (docs/CONTRACT.md §7)
+    assert codes(notice)[:1] == ["feature_arch_unsupported"]
     kv_cache = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
                 "stored in KV cache (20000).\n")
-    assert codes(notice + "INFO Using XFormers backend.\n" + kv_cache) == ["insufficient_vram", "feature_arch_unsupported"]
+    assert codes(notice + "INFO Using XFormers backend.\n" + kv_cache)[:2] == ["insufficient_vram",
+                                                                             "feature_arch_unsupported"]
 
 
 def test_a_gpu_too_old_for_the_wheel_stays_a_build_without_its_kernels():

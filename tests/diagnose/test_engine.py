@@ -187,8 +187,9 @@ def test_the_log_itself_can_prove_the_arch_is_missing():
     log = ("UserWarning: NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current "
            "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 "
            "sm_80 sm_86 sm_90.\n")
-    (top,) = diagnose_text(log)
+    top, *after = diagnose_text(log)
     assert top.code == "arch_not_in_build" and top.checks[0].verdict == "confirms"
+    assert all(d.basis == "neighbour" and d.confidence < top.confidence for d in after)  # sm_50 ...: its neighbours
 
 
 def test_driver_too_old_confirmed_and_ruled_out_by_the_driver_cuda_version():

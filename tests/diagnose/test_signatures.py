@@ -17,7 +17,8 @@ BASE = load_signatures()
 
 
 def test_every_signature_file_is_valid_and_sourced():
-    files = [p for p in DATA_DIR.glob("*.toml") if p.name not in ("codes.toml", "compat.toml")]
+    # user_words.toml is no signature file: the user's words per cause (tests/diagnose/test_user_words.py)
+    files = [p for p in DATA_DIR.glob("*.toml") if p.name not in ("codes.toml", "compat.toml", "user_words.toml")]
     assert len(files) >= 6
     for path in files:
         records = load_toml(path)["signature"]

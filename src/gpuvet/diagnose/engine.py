@@ -11,6 +11,12 @@ buried in a long traceback wins. Causes earlier in the chain (driver → CUDA �
 rest) get a small bonus, so when several match, the one that explains the others comes first. The snapshot then
 confirms (raises) or rules out (lowers) each cause. Known-harmless messages are set aside (Reading.harmless), and a log
 with fewer than three causes, or an error and none, gets the nearest classes (read_scan).
+
+Two kinds of cause come after those a program's message names (Diagnosis.basis): the renter's own words
+(user_words.toml: "显存不够", "my driver is too old"), at a low confidence, leading only when no program message explains
+the log (_from_words); and the neighbours of a cause along the chain (codes.toml `neighbours`) whose terms or part of
+whose wording the log holds, each below the cause it neighbours (_with_neighbours). Neither ever stands beside a cause
+it contradicts (codes.toml `excludes`; no stack cause beside "the stack is fine"), and there are never more than three.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Opti
 
 from gpuvet.diagnose.anchors import normalise
 from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
-from gpuvet.diagnose.signatures import Signature, SignatureBase, compiled, load_signatures
+from gpuvet.diagnose.signatures import WORDS_MAX, Signature, SignatureBase, compiled, load_signatures
 from gpuvet.i18n import has_message
 from gpuvet.models import Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -43,6 +49,11 @@ USER_CODE = "not_a_stack_problem"
 # it on come run-time conditions (a collective timeout, an OOM) that a bug in the user's code can itself cause.
 CHAIN_END_RANK = 60
 CLEAR_STACK_CAUSE = 0.5  # a chain cause at least this likely contradicts "the stack is fine"
+# A neighbour of a cause (codes.toml `neighbours`) is offered this much below it, at most NEIGHBOUR_MAX, each further one
+# NEIGHBOUR_STEP lower again: a lead worth ruling out next, never as likely as what a message names.
+NEIGHBOUR_GAP = 0.15
+NEIGHBOUR_MAX = 0.35
+NEIGHBOUR_STEP = 0.03
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,9 @@ class Diagnosis:
     sources: Tuple[str, ...]
     params: Mapping[str, Any] = field(default_factory=dict)
     from_snapshot: bool = False  # named by the snapshot, not by a log line
+    # what names the cause: "message" (a program's message in the log), "words" (the user's own words,
+    # user_words.toml), "neighbour" (next to a cause found, with its terms in the log), "snapshot" (the machine's facts)
+    basis: str = "message"
 
 
 @dataclass
@@ -348,7 +362,7 @@ def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
     # where one of them reads a line, a harvested signature reading only such lines does not compete with it.
     owned: Set[int] = set()
     for hit in kept:
-        if not hit.signature.harvested:
+        if not hit.signature.harvested and not hit.signature.words:  # the user's words own no program's line
             owned |= hit.lines
     # A harmless message stays whoever else reads its line: it is what silences that other reading.
     return [h for h in kept if not h.signature.harvested or h.signature.harmless or not h.lines <= owned]
@@ -549,14 +563,29 @@ def _error_lines(context: str, whole: bool) -> Tuple[Evidence, ...]:
     return tuple(found)
 
 
+def _near_part(context: str) -> str:
+    """The head and tail of a long log, where its error, command line and environment sit: what near misses and a
+    neighbour's terms are sought in."""
+    return context[:NEAR_CHARS] + "\n" + context[-NEAR_CHARS:] if len(context) > 2 * NEAR_CHARS else context
+
+
 def _nearest(state: _ScanState, base: SignatureBase, context: str) -> Tuple[str, ...]:
     """The classes whose patterns' literal sets the log holds most of without a match, for a log with no known
     cause: worked out only then (the scan itself stops at a pattern's first missing literal)."""
-    part = context[:NEAR_CHARS] + "\n" + context[-NEAR_CHARS:] if len(context) > 2 * NEAR_CHARS else context
+    scores = _near_scores(state, base, context)
+    ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))
+    return tuple(ranked[:NEAREST])
+
+
+def _near_scores(state: _ScanState, base: SignatureBase, context: str) -> Dict[str, float]:
+    """Per class, how much of its wording (the largest share of a pattern's literal sets, times the signature's
+    weight) the log holds, for the classes it holds at least NEAR_SHARE of without a match. The user's words are
+    no class's wording here: a noun alone says little."""
+    part = _near_part(context)
     folded, lowered = normalise(part), part.lower()
     scores: Dict[str, float] = {}
     for signature in base.signatures:
-        if signature.harmless:
+        if signature.harmless or signature.words:
             continue
         share = state.near.get(signature.id, 0.0)
         for pattern in signature.scan:
@@ -566,8 +595,7 @@ def _nearest(state: _ScanState, base: SignatureBase, context: str) -> Tuple[str,
                 share = max(share, held / len(pattern.required))
         if share >= NEAR_SHARE:
             scores[signature.code] = max(scores.get(signature.code, 0.0), share * signature.weight)
-    ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))
-    return tuple(ranked[:NEAREST])
+    return scores
 
 
 # How often a log names each framework; one other than torch that it names more often than torch is the user's.
@@ -607,7 +635,8 @@ def read_scan(
     """The :class:`Reading` of a finished scan: :func:`diagnose_scan`'s causes, the harmless messages, and for an
     error with no known cause its lines and the nearest classes."""
     base = base or load_signatures()
-    hits = _apply_context(_hits(state, base.signatures), context)
+    every = _hits(state, base.signatures)
+    hits = _apply_context(every, context)
     harmless = [h for h in hits if h.signature.harmless]
     diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
                                base)
@@ -621,12 +650,19 @@ def read_scan(
                                                   h.signature.id) for h in harmless for p in h.positions}.values(),
                    key=lambda e: e.line)
     if diagnoses:
-        # Fewer than three causes: the classes the log nearly matched are named after them, as near misses (never
+        # Fewer than three causes: the neighbours of those found whose terms or wording the log holds come next, as
+        # causes of their own lower confidence; then the classes the log nearly matched, as near misses (never
         # causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
         near: Tuple[str, ...] = ()
         if len(diagnoses) < MAX_DIAGNOSES:
+            # a reading the context rules set aside (a superseded signature) is not offered again as a neighbour
+            superseded = {other for h in hits for other in h.signature.supersedes}
+            set_aside = {h.signature.code for h in every if h.signature.id in superseded}
+            diagnoses = _with_neighbours(diagnoses, set_aside, base, context, whole)
+            scores = _near_scores(state, base, context)
             present = {d.code for d in diagnoses}
-            near = tuple(code for code in _nearest(state, base, context)
+            ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))[:NEAREST]
+            near = tuple(code for code in ranked
                          if code not in present and code != USER_CODE)[:MAX_DIAGNOSES - len(diagnoses)]
         return Reading(tuple(diagnoses), tuple(notes), nearest=near)
     quiet = {e.text for e in notes}
@@ -660,6 +696,8 @@ def _diagnose_hits(hits: List[_Hit], every: List[_Hit], state: _ScanState, snaps
                                     and not any(h.columns[p] < quiet[p] for p in h.positions))]
     view = SnapshotView(snapshot) if snapshot else None
     strength = 0.5 if snapshot_is_live else 1.0
+    words = [h for h in hits if h.signature.words]
+    hits = [h for h in hits if not h.signature.words]
     specific = any(not hit.signature.generic for hit in hits)
 
     by_code: Dict[str, List[_Hit]] = {}
@@ -708,7 +746,144 @@ def _diagnose_hits(hits: List[_Hit], every: List[_Hit], state: _ScanState, snaps
     diagnoses = _user_code_after_clear_stack_causes(diagnoses, base)
     diagnoses = [d for d in diagnoses if d.confidence >= MIN_CONFIDENCE]
     diagnoses.sort(key=lambda d: (-d.confidence, base.codes[d.code].rank))
-    return diagnoses[:MAX_DIAGNOSES]
+    return _from_words(diagnoses[:MAX_DIAGNOSES], words, state, view, strength, base)
+
+
+def _stands_beside(code: str, present: List[Diagnosis], base: SignatureBase) -> bool:
+    """Whether a cause offered from the user's words or as a neighbour may be named beside ``present``: not one of
+    them already, not excluded by one (codes.toml ``excludes``), and no link of the stack beside "the stack is fine"."""
+    codes = [d.code for d in present]
+    if code in codes or code == USER_CODE or base.contradicts(code, codes):
+        return False
+    return not (USER_CODE in codes and base.codes[code].rank < CHAIN_END_RANK)
+
+
+def _from_words(diagnoses: List[Diagnosis], hits: List[_Hit], state: _ScanState, view: Optional[SnapshotView],
+                strength: float, base: SignatureBase) -> List[Diagnosis]:
+    """The causes the user's own words name (user_words.toml), after those program messages name: each at its
+    record's low weight (the snapshot may confirm it up to WORDS_MAX or lower it), below the least likely cause a
+    message names, never beside one it contradicts, never past three. With no such cause they lead."""
+    if not hits or len(diagnoses) >= MAX_DIAGNOSES:
+        return diagnoses
+    ceiling = min((d.confidence for d in diagnoses), default=1.0) - 0.01
+    by_code: Dict[str, List[_Hit]] = {}
+    for hit in hits:
+        by_code.setdefault(hit.signature.code, []).append(hit)
+    found: List[Diagnosis] = []
+    for code, code_hits in by_code.items():
+        code_hits = [h for h in code_hits if _said_plainly(h, state, base.negations)]
+        if not code_hits:
+            continue
+        info = base.codes[code]
+        code_hits.sort(key=lambda h: -h.signature.weight)
+        confidence = code_hits[0].signature.weight
+        checks = judge(code, view, {})
+        verdicts = {c.verdict for c in checks}
+        if CONFIRMS in verdicts:
+            confidence = confidence + (WORDS_MAX - confidence) * strength
+        elif RULES_OUT in verdicts:
+            confidence = confidence * (1.0 - 0.6 * strength)
+        confidence = round(min(confidence, WORDS_MAX, ceiling), 2)
+        if confidence < MIN_CONFIDENCE:
+            continue
+        evidence = sorted({state.seen[(p, h.columns[p])] for h in code_hits for p in h.positions})
+        said = _words_said(code_hits[0], state)
+        found.append(Diagnosis(
+            code=code,
+            confidence=confidence,
+            title=msg("diagnose.code.%s.title" % code),
+            explanations=(msg("diagnose.from_words", words=said),),
+            evidence=tuple(Evidence(n, t, h.signature.id) for h in code_hits[:1] for n, t in evidence)[
+                -EVIDENCE_PER_DIAGNOSIS:],
+            checks=tuple(checks),
+            fix=Fix(msg("diagnose.code.%s.fix" % code), info.commands),
+            settle=() if checks else info.settle,
+            sources=tuple(dict.fromkeys([h.signature.source for h in code_hits] + [info.source])),
+            basis="words",
+        ))
+    found.sort(key=lambda d: (-d.confidence, base.codes[d.code].rank))
+    for diagnosis in found:
+        if len(diagnoses) < MAX_DIAGNOSES and _stands_beside(diagnosis.code, diagnoses, base):
+            diagnoses = diagnoses + [diagnosis]
+    return diagnoses
+
+
+_CLAUSE_END = re.compile(r"[\n。！？；;!?，]")
+NEGATION_REACH = 16  # characters before the user's words a negation is sought in ("不是因为显存不够")
+
+
+def _said_plainly(hit: _Hit, state: _ScanState, negations: Tuple[str, ...]) -> bool:
+    """Whether one of the lines a words signature read says it without a negation just before, in the same clause
+    ("it's not because the driver is too old", "并不是显存不够")."""
+    for position in hit.positions:
+        text = state.seen[(position, hit.columns[position])][1]
+        for pattern in hit.signature.scan:
+            match = pattern.regex.search(text)
+            if match:
+                before = _CLAUSE_END.split(text[:match.start()])[-1][-NEGATION_REACH:].lower()
+                if not any(word in before for word in negations):
+                    return True
+                break
+        else:
+            return True  # the line as kept no longer shows the match (a long line's excerpt): it stands
+    return False
+
+
+def _words_said(hit: _Hit, state: _ScanState) -> str:
+    """The user's words a words signature read (the matched text of its first line), for the explanation."""
+    text = state.seen[(hit.positions[0], hit.columns[hit.positions[0]])][1]
+    for pattern in hit.signature.scan:
+        match = pattern.regex.search(text)
+        if match:
+            return " ".join(match.group().split())[:80]
+    return text[:80]
+
+
+def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: SignatureBase, context: str,
+                     whole: bool) -> List[Diagnosis]:
+    """Fill the places left (up to three) with the neighbours of the causes found (codes.toml ``neighbours``, the
+    likeliest cause's first) for which the log carries evidence: one of their terms (user_words.toml ``terms``, in
+    the head and tail of a long log). Each below the cause it neighbours, lower again after the first; never one
+    excluded by a cause present, nor one whose reading the context rules set aside (``set_aside``)."""
+    part = None
+    added = 0
+    for parent in list(diagnoses):
+        for code in base.codes[parent.code].neighbours:
+            if len(diagnoses) >= MAX_DIAGNOSES:
+                return diagnoses
+            if code in set_aside or not _stands_beside(code, diagnoses, base):
+                continue
+            if part is None:
+                part = _near_part(context).lower()
+            term = next((t for t in base.terms.get(code, ()) if t in part), "")
+            if not term:
+                continue
+            confidence = round(min(NEIGHBOUR_MAX, parent.confidence - NEIGHBOUR_GAP) - NEIGHBOUR_STEP * added, 2)
+            if confidence < MIN_CONFIDENCE:
+                continue
+            info = base.codes[code]
+            evidence: Tuple[Evidence, ...] = ()
+            # the line that mentions it, as evidence, where the log is whole and short enough to be searched as it is
+            where = part.find(term) if whole and len(part) == len(context) else -1
+            if where >= 0:
+                start = context.rfind("\n", 0, where) + 1
+                end = context.find("\n", where)
+                line = context[start:end if end >= 0 else len(context)]
+                evidence = (Evidence(context.count("\n", 0, start) + 1, _line_text([line], 0, where - start), ""),)
+            diagnoses = diagnoses + [Diagnosis(
+                code=code,
+                confidence=confidence,
+                title=msg("diagnose.code.%s.title" % code),
+                explanations=(msg("diagnose.neighbour", cause=parent.title, term=term),),
+                evidence=evidence,
+                checks=(),
+                fix=Fix(msg("diagnose.code.%s.fix" % code), info.commands),
+                settle=info.settle,
+                sources=(info.source,),
+                basis="neighbour",
+            )]
+            added += 1
+    return diagnoses
 
 
 def _add_underlying(diagnoses: List[Diagnosis], view: SnapshotView, base: SignatureBase) -> List[Diagnosis]:
@@ -729,6 +904,7 @@ def _add_underlying(diagnoses: List[Diagnosis], view: SnapshotView, base: Signat
             settle=(),
             sources=(info.source,),
             from_snapshot=True,
+            basis="snapshot",
         ))
     return diagnoses
 

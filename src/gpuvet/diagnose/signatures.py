@@ -36,6 +36,10 @@ from gpuvet.tomlfile import COMPILED_DIR, load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 CODES_FILE = "codes.toml"
+# The renter's own words per cause (not [[signature]] records): each record becomes signatures marked ``words``.
+WORDS_FILE = "user_words.toml"
+WORDS_MAX = 0.45  # a cause read from the user's words is never as likely as one a program's message names
+_CLAUSE_END = "\\n。！？；;!?，"  # what the gap between a noun and its predicate may not cross (one clause)
 INDEX_FILE = "_signature_index.json"  # in COMPILED_DIR; a leading underscore: no TOML twin can have this name
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 FLAGS = re.IGNORECASE
@@ -90,6 +94,9 @@ class Signature:
     # A known-harmless message (TensorFlow's TF-TRT warning, torch's "kernel errors might be asynchronously
     # reported" suffix): said to be harmless, never a cause, and what else reads only its lines goes with it.
     harmless: bool = False
+    # Made from user_words.toml (the user's own words, not a program's message): a cause only when no program
+    # message explains the log, below every cause one does, at a low confidence (engine._from_words).
+    words: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,10 @@ class CodeInfo:
     commands: Tuple[str, ...]
     settle: Tuple[str, ...]
     source: str
+    # The causes next to this one along the chain, offered after it when the log carries their terms or part of
+    # their wording (engine._with_neighbours), and the causes that cannot stand beside it.
+    neighbours: Tuple[str, ...] = ()
+    excludes: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,6 +118,15 @@ class SignatureBase:
     codes: Dict[str, CodeInfo]
     # framework -> its own commands ("environment", "devices", "source"), for fixes in the user's framework
     frameworks: Dict[str, Dict[str, str]] = field(default_factory=dict)
+    # code -> the lower-case terms that say a log concerns it (user_words.toml `terms`): a neighbour's evidence
+    terms: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    # the words that, just before the user's words, deny them (user_words.toml `negations`, lower case)
+    negations: Tuple[str, ...] = ()
+
+    def contradicts(self, code: str, others: Any) -> bool:
+        """Whether ``code`` cannot stand beside any of ``others`` (codes.toml ``excludes``, either way round)."""
+        mine = self.codes[code].excludes
+        return any(other in mine or code in self.codes[other].excludes for other in others if other in self.codes)
 
 
 def _require(condition: object, where: str, problem: str) -> None:
@@ -169,10 +189,12 @@ def _without_wrap_tolerance(pattern: str) -> str:
     return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
 
 
-def prepare_pattern(pattern: str) -> Dict[str, Any]:
-    """What the scan needs to know of a pattern without compiling it (JSON-ready; see ScanPattern)."""
+def prepare_pattern(pattern: str, wrap: bool = True) -> Dict[str, Any]:
+    """What the scan needs to know of a pattern without compiling it (JSON-ready; see ScanPattern). ``wrap``: a
+    space also matches a line break (a program's message wrapped by a terminal); without it the pattern keeps to
+    its line (the user's words: a noun and its predicate are said in one line)."""
     written = _NAMED_GROUP.sub("(?:", pattern)
-    plain = tolerant(written)
+    plain = tolerant(written) if wrap else _without_wrap_tolerance(written)
     found = anchors(plain)
     # Wrap tolerance splits a phrase into words; where that leaves an everyday word ("error") as the only anchor,
     # the scan would try the regex on most lines of a training log: the pattern keeps its phrases (and its spaces).
@@ -220,7 +242,7 @@ def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[st
         "code": record["code"],
         "weight": float(weight),
         "generic": bool(record.get("generic", False)),
-        "scan": [prepare_pattern(p) for p in patterns],
+        "scan": [prepare_pattern(p, wrap=not record.get("words")) for p in patterns],
         "extract": extractors,
         "source": source,
         "file": file,
@@ -249,9 +271,92 @@ def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
         where = f"{CODES_FILE} [{code}]"
         _require(code in FINDING_CODES, where, "not a docs/CONTRACT.md §4 code")
         _require(str(record.get("source", "")).startswith("http"), where, "no source URL")
+        related = {key: record.get(key, []) for key in ("neighbours", "excludes")}
+        for key, listed in related.items():
+            _require(isinstance(listed, list) and all(c in FINDING_CODES and c != code for c in listed), where,
+                     f"{key} must list other docs/CONTRACT.md §4 codes")
         codes[code] = {"code": code, "rank": int(record["rank"]), "commands": list(record.get("commands", ())),
-                       "settle": list(record.get("settle", ())), "source": record["source"]}
+                       "settle": list(record.get("settle", ())), "source": record["source"], **related}
     return codes
+
+
+def _one_line(pattern: str) -> str:
+    """The pattern kept to one line: a space (one or more blanks) or ``\\s`` (one blank) never matches a line break."""
+    out: List[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            pair = pattern[index:index + 2]
+            out.append((" \\t" if in_class else "[ \\t]") if pair == "\\s" else pair)
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == " ":
+            char = "[ \\t]+"
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, List[str]], List[str]]:
+    """user_words.toml's records as prepared signatures (marked ``words``), and each code's terms. A record's nouns
+    and predicates make a pattern each way round (or the one way its ``order`` allows), a noun and a predicate at
+    most ``gap`` characters apart within one clause; its ``phrases`` are patterns as they are. None matches right
+    after a negation ("不是显存不够")."""
+    path = folder / WORDS_FILE
+    if not path.is_file():
+        return [], {}, []
+    document = load_toml(path)
+    gap = document.get("gap", 16)
+    _require(isinstance(gap, int) and 0 < gap <= 40, WORDS_FILE, "gap must be a small positive number of characters")
+    negations = document.get("negations", [])
+    _require(isinstance(negations, list) and all(isinstance(n, str) and n for n in negations), WORDS_FILE,
+             "negations must be a list of words")
+    lead = ""  # a negation before the words is sought when they match (engine._said_plainly), not in the pattern
+    clause = "[^%s]{0,%d}" % (_CLAUSE_END, gap)
+    prepared: List[Dict[str, Any]] = []
+    terms: Dict[str, List[str]] = {}
+    counts: Dict[str, int] = {}
+    for index, record in enumerate(document.get("cause", [])):
+        code = record.get("code")
+        where = f"{WORDS_FILE} cause {index + 1} ({code})"
+        _require(code in FINDING_CODES, where, f"code {code!r} is not a docs/CONTRACT.md §4 code")
+        weight: Any = record.get("weight")
+        _require(isinstance(weight, (int, float)) and 0 < weight <= WORDS_MAX, where,
+                 f"weight must be in (0, {WORDS_MAX}]: the user's words never weigh as much as a program's message")
+        _require(isinstance(record.get("paraphrases"), str) and record["paraphrases"], where,
+                 "no paraphrases (the definition or the program message the words describe)")
+        lists = {key: record.get(key, []) for key in ("nouns", "predicates", "phrases", "terms")}
+        for key, listed in lists.items():
+            _require(isinstance(listed, list) and all(isinstance(x, str) and x for x in listed), where,
+                     f"{key} must be a list of strings")
+        order = record.get("order", "both")
+        _require(order in ("both", "noun_first", "predicate_first"), where,
+                 "order must be both, noun_first or predicate_first")
+        nouns, predicates = lists["nouns"], lists["predicates"]
+        _require(bool(nouns) == bool(predicates), where, "nouns and predicates go together")
+        patterns = []
+        if nouns:
+            noun, predicate = "(?:%s)" % "|".join(nouns), "(?:%s)" % "|".join(predicates)
+            if order != "predicate_first":
+                patterns.append(lead + noun + clause + predicate)
+            if order != "noun_first":
+                patterns.append(lead + predicate + clause + noun)
+        patterns += [lead + "(?:%s)" % phrase for phrase in lists["phrases"]]
+        # within one line: a space or \s between the words never crosses a line break
+        patterns = [_one_line(pattern) for pattern in patterns]
+        counts[code] = counts.get(code, 0) + 1
+        signature = _prepare_signature({"id": "words_%s_%d" % (code, counts[code]), "code": code, "weight": weight,
+                                        "patterns": patterns, "source": record.get("source"),
+                                        "explain": "diagnose.from_words", "words": True}, WORDS_FILE, index)
+        signature["words"] = True
+        prepared.append(signature)
+        terms.setdefault(code, []).extend(term.lower() for term in lists["terms"])
+    return prepared, terms, [word.lower() for word in negations]
 
 
 def _frameworks_of(folder: Path) -> Dict[str, Dict[str, str]]:
@@ -265,7 +370,8 @@ def _frameworks_of(folder: Path) -> Dict[str, Dict[str, str]]:
 
 
 def _codes(prepared: Dict[str, Dict[str, Any]]) -> Dict[str, CodeInfo]:
-    codes = {code: CodeInfo(code, int(r["rank"]), tuple(r["commands"]), tuple(r["settle"]), r["source"])
+    codes = {code: CodeInfo(code, int(r["rank"]), tuple(r["commands"]), tuple(r["settle"]), r["source"],
+                            tuple(r.get("neighbours", ())), tuple(r.get("excludes", ())))
              for code, r in prepared.items()}
     # A code added to the vocabulary later and not yet described here ranks after the chain, with no commands.
     for code in FINDING_CODES:
@@ -293,13 +399,18 @@ def index_document(folder: Path) -> Dict[str, Any]:
     signatures = []
     seen = set()
     for file in _data_files(folder):
-        if file.name == CODES_FILE:
+        if file.name in (CODES_FILE, WORDS_FILE):
             continue
         for index, record in enumerate(load_toml(file).get("signature", [])):
             signature = _prepare_signature(record, file.name, index)
             _require(signature["id"] not in seen, file.name, f"signature id {signature['id']!r} defined twice")
             seen.add(signature["id"])
             signatures.append(signature)
+    words, terms, negations = _words_signatures(folder)
+    for signature in words:
+        _require(signature["id"] not in seen, WORDS_FILE, f"signature id {signature['id']!r} defined twice")
+        seen.add(signature["id"])
+        signatures.append(signature)
     # In id order, not file order: which file holds a record must change nothing (ties between equal weights
     # included), so records can move between topic files freely.
     signatures.sort(key=lambda s: s["id"])
@@ -307,7 +418,7 @@ def index_document(folder: Path) -> Dict[str, Any]:
         for other in signature["supersedes"]:
             _require(other in seen, signature["file"], f"{signature['id']} supersedes unknown signature {other!r}")
     return {"sha256": data_digest(folder), "signatures": signatures, "codes": _prepare_codes(folder),
-            "frameworks": _frameworks_of(folder)}
+            "frameworks": _frameworks_of(folder), "terms": terms, "negations": negations}
 
 
 def index_text(folder: Path) -> str:
@@ -339,4 +450,6 @@ def load_signatures(folder: Optional[str] = None) -> SignatureBase:
     path = Path(folder) if folder else DATA_DIR
     document = _current_index(path) or index_document(path)
     return SignatureBase(tuple(_signature(s) for s in document["signatures"]), _codes(document["codes"]),
-                         dict(document.get("frameworks", {})))
+                         dict(document.get("frameworks", {})),
+                         {code: tuple(terms) for code, terms in document.get("terms", {}).items()},
+                         tuple(document.get("negations", ())))

@@ -14,6 +14,7 @@ def diagnosis_json(d: Any, lang: str) -> Dict[str, Any]:
     return {
         "code": d.code,
         "confidence": d.confidence,
+        "basis": getattr(d, "basis", "message"),
         "title": render(d.title, lang),
         "explanation": " ".join(render(m, lang) for m in d.explanations),
         "evidence": [{"line": e.line, "text": e.text, "signature": e.signature} for e in d.evidence],

@@ -1,0 +1,185 @@
+"""The renter's own words (user_words.toml) and the ranked second causes (codes.toml `neighbours`), issue 31.
+
+Prose with no program's message names a cause "from the user's words", at a low confidence; a program's message
+always wins over prose, a passing state names nothing, and a neighbour of a cause is offered after it only when the
+log carries its terms, never beside a cause it contradicts (docs/CONTRACT.md §7)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuvet.diagnose.engine import read_text
+from gpuvet.diagnose.signatures import DATA_DIR, WORDS_MAX, load_signatures
+from gpuvet.errors import KnowledgeBaseError
+from gpuvet.i18n import render
+from gpuvet.models import FINDING_CODES
+from gpuvet.tomlfile import load_toml
+
+REPO = Path(__file__).resolve().parents[2]
+WORDS = load_toml(DATA_DIR / "user_words.toml")
+
+# What renters write, one clause each, in Chinese and English: the cause docs/CONTRACT.md §4 defines for it.
+CHINESE = [
+    ("跑 70B 模型的时候 VRAM 不够", "insufficient_vram"),
+    ("显卡内存爆了，batch 已经调到 1", "insufficient_vram"),
+    ("驱动太旧了吧，是不是要升级", "driver_too_old"),
+    ("显卡驱动太老，装不了新的 torch", "driver_too_old"),
+    ("nvcc 的版本和 torch 对不上", "toolkit_mismatch"),
+    ("CUDA 运行时库找不到", "cuda_library_missing"),
+    ("cuDNN 版本不匹配", "cudnn_mismatch"),
+    ("显卡算力不支持", "arch_not_in_build"),
+    ("新显卡跑不起来", "arch_not_in_build"),
+    ("V100 不支持 bf16 吗", "feature_arch_unsupported"),
+    ("下载的是 CPU 版本的 pytorch", "cpu_only_build"),
+    ("pip 装不上，没有对应的 whl", "python_unsupported"),
+    ("容器里 /dev/shm 太小", "shm_too_small"),
+    ("系统盘满了", "disk_full"),
+    ("多卡训练卡住不动", "nccl_comm_failure"),
+    ("docker 容器里看不到显卡", "container_gpu_not_exposed"),
+    ("升级驱动后没重启", "nvml_driver_mismatch"),
+    ("huggingface 一直连不上", "network_unreachable"),
+]
+ENGLISH = [
+    ("my driver is too old", "driver_too_old"),
+    ("the wheel doesn't support my GPU", "arch_not_in_build"),
+    ("not enough VRAM to load the model", "insufficient_vram"),
+    ("the CUDA version of nvcc doesn't match torch's", "toolkit_mismatch"),
+    ("libcudart is missing after the upgrade", "cuda_library_missing"),
+    ("conda pulled a CPU build of pytorch", "cpu_only_build"),
+    ("no wheels for Python 3.13 yet", "python_unsupported"),
+    ("my T4 doesn't support bf16", "feature_arch_unsupported"),
+    ("the docker container can't see the GPU", "container_gpu_not_exposed"),
+    ("the disk is full again", "disk_full"),
+    ("training hangs on multi-node all-reduce", "nccl_comm_failure"),
+    ("I updated the NVIDIA driver without a reboot", "nvml_driver_mismatch"),
+]
+
+
+@pytest.mark.parametrize("prose, code", CHINESE + ENGLISH)
+def test_the_users_words_name_the_cause_at_a_low_confidence(prose, code):
+    (first, *_) = read_text(prose + "\n").diagnoses
+    assert first.code == code
+    assert first.basis == "words" and first.confidence <= WORDS_MAX < 0.9
+    said = first.explanations[0]
+    assert said.id == "diagnose.from_words" and said.params["words"] in prose
+    assert "user" not in render(said, "zh") and "报告的文字" in render(said, "zh")
+
+
+def test_a_real_program_message_wins_over_the_users_words():
+    log = ("I think my driver is too old\n"
+           "RuntimeError: CUDA error: no kernel image is available for execution on the device\n")
+    found = read_text(log).diagnoses
+    assert (found[0].code, found[0].basis) == ("arch_not_in_build", "message")
+    words = [d for d in found if d.basis == "words"]
+    assert [d.code for d in words] == ["driver_too_old"] and words[0].confidence < found[0].confidence
+
+
+def test_the_users_words_never_contradict_a_cause_a_message_names():
+    # a driver that is too old cannot be the cause where none is loaded (codes.toml excludes), ...
+    log = "RuntimeError: Found no NVIDIA driver on your system.\nmaybe the driver is too old?\n"
+    assert [d.code for d in read_text(log).diagnoses][:1] == ["no_driver"]
+    assert "driver_too_old" not in [d.code for d in read_text(log).diagnoses]
+    # ...and no stack cause stands beside "the stack looks fine"
+    bug = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)\nmy driver is too old?\n"
+    assert [d.code for d in read_text(bug).diagnoses] == ["not_a_stack_problem"]
+
+
+def test_a_passing_state_names_no_cause_from_words():
+    log = ("Successfully installed nvidia-cuda-runtime-cu12-12.4.127 torch-2.6.0\n"
+           "| NVIDIA-SMI 550.54.15    Driver Version: 550.54.15    CUDA Version: 12.4 |\n"
+           ">>> torch.cuda.is_available()\nTrue\n"
+           "The driver and the CUDA version are fine, VRAM usage 3 GiB of 24 GiB.\n")
+    reading = read_text(log)
+    assert reading.diagnoses == () and not reading.no_known_cause
+
+
+@pytest.mark.parametrize("prose", ["并不是因为 VRAM 不够，是数据的问题", "it's not because the driver is too old",
+                                   "排除了 cuDNN 版本不匹配"])
+def test_words_a_negation_denies_name_nothing(prose):
+    assert read_text(prose + "\n").diagnoses == ()
+
+
+def test_a_harmless_message_stays_harmless_whatever_words_it_holds():
+    # "could not find TensorRT" in the user's words is a missing library; in TensorFlow's TF-TRT warning it is harmless
+    said = read_text("could not find TensorRT on this box\n").diagnoses
+    assert [(d.code, d.basis) for d in said] == [("cuda_library_missing", "words")]
+    reading = read_text("2024-01-01 12:00:00.1: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT "
+                        "Warning: Could not find TensorRT\n")
+    assert reading.diagnoses == () and len(reading.harmless) == 1
+
+
+# --- second and third causes ----------------------------------------------------------------------------------------
+
+NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+
+
+def test_a_neighbour_with_its_terms_in_the_log_is_ranked_after_the_cause():
+    found = read_text(NO_KERNEL + "training in bf16 with flash-attn on a V100\n").diagnoses
+    assert [(d.code, d.basis) for d in found][:2] == [("arch_not_in_build", "message"),
+                                                      ("feature_arch_unsupported", "neighbour")]
+    assert found[1].confidence < found[0].confidence and found[1].confidence <= 0.35
+    assert found[1].evidence[0].line == 2 and found[1].explanations[0].params["term"] == "bf16"
+
+
+def test_no_neighbour_without_its_terms_in_the_log():
+    assert [d.code for d in read_text(NO_KERNEL).diagnoses] == ["arch_not_in_build"]
+
+
+def test_neighbours_follow_the_chain_each_lower_and_never_past_three():
+    log = ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
+           "nvcc --version says 11.8; libcudnn.so.9 is there too\n")
+    found = read_text(log).diagnoses
+    assert found[0].code == "cuda_library_missing"
+    assert [d.code for d in found[1:]] == ["toolkit_mismatch", "cudnn_mismatch"]
+    assert found[0].confidence > found[1].confidence > found[2].confidence
+    assert len(found) == 3
+
+
+def test_a_neighbour_never_contradicts_a_cause_found():
+    # cpu_only_build and arch_not_in_build exclude each other: the arch terms make no neighbour of a CPU-only build
+    log = "AssertionError: Torch not compiled with CUDA enabled\nTORCH_CUDA_ARCH_LIST=8.6 sm_86\n"
+    codes = [d.code for d in read_text(log).diagnoses]
+    assert codes[0] == "cpu_only_build" and "arch_not_in_build" not in codes
+
+
+def test_the_json_says_what_names_each_cause(tmp_path):
+    path = tmp_path / "words.log"
+    path.write_text("显卡算力不支持，训练用的是 bf16\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "gpuvet", "diagnose", str(path), "--format", "json"],
+                          capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 1, done.stderr
+    found = json.loads(done.stdout)["diagnoses"]
+    assert [(d["code"], d["basis"]) for d in found] == [("arch_not_in_build", "words"),
+                                                        ("feature_arch_unsupported", "neighbour")]
+
+
+# --- the data -------------------------------------------------------------------------------------------------------
+
+def test_every_words_record_is_sourced_and_weighs_less_than_a_message():
+    for record in WORDS["cause"]:
+        assert record["code"] in FINDING_CODES
+        assert record["source"].startswith("https://") and record["paraphrases"]
+        assert 0 < record["weight"] <= WORDS_MAX
+        assert record.get("nouns") or record.get("phrases")
+
+
+def test_neighbours_and_exclusions_are_codes_and_never_both():
+    for code, info in load_signatures().codes.items():
+        assert not set(info.neighbours) & set(info.excludes), code
+        for other in info.excludes:  # an exclusion holds both ways, so neither side may list the other as neighbour
+            assert code not in load_signatures().codes[other].neighbours, (code, other)
+
+
+def test_a_words_record_weighing_like_a_message_is_refused(tmp_path):
+    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
+    (tmp_path / "user_words.toml").write_text(
+        '[[cause]]\ncode = "driver_too_old"\nweight = 0.8\nparaphrases = "x"\nsource = "https://e/"\n'
+        "nouns = ['driver']\npredicates = ['too old']\n", encoding="utf-8")
+    with pytest.raises(KnowledgeBaseError, match="user_words.toml cause 1"):
+        load_signatures(str(tmp_path))
