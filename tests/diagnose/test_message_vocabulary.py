@@ -8,7 +8,6 @@ quoted, it is the shape seen in public issue threads, with the values of that th
 from __future__ import annotations
 
 import dataclasses
-
 import re
 import shutil
 import subprocess

@@ -130,14 +130,16 @@ def test_no_neighbour_without_its_terms_in_the_log():
     assert [d.code for d in read_text(NO_KERNEL).diagnoses] == ["arch_not_in_build"]
 
 
-def test_neighbours_follow_the_chain_each_lower_and_never_past_three():
+def test_a_neighbour_takes_a_free_place_and_the_near_misses_keep_theirs():
     log = ("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n"
            "nvcc --version says 11.8; libcudnn.so.9 is there too\n")
-    found = read_text(log).diagnoses
+    reading = read_text(log)
+    found = reading.diagnoses
     assert found[0].code == "cuda_library_missing"
-    assert [d.code for d in found[1:]] == ["toolkit_mismatch", "cudnn_mismatch"]
-    assert found[0].confidence > found[1].confidence > found[2].confidence
-    assert len(found) == 3
+    assert [(d.code, d.basis) for d in found[1:]] == [("cudnn_mismatch", "neighbour")]
+    assert found[0].confidence > found[1].confidence
+    # the near miss keeps the last place: toolkit_mismatch's term (nvcc) is there, but no place is left for it
+    assert reading.nearest and len(found) + len(reading.nearest) == 3
 
 
 def test_a_neighbour_never_contradicts_a_cause_found():

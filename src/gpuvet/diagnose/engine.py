@@ -14,8 +14,8 @@ with fewer than three causes, or an error and none, gets the nearest classes (re
 
 Two kinds of cause come after those a program's message names (Diagnosis.basis): the renter's own words
 (user_words.toml: "显存不够", "my driver is too old"), at a low confidence, leading only when no program message explains
-the log (_from_words); and the neighbours of a cause along the chain (codes.toml `neighbours`) whose terms or part of
-whose wording the log holds, each below the cause it neighbours (_with_neighbours). Neither ever stands beside a cause
+the log (_from_words); and the neighbours of a cause along the chain (codes.toml `neighbours`) whose terms the log
+holds, each below the cause it neighbours, in a place no near miss needs (_with_neighbours). Neither ever stands beside a cause
 it contradicts (codes.toml `excludes`; no stack cause beside "the stack is fine"), and there are never more than three.
 """
 
@@ -640,6 +640,16 @@ def read_scan(
     harmless = [h for h in hits if h.signature.harmless]
     diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
                                base)
+    if diagnoses and len(diagnoses) < MAX_DIAGNOSES:
+        # Fewer than three causes: the neighbours of those found whose terms the log holds come next, as causes of
+        # their own lower confidence. A reading the context rules set aside (a superseded signature) is not offered
+        # again as a neighbour.
+        superseded = {other for h in hits for other in h.signature.supersedes}
+        set_aside = {h.signature.code for h in every if h.signature.id in superseded}
+        scores = _near_scores(state, base, context)
+        near_codes = [code for code in sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))[:NEAREST]
+                      if code != USER_CODE]
+        diagnoses = _with_neighbours(diagnoses, set_aside, base, context, whole, near_codes)
     framework = framework_of(context)
     if framework in base.frameworks:
         diagnoses = [dataclasses.replace(d, fix=d.fix._replace(commands=_in_framework(d.fix.commands, framework, base)),
@@ -650,16 +660,10 @@ def read_scan(
                                                   h.signature.id) for h in harmless for p in h.positions}.values(),
                    key=lambda e: e.line)
     if diagnoses:
-        # Fewer than three causes: the neighbours of those found whose terms or wording the log holds come next, as
-        # causes of their own lower confidence; then the classes the log nearly matched, as near misses (never
-        # causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
+        # Still fewer than three causes: the classes the log nearly matched are named after them, as near misses
+        # (never causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
         near: Tuple[str, ...] = ()
         if len(diagnoses) < MAX_DIAGNOSES:
-            # a reading the context rules set aside (a superseded signature) is not offered again as a neighbour
-            superseded = {other for h in hits for other in h.signature.supersedes}
-            set_aside = {h.signature.code for h in every if h.signature.id in superseded}
-            diagnoses = _with_neighbours(diagnoses, set_aside, base, context, whole)
-            scores = _near_scores(state, base, context)
             present = {d.code for d in diagnoses}
             ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))[:NEAREST]
             near = tuple(code for code in ranked
@@ -840,11 +844,13 @@ def _words_said(hit: _Hit, state: _ScanState) -> str:
 
 
 def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: SignatureBase, context: str,
-                     whole: bool) -> List[Diagnosis]:
+                     whole: bool, near: List[str]) -> List[Diagnosis]:
     """Fill the places left (up to three) with the neighbours of the causes found (codes.toml ``neighbours``, the
     likeliest cause's first) for which the log carries evidence: one of their terms (user_words.toml ``terms``, in
-    the head and tail of a long log). Each below the cause it neighbours, lower again after the first; never one
-    excluded by a cause present, nor one whose reading the context rules set aside (``set_aside``)."""
+    the head and tail of a long log). ``near``: the near misses that would be named after the causes; a neighbour
+    among them becomes a cause, one known only by its terms takes only a place none of them needs. Each below the
+    cause it neighbours, lower again after the first; never one excluded by a cause present, nor one whose reading
+    the context rules set aside (``set_aside``)."""
     part = None
     added = 0
     for parent in list(diagnoses):
@@ -857,6 +863,11 @@ def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: Sign
                 part = _near_part(context).lower()
             term = next((t for t in base.terms.get(code, ()) if t in part), "")
             if not term:
+                continue
+            # The near misses named after the causes (part of a known message's wording) keep their places: a
+            # neighbour that is one of them becomes a cause; one known only by its terms takes a place none needs.
+            waiting = [c for c in near if c != code and c not in {d.code for d in diagnoses}]
+            if code not in near and len(diagnoses) + 1 + len(waiting) > MAX_DIAGNOSES:
                 continue
             confidence = round(min(NEIGHBOUR_MAX, parent.confidence - NEIGHBOUR_GAP) - NEIGHBOUR_STEP * added, 2)
             if confidence < MIN_CONFIDENCE:

@@ -280,6 +280,16 @@ def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
     return codes
 
 
+def _whole_word(term: str) -> str:
+    """A noun or predicate that starts or ends with a Latin letter, never read inside a longer word ("hang" in
+    "change", "freeze" in "pip freeze" is one, but "freezes" ...): bounded by what is not a Latin letter, so "VRAM不够"
+    and "显存OOM" still read (a CJK character is a word character to ``\\b``)."""
+    head = "(?<![A-Za-z])" if term[:1].isascii() and term[:1].isalpha() else ""
+    body = term.rstrip("?*+")
+    tail = "(?![A-Za-z])" if body[-1:].isascii() and body[-1:].isalpha() else ""
+    return head + term + tail
+
+
 def _one_line(pattern: str) -> str:
     """The pattern kept to one line: a space (one or more blanks) or ``\\s`` (one blank) never matches a line break."""
     out: List[str] = []
@@ -341,7 +351,8 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
         _require(bool(nouns) == bool(predicates), where, "nouns and predicates go together")
         patterns = []
         if nouns:
-            noun, predicate = "(?:%s)" % "|".join(nouns), "(?:%s)" % "|".join(predicates)
+            noun = "(?:%s)" % "|".join(_whole_word(n) for n in nouns)
+            predicate = "(?:%s)" % "|".join(_whole_word(w) for w in predicates)
             if order != "predicate_first":
                 patterns.append(lead + noun + clause + predicate)
             if order != "noun_first":
