@@ -27,6 +27,9 @@ WORDS = load_toml(DATA_DIR / "user_words.toml")
 CHINESE = [
     ("跑 70B 模型的时候 VRAM 不够", "insufficient_vram"),
     ("显卡内存爆了，batch 已经调到 1", "insufficient_vram"),
+    ("14B 的模型单卡放不下", "insufficient_vram"),
+    ("一跑就 OOM", "insufficient_vram"),
+    ("是不是需要更新驱动", "driver_too_old"),
     ("驱动太旧了吧，是不是要升级", "driver_too_old"),
     ("显卡驱动太老，装不了新的 torch", "driver_too_old"),
     ("nvcc 的版本和 torch 对不上", "toolkit_mismatch"),
@@ -46,6 +49,8 @@ CHINESE = [
 ]
 ENGLISH = [
     ("my driver is too old", "driver_too_old"),
+    ("the GPU keeps running out of memory at step 200", "insufficient_vram"),
+    ("the 70B model won't fit in VRAM", "insufficient_vram"),
     ("the wheel doesn't support my GPU", "arch_not_in_build"),
     ("not enough VRAM to load the model", "insufficient_vram"),
     ("the CUDA version of nvcc doesn't match torch's", "toolkit_mismatch"),

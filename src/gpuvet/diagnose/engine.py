@@ -775,7 +775,7 @@ def _from_words(diagnoses: List[Diagnosis], hits: List[_Hit], state: _ScanState,
         by_code.setdefault(hit.signature.code, []).append(hit)
     found: List[Diagnosis] = []
     for code, code_hits in by_code.items():
-        code_hits = [h for h in code_hits if _said_plainly(h, state, base.negations)]
+        code_hits = [h for h in code_hits if _said_plainly(h, state, base.negations, base.questions)]
         if not code_hits:
             continue
         info = base.codes[code]
@@ -816,15 +816,18 @@ _CLAUSE_END = re.compile(r"[\n。！？；;!?，]")
 NEGATION_REACH = 16  # characters before the user's words a negation is sought in ("不是因为显存不够")
 
 
-def _said_plainly(hit: _Hit, state: _ScanState, negations: Tuple[str, ...]) -> bool:
+def _said_plainly(hit: _Hit, state: _ScanState, negations: Tuple[str, ...], questions: Tuple[str, ...] = ()) -> bool:
     """Whether one of the lines a words signature read says it without a negation just before, in the same clause
-    ("it's not because the driver is too old", "并不是显存不够")."""
+    ("it's not because the driver is too old", "并不是显存不够"); a question that holds a negation's words asks
+    ("是不是驱动太旧"), it does not deny."""
     for position in hit.positions:
         text = state.seen[(position, hit.columns[position])][1]
         for pattern in hit.signature.scan:
             match = pattern.regex.search(text)
             if match:
                 before = _CLAUSE_END.split(text[:match.start()])[-1][-NEGATION_REACH:].lower()
+                for word in sorted(questions, key=len, reverse=True):
+                    before = before.replace(word, " ")
                 if not any(word in before for word in negations):
                     return True
                 break

@@ -122,6 +122,7 @@ class SignatureBase:
     terms: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     # the words that, just before the user's words, deny them (user_words.toml `negations`, lower case)
     negations: Tuple[str, ...] = ()
+    questions: Tuple[str, ...] = ()  # words that hold a negation's but ask ("是不是"): not a negation
 
     def contradicts(self, code: str, others: Any) -> bool:
         """Whether ``code`` cannot stand beside any of ``others`` (codes.toml ``excludes``, either way round)."""
@@ -291,7 +292,8 @@ def _whole_word(term: str) -> str:
 
 
 def _one_line(pattern: str) -> str:
-    """The pattern kept to one line: a space (one or more blanks) or ``\\s`` (one blank) never matches a line break."""
+    """The pattern kept to one line: a space (a space, then any blanks) or ``\\s`` (one blank) never matches a line
+    break."""
     out: List[str] = []
     index, in_class = 0, False
     while index < len(pattern):
@@ -306,26 +308,27 @@ def _one_line(pattern: str) -> str:
         elif char == "[":
             in_class = True
         elif char == " ":
-            char = "[ \\t]+"
+            char = " [ \\t]*"  # a literal blank first: "my GPU" keeps "my " as a literal to find it by
         out.append(char)
         index += 1
     return "".join(out)
 
 
-def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, List[str]], List[str]]:
+def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, List[str]], List[str], List[str]]:
     """user_words.toml's records as prepared signatures (marked ``words``), and each code's terms. A record's nouns
     and predicates make a pattern each way round (or the one way its ``order`` allows), a noun and a predicate at
     most ``gap`` characters apart within one clause; its ``phrases`` are patterns as they are. None matches right
     after a negation ("不是显存不够")."""
     path = folder / WORDS_FILE
     if not path.is_file():
-        return [], {}, []
+        return [], {}, [], []
     document = load_toml(path)
     gap = document.get("gap", 16)
     _require(isinstance(gap, int) and 0 < gap <= 40, WORDS_FILE, "gap must be a small positive number of characters")
     negations = document.get("negations", [])
-    _require(isinstance(negations, list) and all(isinstance(n, str) and n for n in negations), WORDS_FILE,
-             "negations must be a list of words")
+    questions = document.get("questions", [])
+    _require(all(isinstance(x, list) and all(isinstance(n, str) and n for n in x) for x in (negations, questions)),
+             WORDS_FILE, "negations and questions must be lists of words")
     lead = ""  # a negation before the words is sought when they match (engine._said_plainly), not in the pattern
     clause = "[^%s]{0,%d}" % (_CLAUSE_END, gap)
     prepared: List[Dict[str, Any]] = []
@@ -367,7 +370,7 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
         signature["words"] = True
         prepared.append(signature)
         terms.setdefault(code, []).extend(term.lower() for term in lists["terms"])
-    return prepared, terms, [word.lower() for word in negations]
+    return prepared, terms, [word.lower() for word in negations], [word.lower() for word in questions]
 
 
 def _frameworks_of(folder: Path) -> Dict[str, Dict[str, str]]:
@@ -417,7 +420,7 @@ def index_document(folder: Path) -> Dict[str, Any]:
             _require(signature["id"] not in seen, file.name, f"signature id {signature['id']!r} defined twice")
             seen.add(signature["id"])
             signatures.append(signature)
-    words, terms, negations = _words_signatures(folder)
+    words, terms, negations, questions = _words_signatures(folder)
     for signature in words:
         _require(signature["id"] not in seen, WORDS_FILE, f"signature id {signature['id']!r} defined twice")
         seen.add(signature["id"])
@@ -429,7 +432,8 @@ def index_document(folder: Path) -> Dict[str, Any]:
         for other in signature["supersedes"]:
             _require(other in seen, signature["file"], f"{signature['id']} supersedes unknown signature {other!r}")
     return {"sha256": data_digest(folder), "signatures": signatures, "codes": _prepare_codes(folder),
-            "frameworks": _frameworks_of(folder), "terms": terms, "negations": negations}
+            "frameworks": _frameworks_of(folder), "terms": terms, "negations": negations,
+            "questions": questions}
 
 
 def index_text(folder: Path) -> str:
@@ -463,4 +467,4 @@ def load_signatures(folder: Optional[str] = None) -> SignatureBase:
     return SignatureBase(tuple(_signature(s) for s in document["signatures"]), _codes(document["codes"]),
                          dict(document.get("frameworks", {})),
                          {code: tuple(terms) for code, terms in document.get("terms", {}).items()},
-                         tuple(document.get("negations", ())))
+                         tuple(document.get("negations", ())), tuple(document.get("questions", ())))
