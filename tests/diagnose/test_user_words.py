@@ -30,6 +30,8 @@ CHINESE = [
     ("14B 的模型单卡放不下", "insufficient_vram"),
     ("一跑就 OOM", "insufficient_vram"),
     ("是不是需要更新驱动", "driver_too_old"),
+    ("驱动是 470 的，是不是太老了", "driver_too_old"),
+    ("显卡是 5090，装了 torch 2.5 用不了", "arch_not_in_build"),
     ("驱动太旧了吧，是不是要升级", "driver_too_old"),
     ("显卡驱动太老，装不了新的 torch", "driver_too_old"),
     ("nvcc 的版本和 torch 对不上", "toolkit_mismatch"),
@@ -51,6 +53,8 @@ ENGLISH = [
     ("my driver is too old", "driver_too_old"),
     ("the GPU keeps running out of memory at step 200", "insufficient_vram"),
     ("the 70B model won't fit in VRAM", "insufficient_vram"),
+    ("torch says my GPU is too new", "arch_not_in_build"),
+    ("I need to upgrade the driver", "driver_too_old"),
     ("the wheel doesn't support my GPU", "arch_not_in_build"),
     ("not enough VRAM to load the model", "insufficient_vram"),
     ("the CUDA version of nvcc doesn't match torch's", "toolkit_mismatch"),
@@ -156,7 +160,7 @@ def test_a_neighbour_never_contradicts_a_cause_found():
 
 def test_the_json_says_what_names_each_cause(tmp_path):
     path = tmp_path / "words.log"
-    path.write_text("显卡算力不支持，训练用的是 bf16\n", encoding="utf-8")
+    path.write_text("显卡算力不支持。训练用的是 bf16\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "gpuvet", "diagnose", str(path), "--format", "json"],
                           capture_output=True, text=True, timeout=300,
                           env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})

@@ -39,7 +39,7 @@ CODES_FILE = "codes.toml"
 # The renter's own words per cause (not [[signature]] records): each record becomes signatures marked ``words``.
 WORDS_FILE = "user_words.toml"
 WORDS_MAX = 0.45  # a cause read from the user's words is never as likely as one a program's message names
-_CLAUSE_END = "\\n。！？；;!?，"  # what the gap between a noun and its predicate may not cross (one clause)
+_CLAUSE_END = "\\n。！？；;!?"  # what the gap between a noun and its predicate may not cross (one sentence)
 INDEX_FILE = "_signature_index.json"  # in COMPILED_DIR; a leading underscore: no TOML twin can have this name
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 FLAGS = re.IGNORECASE
@@ -317,7 +317,7 @@ def _one_line(pattern: str) -> str:
 def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, List[str]], List[str], List[str]]:
     """user_words.toml's records as prepared signatures (marked ``words``), and each code's terms. A record's nouns
     and predicates make a pattern each way round (or the one way its ``order`` allows), a noun and a predicate at
-    most ``gap`` characters apart within one clause; its ``phrases`` are patterns as they are. None matches right
+    most ``gap`` characters apart within one sentence; its ``phrases`` are patterns as they are. None matches right
     after a negation ("不是显存不够")."""
     path = folder / WORDS_FILE
     if not path.is_file():
