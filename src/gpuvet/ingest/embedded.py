@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from gpuvet.debuglog import survived
 from gpuvet.ingest import log_facts
-from gpuvet.ingest.common import clean_text, set_fact, shell
+from gpuvet.ingest.common import clean_text, shell
 from gpuvet.snapshot import SECTIONS, TOP_LEVEL_FACTS, is_found, merge_all, new_snapshot
 
 if TYPE_CHECKING:

@@ -182,8 +182,9 @@ def _frameworks(found: List[Reading]) -> Dict[str, Dict[str, Any]]:
         entry: Dict[str, Any] = {}
         versioned = [r for r in own if r.slots.get("version")]
         preferred = [r for r in versioned if r.printer.prefer and r.slots.get(r.printer.prefer)]
-        pick = (preferred or versioned or [None])[-1]
-        if pick is not None:
+        chosen = preferred or versioned
+        if chosen:
+            pick = chosen[-1]
             tag = (pick.slots.get("tag") or "").lower()
             entry["version"] = pick.slots["version"] + ("+" + tag if tag else "")
             if tag:
@@ -248,10 +249,10 @@ def parse(text: str, name: str = "log") -> Optional[Dict[str, Any]]:
     # (torch's "found version 11040" is the error's own evidence, read by its signature: not a fact to judge it by)
     cuda = _last(found, "driver_cuda", "driver_api")
     if cuda:
-        _, slot, value = cuda
-        value = api_version(value) if slot == "driver_api" else value  # type: ignore[assignment]
-        if value:
-            set_fact(snapshot, "driver.cuda_max", value, SOURCE)
+        _, slot, stated_cuda = cuda
+        cuda_max = api_version(stated_cuda) if slot == "driver_api" else stated_cuda
+        if cuda_max:
+            set_fact(snapshot, "driver.cuda_max", cuda_max, SOURCE)
             stated = True
     frameworks = _frameworks(found)
     if frameworks:
