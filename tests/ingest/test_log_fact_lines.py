@@ -78,6 +78,14 @@ PRINTED = [
     (JAX, "CUDA backend failed to initialize: Found cuDNN version 90100, but JAX was built against version 90300, which "
           "is newer.", {"cudnn": ["9.1.0"], "cudnn.compiled_with": "9.3.0"}),
     (BNB, "CUDA SETUP: Highest compute capability among GPUs detected: 7.5", {"gpus": [(None, "7.5")]}),
+    (VLLM.replace("distributed/device_communicators/pynccl.py", "worker/worker.py"),
+     "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has "
+     "compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag in CLI, for example: "
+     "--dtype=half.", {"gpus": [("Tesla T4", "7.5")]}),
+    ("https://github.com/vllm-project/vllm/blob/v0.8.5/vllm/platforms/cuda.py",
+     "WARNING 03-20 23:36:27 [cuda.py:394] Detected different devices in the system: NVIDIA GeForce RTX 4080 SUPER, "
+     "NVIDIA GeForce RTX 3060. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected behavior.",
+     {"gpus": [("NVIDIA GeForce RTX 4080 SUPER", None), ("NVIDIA GeForce RTX 3060", None)]}),
     (COLLECT_ENV, "CUDA used to build PyTorch: 12.1", {"frameworks.torch.cuda": "12.1"}),
     (COLLECT_ENV, "CUDA runtime version: 12.1.105", {"cuda_toolkits": ["12.1.105"]}),
     (COLLECT_ENV, "Nvidia driver version: 535.104.05", {"driver.version": "535.104.05"}),

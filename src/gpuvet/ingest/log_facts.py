@@ -25,7 +25,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "log_fac
 
 # The slots a printer's pattern may name (see the data file's head); any other is refused by the test of the data.
 SLOTS = frozenset((
-    "gpu_name", "cc", "sm", "cc_digits", "driver", "driver_cuda", "driver_api", "build_cuda", "build_cuda_api",
+    "gpu_name", "gpu_names", "cc", "sm", "cc_digits", "driver", "driver_cuda", "driver_api", "build_cuda", "build_cuda_api",
     "version", "tag", "cudnn", "cudnn_api", "build_cudnn", "build_cudnn_api", "nccl", "nccl_cuda", "toolkit",
     "python", "python_path", "python_tag", "platform",
 ))
@@ -131,8 +131,14 @@ def _gpus(found: List[Reading]) -> List[Dict[str, Any]]:
     GPU the nearest earlier line named (deviceQuery prints the name, then the capability), else to one GPU of its own."""
     gpus: List[Dict[str, Any]] = []
     last: Optional[Dict[str, Any]] = None
-    for reading in found:
-        slots = reading.slots
+    named: List[Tuple[Dict[str, str], str]] = []
+    for reading in found:  # a line naming several GPUs ("A, B") is a line each
+        several = [n.strip() for n in reading.slots.get("gpu_names", "").split(", ") if n.strip()]
+        if several:
+            named.extend((dict(reading.slots, gpu_name=n), n) for n in several)
+        else:
+            named.append((reading.slots, ""))
+    for slots, _ in named:
         cc = _cc(slots)
         name = (slots.get("gpu_name") or "").strip()
         if not name and not cc:
