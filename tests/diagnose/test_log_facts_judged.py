@@ -135,3 +135,14 @@ def test_facts_that_pass_add_no_failure(diagnose):
     assert codes[0] == "insufficient_vram"
     assert not {"arch_not_in_build", "driver_too_old", "cudnn_mismatch"} & set(codes)
     assert document["facts"]["GPU"] == "NVIDIA GeForce RTX 4090 (sm_89)"
+
+
+def test_vllms_bfloat16_line_gives_the_gpu_a_feature_needs_more_than(diagnose):
+    # https://github.com/vllm-project/vllm/blob/v0.6.3/vllm/worker/worker.py (_check_if_gpu_supports_dtype)
+    code, document, text = diagnose(
+        "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla "
+        "V100-PCIE-32GB GPU has compute capability 7.0. You can use float16 instead by explicitly setting the`dtype` "
+        "flag in CLI, for example: --dtype=half.\n")
+    first = document["diagnoses"][0]
+    assert first["code"] == "feature_arch_unsupported" and _confirms(first)
+    assert document["facts"]["GPU"] == "Tesla V100-PCIE-32GB (sm_70)"

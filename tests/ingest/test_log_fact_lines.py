@@ -86,6 +86,30 @@ PRINTED = [
      "WARNING 03-20 23:36:27 [cuda.py:394] Detected different devices in the system: NVIDIA GeForce RTX 4080 SUPER, "
      "NVIDIA GeForce RTX 3060. Please make sure to set `CUDA_DEVICE_ORDER=PCI_BUS_ID` to avoid unexpected behavior.",
      {"gpus": [("NVIDIA GeForce RTX 4080 SUPER", None), ("NVIDIA GeForce RTX 3060", None)]}),
+    ("https://github.com/tensorflow/tensorflow/blob/v2.3.0/tensorflow/core/common_runtime/gpu/gpu_device.cc",
+     "2020-08-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1716] Found device 0 with "
+     "properties: \npciBusID: 0000:01:00.0 name: GeForce RTX 2080 Ti computeCapability: 7.5\n"
+     "coreClock: 1.545GHz coreCount: 68 deviceMemorySize: 10.76GiB deviceMemoryBandwidth: 573.69GiB/s",
+     {"gpus": [("GeForce RTX 2080 Ti", "7.5")]}),
+    ("https://github.com/tensorflow/tensorflow/blob/v1.15.0/tensorflow/core/common_runtime/gpu/gpu_device.cc",
+     "2019-07-15 19:29:20.741248: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1433] Found device 0 with "
+     "properties: \nname: GeForce GTX 1080 Ti major: 6 minor: 1 memoryClockRate(GHz): 1.582",
+     {"gpus": [("GeForce GTX 1080 Ti", "6.1")]}),
+    ("https://github.com/ggml-org/llama.cpp/blob/b4500/ggml/src/ggml-cuda/ggml-cuda.cu",
+     "ggml_cuda_init: found 1 CUDA devices:\n  Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6, VMM: yes",
+     {"gpus": [("NVIDIA GeForce RTX 3090", "8.6")]}),
+    ("https://github.com/Lightning-AI/pytorch-lightning/blob/2.1.0/src/lightning/fabric/accelerators/cuda.py",
+     "You are using a CUDA device ('NVIDIA GeForce RTX 4090') that has Tensor Cores. To properly utilize them, you "
+     "should set `torch.set_float32_matmul_precision('medium' | 'high')` which will trade-off precision for performance.",
+     {"gpus": [("NVIDIA GeForce RTX 4090", None)]}),
+    ("https://github.com/comfyanonymous/ComfyUI/blob/v0.3.10/comfy/model_management.py",
+     "Total VRAM 24564 MB, total RAM 64237 MB\npytorch version: 2.1.2+cu121\n"
+     "Device: cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync",
+     {"gpus": [("NVIDIA GeForce RTX 4090", None)], "frameworks.torch.version": "2.1.2+cu121"}),
+    ("https://github.com/ultralytics/ultralytics/blob/v8.1.0/ultralytics/utils/torch_utils.py",
+     "Ultralytics YOLOv8.1.0 🚀 Python-3.10.12 torch-2.0.1+cu118 CUDA:0 (NVIDIA GeForce RTX 3090, 24268MiB)",
+     {"gpus": [("NVIDIA GeForce RTX 3090", None)], "frameworks.torch.version": "2.0.1+cu118",
+      "python.version": "3.10"}),
     (COLLECT_ENV, "CUDA used to build PyTorch: 12.1", {"frameworks.torch.cuda": "12.1"}),
     (COLLECT_ENV, "CUDA runtime version: 12.1.105", {"cuda_toolkits": ["12.1.105"]}),
     (COLLECT_ENV, "Nvidia driver version: 535.104.05", {"driver.version": "535.104.05"}),

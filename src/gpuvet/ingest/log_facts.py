@@ -25,7 +25,7 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "log_fac
 
 # The slots a printer's pattern may name (see the data file's head); any other is refused by the test of the data.
 SLOTS = frozenset((
-    "gpu_name", "gpu_names", "cc", "sm", "cc_digits", "driver", "driver_cuda", "driver_api", "build_cuda", "build_cuda_api",
+    "gpu_name", "gpu_names", "cc", "sm", "cc_digits", "cc_major", "cc_minor", "driver", "driver_cuda", "driver_api", "build_cuda", "build_cuda_api",
     "version", "tag", "cudnn", "cudnn_api", "build_cudnn", "build_cudnn_api", "nccl", "nccl_cuda", "toolkit",
     "python", "python_path", "python_tag", "platform",
 ))
@@ -118,6 +118,8 @@ def _cc(slots: Mapping[str, str]) -> Optional[str]:
     digits = slots.get("sm") or slots.get("cc_digits")
     if digits:
         return "%s.%s" % (digits[:-1], digits[-1])
+    if slots.get("cc_major") and slots.get("cc_minor"):
+        return "%s.%s" % (slots["cc_major"], slots["cc_minor"])
     return slots.get("cc")
 
 
