@@ -5,7 +5,8 @@
 
 The corpora (tests/diagnose/corpus/: cases.toml, the development set, heldout.toml and the others in CORPORA, each
 named by its topic, with who collected it and how in its `collection` field) hold log excerpts from public issue
-threads with the cause each thread established. Diagnosis runs on the log alone (no snapshot), as it would for a pasted issue.
+threads with the cause each thread established. Diagnosis runs on the log alone, as `gpuvet diagnose` reads a pasted issue
+on another machine: the log's text and the facts the log itself states, never the machine the bench runs on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import random
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import TYPE_CHECKING, Dict, List, Tuple
+
+if TYPE_CHECKING:
+    from gpuvet.diagnose.engine import Reading
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "diagnose" / "corpus"
@@ -97,15 +101,24 @@ def load_corpus(name: str = "development") -> List[Dict[str, str]]:
     return list(load_toml(CORPORA[name]).get("case", []))
 
 
+def read_case(log: str) -> "Reading":
+    """What `gpuvet diagnose LOG` reads on a machine the log does not come from: the log's text, judged against the
+    facts the log itself states (its tool outputs and the start-up lines its programs print: gpuvet.diagnose.
+    machine_for with no machine of its own), never the machine the bench runs on."""
+    from gpuvet.diagnose import machine_for
+    from gpuvet.diagnose.engine import read_text
+
+    snapshot, live, _ = machine_for(log, None, True)
+    return read_text(log, snapshot, live)
+
+
 def accuracy(cases: List[Dict[str, str]], verbose: bool = False, near: bool = False) -> Tuple[float, float, float]:
     """(top-1, top-3, seconds a case) of the causes; with ``near``, the nearest classes named after fewer than
     three causes count in the top 3 too (what a user reads next)."""
-    from gpuvet.diagnose.engine import read_text
-
     top1 = top3 = 0
     started = time.perf_counter()
     for case in cases:
-        reading = read_text(case["log"])
+        reading = read_case(case["log"])
         codes = [d.code for d in reading.diagnoses] + (list(reading.nearest) if near else [])
         top1 += bool(codes[:1] == [case["cause"]])
         top3 += case["cause"] in codes[:3]
@@ -122,11 +135,9 @@ BINS = ((0.9, ">= 0.9"), (0.7, "0.7-0.9"), (0.5, "0.5-0.7"), (0.0, "< 0.5"))
 def calibration(cases: List[Dict[str, str]]) -> Dict[str, Tuple[int, int]]:
     """For the first cause diagnose names for each case: label of its confidence bin -> (answers, right ones).
     A case with no cause is in no bin (it is silent, not wrong at some confidence)."""
-    from gpuvet.diagnose.engine import read_text
-
     bins: Dict[str, Tuple[int, int]] = {label: (0, 0) for _, label in BINS}
     for case in cases:
-        diagnoses = read_text(case["log"]).diagnoses
+        diagnoses = read_case(case["log"]).diagnoses
         if not diagnoses:
             continue
         first = diagnoses[0]

@@ -39,3 +39,8 @@ def test_wheel_ships_the_typing_marker(wheel_names):
 def test_wheel_ships_the_knowledge_data(wheel_names):
     assert "gpuvet/kb/data/gpus.toml" in wheel_names
     assert any(name.startswith("gpuvet/kb/data/__compiled__/") for name in wheel_names)
+
+
+def test_wheel_ships_the_log_fact_printers(wheel_names):
+    assert "gpuvet/ingest/data/log_fact_lines.toml" in wheel_names
+    assert "gpuvet/ingest/data/__compiled__/log_fact_lines.json" in wheel_names

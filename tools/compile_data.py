@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "gpuvet"
-FOLDERS = ["kb/data", "kb/data/frameworks", "kb/data/harvested", "i18n/en", "i18n/zh", "diagnose/data", "smoke/data"]
+FOLDERS = ["kb/data", "kb/data/frameworks", "kb/data/harvested", "i18n/en", "i18n/zh", "diagnose/data", "smoke/data",
+           "ingest/data"]
 
 sys.path.insert(0, str(ROOT.parent))
 from gpuvet.tomlfile import COMPILED_DIR, refresh_twin  # noqa: E402

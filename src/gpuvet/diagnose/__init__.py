@@ -122,8 +122,11 @@ def stated_facts(snapshot: Optional[Mapping[str, Any]]) -> Dict[str, str]:
         return {}
     facts: Dict[str, str] = {}
     gpus = _found(snapshot.get("gpus")) or []
-    names = ["%s%s" % (g.get("name"), " (sm_%s)" % str(g["compute_capability"]).replace(".", "")
-                       if g.get("compute_capability") else "") for g in gpus if g.get("name")]
+    def label(gpu: Mapping[str, Any]) -> str:
+        sm = "sm_%s" % str(gpu["compute_capability"]).replace(".", "") if gpu.get("compute_capability") else ""
+        return "%s (%s)" % (gpu["name"], sm) if gpu.get("name") and sm else str(gpu.get("name") or sm)
+
+    names = [label(g) for g in gpus if g.get("name") or g.get("compute_capability")]
     if names:
         facts["GPU"] = ", ".join(dict.fromkeys(names))
     driver = snapshot.get("driver") or {}
@@ -132,8 +135,18 @@ def stated_facts(snapshot: Optional[Mapping[str, Any]]) -> Dict[str, str]:
     if _found(driver.get("cuda_max")):
         facts["driver CUDA"] = str(_found(driver.get("cuda_max")))
     for name, entry in sorted((_found(snapshot.get("frameworks")) or {}).items()):
-        if isinstance(entry, Mapping) and entry.get("version"):
-            facts[name] = str(entry["version"]) + (" (CUDA %s)" % entry["cuda"] if entry.get("cuda") else "")
+        if isinstance(entry, Mapping) and (entry.get("version") or entry.get("cuda")):
+            facts[name] = " ".join(filter(None, [str(entry.get("version") or ""),
+                                                 "(CUDA %s)" % entry["cuda"] if entry.get("cuda") else ""]))
+    cudnn = snapshot.get("cudnn")
+    loaded = [str(c.get("version")) for c in _found(cudnn) or [] if isinstance(c, Mapping) and c.get("version")]
+    if loaded:
+        built = cudnn.get("compiled_with") if isinstance(cudnn, Mapping) else None
+        facts["cuDNN"] = ", ".join(dict.fromkeys(loaded)) + (" (build: %s)" % built if built else "")
+    nccl = ["%s%s" % (n.get("version"), "+cuda%s" % n["cuda"] if n.get("cuda") else "")
+            for n in _found(snapshot.get("nccl")) or [] if isinstance(n, Mapping) and n.get("version")]
+    if nccl:
+        facts["NCCL"] = ", ".join(dict.fromkeys(nccl))
     python = _found(snapshot.get("python"))
     if isinstance(python, Mapping) and python.get("version"):
         facts["Python"] = str(python["version"])

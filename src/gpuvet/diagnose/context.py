@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 CONFIRMS = "confirms"
 RULES_OUT = "rules_out"
+# In the params a judge gets when the snapshot alone is asked (no log line named the cause): a judge may then
+# confirm only what fails for certain, never what merely agrees with an error the log does not print.
+FROM_SNAPSHOT = "_from_snapshot"
 
 
 @dataclass(frozen=True)
@@ -302,7 +305,48 @@ def _arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
         label, archs, _ = judged[0]
         checks.append(Check(RULES_OUT, msg("diagnose.check.arch_covered", gpu=name, cc="%d.%d" % cc,
                                            binary=label, archs=archs)))
+    if not judged:
+        # No library was scanned (a pasted log): the builds the log names, judged by check with the same model. A
+        # build that reaches the GPU never rules the cause out: the failing kernels may be an extension's.
+        by_check = _check_says(view, "arch_not_in_build") if view.gpus else None
+        checks.extend(c for c in by_check or [] if c.verdict == CONFIRMS)
+        checks.extend(_nccl_arch(view, name, cc, from_log=not params.get(FROM_SNAPSHOT)))
     return checks
+
+
+def _nccl_arch(view: SnapshotView, name: str, cc: Tuple[int, int], from_log: bool) -> List[Check]:
+    """The NCCL the log names ("NCCL version 2.21.5+cuda12.4") against the GPU: what a build carries follows the CUDA
+    it was built with (NCCL's makefile, kb/data/nccl.toml ``gencode``) and its release (``native_sass``). A build
+    with no machine code for the GPU confirms the cause; one that reaches it only through PTX the driver compiles
+    confirms it only beside the log's own arch error (alone it may run, slower to start: no cause of its own)."""
+    try:
+        from gpuvet.kb import load
+
+        kb = load()
+    except Exception:  # the KB is another module's data: a problem there must not break a diagnosis
+        survived(__name__, "NCCL's architectures from the knowledge base")
+        return []
+    for entry in view.nccl:
+        version, cuda = entry.get("version"), entry.get("cuda")
+        gencode = kb.nccl_gencode(str(cuda)) if cuda else None
+        have = _version(version) if version else None
+        if gencode is None or have is None:
+            continue
+        native = kb.nccl_native_since("%d.%d" % cc)
+        first = _version(native["first"]) if native else None
+        sass = [arch for arch in gencode["sass"]
+                if compat.match_archs("%d.%d" % cc, [arch], []).runs and (first is None or have >= first)]
+        if sass:
+            continue
+        ptx = list(gencode["ptx"])
+        reach = compat.match_archs("%d.%d" % cc, [], ptx)
+        if reach.runs and not from_log:
+            continue
+        archs = " ".join(list(gencode["sass"]) + ptx)
+        key = "diagnose.check.nccl_ptx_only" if reach.runs else "diagnose.check.nccl_arch_missing"
+        return [Check(CONFIRMS, msg(key, nccl=version, cuda=cuda, archs=archs, gpu=name, cc="%d.%d" % cc,
+                                    sm="sm_%d%d" % cc))]
+    return []
 
 
 def library_runs_on(gpu_cc: Tuple[int, int], binary: Mapping[str, Any]) -> bool:
@@ -360,7 +404,35 @@ def _toolkit(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
                                  cuda=cuda))]
 
 
+def cudnn_accepts(built: str, loaded: str) -> Optional[bool]:
+    """Whether a cuDNN loaded at run time is one a build compiled with ``built`` accepts: the same major and at least
+    its minor (XLA's IsSourceCompatibleWithCudnnLibrary for cuDNN 7 on, which TensorFlow and JAX print as "CuDNN
+    library needs to have matching major version and equal or higher minor version"; PaddlePaddle warns below
+    its compiled version). None when either is unreadable."""
+    have, want = _version(loaded), _version(built)
+    if have is None or want is None:
+        return None
+    return have.major == want.major and have.minor >= want.minor
+
+
+def _cudnn_build(view: SnapshotView) -> List[Check]:
+    fact = view.fact("cudnn")
+    built = fact.get("compiled_with")
+    loaded = [str(c.get("version")) for c in view.cudnn if c.get("version")]
+    if not built or not loaded:
+        return []
+    accepts = cudnn_accepts(str(built), loaded[-1])
+    if accepts is None:
+        return []
+    key = "diagnose.check.cudnn_accepted" if accepts else "diagnose.check.cudnn_below_build"
+    return [Check(RULES_OUT if accepts else CONFIRMS, msg(key, loaded=loaded[-1], built=built,
+                                                           source=_where(view, "cudnn")))]
+
+
 def _cudnn(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
+    build = _cudnn_build(view)
+    if build:
+        return build
     fact = view.fact("cudnn")
     if fact.get("status") == "found" and not view.cudnn:
         return [Check(CONFIRMS, msg("diagnose.check.no_cudnn"))]
@@ -446,7 +518,7 @@ def snapshot_problems(view: SnapshotView) -> Dict[str, List[Check]]:
     """The underlying causes the snapshot itself confirms (for the codes in UNDERLYING)."""
     found: Dict[str, List[Check]] = {}
     for code in UNDERLYING:
-        checks = [c for c in JUDGES[code](view, {}) if c.verdict == CONFIRMS]
+        checks = [c for c in JUDGES[code](view, {FROM_SNAPSHOT: True}) if c.verdict == CONFIRMS]
         if checks:
             found[code] = checks
     return found

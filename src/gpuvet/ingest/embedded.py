@@ -13,32 +13,27 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from gpuvet.debuglog import survived
 from gpuvet.ingest import log_facts
-from gpuvet.ingest.common import clean_text, set_fact, shell
+from gpuvet.ingest.common import clean_text, shell
 from gpuvet.snapshot import SECTIONS, TOP_LEVEL_FACTS, is_found, merge_all, new_snapshot
 
 if TYPE_CHECKING:
     from gpuvet.ingest.registry import Kind
 
 _QUOTE = re.compile(r"^(?:>[^\S\n]?)+")  # e-mail / markdown quoting
-_NCCL = re.compile(r"NCCL version (?P<version>\d+\.\d+\.\d+)(?:\+cuda(?P<cuda>\d+\.\d+))?")
 
 
 def _lines(text: str) -> List[str]:
     return [_QUOTE.sub("", line) for line in clean_text(text).split("\n")]
 
 
-def _nccl(text: str) -> Optional[Dict[str, Any]]:
-    versions = []
-    for match in _NCCL.finditer(text):
-        entry = {"version": match.group("version"), "path": None, "source": "pasted:nccl-log", "package": None}
-        if match.group("cuda"):
-            entry["cuda"] = match.group("cuda")
-        if entry not in versions:
-            versions.append(entry)
-    if not versions:
+def _nccl(loose: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The NCCL versions the log's own lines print (NCCL INFO "NCCL version 2.21.5+cuda12.4"), taken out of the loose
+    facts into a part of their own merged last: what NCCL says it loaded wins over a library list (ldconfig)."""
+    if loose is None or "nccl" not in loose:
         return None
+    fact = loose.pop("nccl")
     snapshot = shell("nccl-log", "embedded")
-    set_fact(snapshot, "nccl", versions, "pasted:nccl-log")
+    snapshot["nccl"] = fact
     return snapshot
 
 
@@ -150,12 +145,12 @@ def parse_embedded(text: str) -> Dict[str, Any]:
     except Exception:  # as for a damaged block: skipped, never fatal
         survived(__name__, 'the facts stated in passing')
         loose = None
+    nccl = _nccl(loose)
     if loose is not None:
         parts.append(loose)
     for kind, snapshot in tool_blocks(lines):
         snapshot["origin"]["inputs"] = ["embedded:" + kind]
         parts.append(snapshot)
-    nccl = _nccl("\n".join(lines))
     if nccl is not None:
         parts.append(nccl)
     if not parts:

@@ -401,6 +401,25 @@ class KnowledgeBase:
                 return {key: str(row[key]) for key in ("sass", "first", "cuda", "source")}
         return None
 
+    def nccl_gencode(self, cuda: str) -> Optional[Dict[str, Any]]:
+        """What NCCL's default build for a CUDA version carries ({"sass": [...], "ptx": [...], "source"}): its
+        makefile picks the architectures by the CUDA it is built with (kb/data/nccl.toml ``gencode``); None for a
+        CUDA no record covers."""
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            version = Version(str(cuda))
+        except InvalidVersion:
+            return None
+        for row in _file("nccl").get("gencode", []):
+            try:
+                if version in SpecifierSet(str(row["cuda"])):
+                    return {"sass": list(row.get("sass", ())), "ptx": list(row.get("ptx", ())), "source": row["source"]}
+            except InvalidSpecifier:
+                continue
+        return None
+
     def nccl_release(self, version: str) -> Optional[NcclRelease]:
         record = _library_release("nccl", version)
         if record is None:

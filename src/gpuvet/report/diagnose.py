@@ -46,6 +46,8 @@ def to_json(diagnoses: Sequence[Any], lang: str = "en", reading: Any = None, jud
     if reading is not None and reading.nearest and not reading.no_known_cause:
         extra["nearest"] = [{"code": code, "title": text(lang, "diagnose.code.%s.title" % code)}
                             for code in reading.nearest]
+    if facts and diagnoses:
+        extra["facts"] = dict(facts)
     if reading is not None and reading.no_known_cause:
         extra["no_known_cause"] = {
             "error_lines": [{"line": e.line, "text": e.text} for e in reading.error_lines],
@@ -86,6 +88,10 @@ def to_text(diagnoses: Sequence[Any], lang: str = "en", color: bool = False, has
     out: List[str] = [text(lang, "diagnose.ui.header", count=len(diagnoses))]
     if live and has_snapshot:
         out.append(text(lang, "diagnose.ui.live_note"))
+    if facts:  # what the causes were judged on: the log's own facts, or the machine given (with the log's)
+        key = "diagnose.ui.log_facts" if judged is not None and judged.id.endswith(".log") else "diagnose.ui.facts_judged"
+        head.insert(1 if judged is not None else 0,
+                    text(lang, key, facts="; ".join("%s %s" % (k, v) for k, v in facts.items())))
     out.extend(head)
     out.append("")
     for number, d in enumerate(diagnoses, 1):
