@@ -640,14 +640,15 @@ def read_scan(
     harmless = [h for h in hits if h.signature.harmless]
     diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
                                base)
+    scores: Optional[Dict[str, float]] = None
     if diagnoses and len(diagnoses) < MAX_DIAGNOSES:
         # Fewer than three causes: the neighbours of those found whose terms the log holds come next, as causes of
         # their own lower confidence. A reading the context rules set aside (a superseded signature) is not offered
         # again as a neighbour.
         superseded = {other for h in hits for other in h.signature.supersedes}
         set_aside = {h.signature.code for h in every if h.signature.id in superseded}
-        scores = _near_scores(state, base, context)
-        near_codes = [code for code in sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))[:NEAREST]
+        found = scores = _near_scores(state, base, context)  # worked out once: the near misses below are these too
+        near_codes = [code for code in sorted(found, key=lambda code: (-found[code], base.codes[code].rank))[:NEAREST]
                       if code != USER_CODE]
         diagnoses = _with_neighbours(diagnoses, set_aside, base, context, whole, near_codes)
     framework = framework_of(context)
@@ -664,8 +665,9 @@ def read_scan(
         # (never causes: no confidence, no exit code, and never "the stack looks fine" as a guess beside a stack cause).
         near: Tuple[str, ...] = ()
         if len(diagnoses) < MAX_DIAGNOSES:
+            near_scores = _near_scores(state, base, context) if scores is None else scores
             present = {d.code for d in diagnoses}
-            ranked = sorted(scores, key=lambda code: (-scores[code], base.codes[code].rank))[:NEAREST]
+            ranked = sorted(near_scores, key=lambda code: (-near_scores[code], base.codes[code].rank))[:NEAREST]
             near = tuple(code for code in ranked
                          if code not in present and code != USER_CODE)[:MAX_DIAGNOSES - len(diagnoses)]
         return Reading(tuple(diagnoses), tuple(notes), nearest=near)
