@@ -106,8 +106,8 @@ class CodeInfo:
     commands: Tuple[str, ...]
     settle: Tuple[str, ...]
     source: str
-    # The causes next to this one along the chain, offered after it when the log carries their terms or part of
-    # their wording (engine._with_neighbours), and the causes that cannot stand beside it.
+    # The causes next to this one along the chain, offered after it when the log carries their terms and a place is
+    # left (engine._with_neighbours), and the causes that cannot stand beside it.
     neighbours: Tuple[str, ...] = ()
     excludes: Tuple[str, ...] = ()
 
@@ -282,9 +282,9 @@ def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
 
 
 def _whole_word(term: str) -> str:
-    """A noun or predicate that starts or ends with a Latin letter, never read inside a longer word ("hang" in
-    "change", "freeze" in "pip freeze" is one, but "freezes" ...): bounded by what is not a Latin letter, so "VRAM不够"
-    and "显存OOM" still read (a CJK character is a word character to ``\\b``)."""
+    """A noun or predicate that starts or ends with a Latin letter, never read inside a longer word ("hang" not in
+    "change", "OOM" not in "ROOM"): bounded by what is not a Latin letter rather than by ``\\b``, so "VRAM不够" and
+    "显存OOM" still read (a CJK character is a word character to ``\\b``)."""
     head = "(?<![A-Za-z])" if term[:1].isascii() and term[:1].isalpha() else ""
     body = term.rstrip("?*+")
     tail = "(?![A-Za-z])" if body[-1:].isascii() and body[-1:].isalpha() else ""
@@ -329,7 +329,7 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
     questions = document.get("questions", [])
     _require(all(isinstance(x, list) and all(isinstance(n, str) and n for n in x) for x in (negations, questions)),
              WORDS_FILE, "negations and questions must be lists of words")
-    lead = ""  # a negation before the words is sought when they match (engine._said_plainly), not in the pattern
+    # a negation before the words is sought when they match (engine._said_plainly): a look-behind needs a fixed width
     clause = "[^%s]{0,%d}" % (_CLAUSE_END, gap)
     prepared: List[Dict[str, Any]] = []
     terms: Dict[str, List[str]] = {}
@@ -357,10 +357,10 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
             noun = "(?:%s)" % "|".join(_whole_word(n) for n in nouns)
             predicate = "(?:%s)" % "|".join(_whole_word(w) for w in predicates)
             if order != "predicate_first":
-                patterns.append(lead + noun + clause + predicate)
+                patterns.append(noun + clause + predicate)
             if order != "noun_first":
-                patterns.append(lead + predicate + clause + noun)
-        patterns += [lead + "(?:%s)" % phrase for phrase in lists["phrases"]]
+                patterns.append(predicate + clause + noun)
+        patterns += ["(?:%s)" % phrase for phrase in lists["phrases"]]
         # within one line: a space or \s between the words never crosses a line break
         patterns = [_one_line(pattern) for pattern in patterns]
         counts[code] = counts.get(code, 0) + 1
