@@ -194,3 +194,32 @@ def test_a_words_record_weighing_like_a_message_is_refused(tmp_path):
         "nouns = ['driver']\npredicates = ['too old']\n", encoding="utf-8")
     with pytest.raises(KnowledgeBaseError, match="user_words.toml cause 1"):
         load_signatures(str(tmp_path))
+
+
+# --- real environment reports: every fact named, nothing wrong said --------------------------------------------------
+
+REPORTS = ("nvidia-smi", "nvidia-smi-q", "torch-collect-env", "vllm-collect-env", "pip-freeze", "pip-list",
+           "nvcc-version", "conda-info", "transformers-env")
+
+
+def _reports():
+    root = REPO / "tests" / "fixtures"
+    return sorted(p for folder in REPORTS for p in (root / folder).glob("*") if p.is_file() and p.suffix != ".md")
+
+
+def test_real_environment_reports_name_no_cause_from_words():
+    # driver, CUDA version, cuDNN, Python version, "compute capability" are all named there: no predicate is said
+    reports = _reports()
+    assert len(reports) >= 40
+    for path in reports:
+        said = [d.code for d in read_text(path.read_text(encoding="utf-8", errors="replace")).diagnoses
+                if d.basis == "words"]
+        assert said == [], path.name
+
+
+def test_a_term_is_a_whole_word_never_part_of_a_cpu_flag():
+    flags = "Flags: fpu vme avx512f avx512_bf16 avx512_vnni\n"
+    found = read_text(NO_KERNEL + flags).diagnoses
+    assert [d.code for d in found] == ["arch_not_in_build"]
+    assert [d.code for d in read_text(NO_KERNEL + "training with bf16\n").diagnoses][:2] == [
+        "arch_not_in_build", "feature_arch_unsupported"]

@@ -848,6 +848,18 @@ def _words_said(hit: _Hit, state: _ScanState) -> str:
     return text[:80]
 
 
+@lru_cache(maxsize=None)
+def _terms_regex(terms: Tuple[str, ...]) -> "re.Pattern[str]":
+    """The terms (lower case) as whole words: no letter, digit or underscore right before one that starts with such a
+    character, nor right after one that ends with one ("bf16" is not read in "avx512_bf16"). Matches nothing when
+    there are none."""
+    def bounded(term: str) -> str:
+        head = r"(?<![a-z0-9_])" if term[:1].isalnum() or term[:1] == "_" else ""
+        tail = r"(?![a-z0-9_])" if term[-1:].isalnum() or term[-1:] == "_" else ""
+        return head + re.escape(term) + tail
+    return re.compile("|".join(bounded(t) for t in terms) if terms else r"(?!)")
+
+
 def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: SignatureBase, context: str,
                      whole: bool, near: List[str]) -> List[Diagnosis]:
     """Fill the places left (up to three) with the neighbours of the causes found (codes.toml ``neighbours``, the
@@ -866,9 +878,10 @@ def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: Sign
                 continue
             if part is None:
                 part = _near_part(context).lower()
-            term = next((t for t in base.terms.get(code, ()) if t in part), "")
-            if not term:
+            found = _terms_regex(base.terms.get(code, ())).search(part)
+            if not found:
                 continue
+            term = found.group()
             # The near misses named after the causes (part of a known message's wording) keep their places: a
             # neighbour that is one of them becomes a cause; one known only by its terms takes a place none needs.
             waiting = [c for c in near if c != code and c not in {d.code for d in diagnoses}]
@@ -880,7 +893,7 @@ def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: Sign
             info = base.codes[code]
             evidence: Tuple[Evidence, ...] = ()
             # the line that mentions it, as evidence, where the log is whole and short enough to be searched as it is
-            where = part.find(term) if whole and len(part) == len(context) else -1
+            where = found.start() if whole and len(part) == len(context) else -1
             if where >= 0:
                 start = context.rfind("\n", 0, where) + 1
                 end = context.find("\n", where)
