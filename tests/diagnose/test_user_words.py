@@ -223,3 +223,9 @@ def test_a_term_is_a_whole_word_never_part_of_a_cpu_flag():
     assert [d.code for d in found] == ["arch_not_in_build"]
     assert [d.code for d in read_text(NO_KERNEL + "training with bf16\n").diagnoses][:2] == [
         "arch_not_in_build", "feature_arch_unsupported"]
+
+
+@pytest.mark.parametrize("name", ["fixtures/paddle1.4.1_cudnn-mismatch-warning.txt", "code: cudnn_mismatch",
+                                  "--no-build-isolation flash-attn-fails-to-build.log"])
+def test_a_name_joined_by_dashes_or_underscores_is_not_the_users_words(name):
+    assert [d for d in read_text(name + "\n").diagnoses if d.basis == "words"] == []

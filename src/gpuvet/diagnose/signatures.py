@@ -281,13 +281,14 @@ def _prepare_codes(folder: Path) -> Dict[str, Dict[str, Any]]:
     return codes
 
 
-def _whole_word(term: str) -> str:
+def _whole_word(term: str, joined: str = "") -> str:
     """A noun or predicate that starts or ends with a Latin letter, never read inside a longer word ("hang" not in
     "change", "OOM" not in "ROOM"): bounded by what is not a Latin letter rather than by ``\\b``, so "VRAM不够" and
-    "显存OOM" still read (a CJK character is a word character to ``\\b``)."""
-    head = "(?<![A-Za-z])" if term[:1].isascii() and term[:1].isalpha() else ""
+    "显存OOM" still read (a CJK character is a word character to ``\\b``). ``joined``: more characters that may not
+    touch it (a predicate joined to a noun by "-" or "_" is a name, "cudnn-mismatch.txt", not something said)."""
+    head = "(?<![A-Za-z%s])" % joined if term[:1].isascii() and term[:1].isalpha() else ""
     body = term.rstrip("?*+")
-    tail = "(?![A-Za-z])" if body[-1:].isascii() and body[-1:].isalpha() else ""
+    tail = "(?![A-Za-z%s])" % joined if body[-1:].isascii() and body[-1:].isalpha() else ""
     return head + term + tail
 
 
@@ -355,7 +356,7 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
         patterns = []
         if nouns:
             noun = "(?:%s)" % "|".join(_whole_word(n) for n in nouns)
-            predicate = "(?:%s)" % "|".join(_whole_word(w) for w in predicates)
+            predicate = "(?:%s)" % "|".join(_whole_word(w, "_-") for w in predicates)
             if order != "predicate_first":
                 patterns.append(noun + clause + predicate)
             if order != "noun_first":
