@@ -137,12 +137,28 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
 # Numbers never read alone: 4-8 are the profiler's and cudart's unloading, never what a pasted failure is about, and
 # before CUDA 10.1 renumbered cudaError_t they were launch errors (8 was "invalid device function").
 NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
+# Where a printer puts the call or the place between its prefix and the string: "(file.cu:123)", "at file.cu:123",
+# "at: file.cu:123", "in file 'f.cu' in line 12", "in cudaMalloc(&ptr, size)", "file.cu:123" (one line, bounded).
+CUDA_PLACE = r"(?:\s*\d+)?(?:\s*\([^()\n]{1,240}\)|\s+(?:at|in)\b[^\n]{1,240}?|\s+\S{1,240}:\d+)?"
 # The prefixes a framework writes before cudaGetErrorString's text (strings of three words or fewer mean nothing
-# without one: "invalid argument").
+# without one: "invalid argument"), each from a printer that writes it.
 # NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
 # vGPU context that explains it (vocabulary.toml), so onnxruntime's "CUDA failure N:" is read with its number only.
-STRING_PREFIX = (r"(?:\bCUDA error|\bCUDA runtime error|\bCUDA driver error|\bCUDA failure \d+|\bCuda Runtime|"
-                 r"cudaError\w+|CUDA_ERROR_\w+)[^\n]{0,12}?\W")
+STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
+    # torch's c10 "CUDA error: %s", llama.cpp's "CUDA error: %s" and older "CUDA error %d at %s:%d: %s", the CHECK
+    # macros of CUDA programs ("CUDA error (%s:%d): %s"), TensorRT-LLM's "CUDA runtime error in %s: %s"
+    (r"\bCUDA error" + CUDA_PLACE + r"|\bCUDA runtime error" + CUDA_PLACE + r"|\bCUDA driver error",
+     "https://github.com/NVIDIA/TensorRT-LLM/blob/83ab45a50d169b08e29e9bf2f46fc66b3838cc37/"
+     "cpp/include/tensorrt_llm/common/cudaUtils.h#L129"),
+    (r"\bCUDA failure \d+",
+     "https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/core/providers/cuda/cuda_call.cc"),
+    # TensorRT's "Error Code 1: Cuda Runtime (%s)" (ErrorCode kCUDA_RUNTIME, printed by the closed libnvinfer)
+    (r"\bCuda Runtime", RUNTIME_DOCS),
+    # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
+    (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    (r"cudaError\w+|CUDA_ERROR_\w+", RUNTIME_DOCS),
+)
+STRING_PREFIX = r"(?:%s)[^\n]{0,12}?\W" % "|".join(shape for shape, _ in STRING_PRINTERS)
 
 
 @dataclass(frozen=True)
@@ -717,8 +733,10 @@ def build_cuda(rows: List[Dict]) -> str:
            "# table at the end). One signature per cause reads an error by its name, by its number in the shapes\n"
            "# programs print it in, and by its string behind a CUDA prefix, so `CUDA error (98)`,\n"
            "# `cudaErrorInvalidDeviceFunction` and `CUDA error: invalid device function` are one reading. CUDA 10\n"
-           "# is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI. The shapes of a number, by printer:\n%s\n"
-           % (", ".join(majors), "".join("#   %s\n" % url for _, url in NUMBER_SHAPES))]
+           "# is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI. The shapes of a number, by printer:\n%s"
+           "# The prefixes of a string, by printer:\n%s\n"
+           % (", ".join(majors), "".join("#   %s\n" % url for _, url in NUMBER_SHAPES),
+              "".join("#   %s\n" % url for _, url in STRING_PRINTERS))]
     for key, (code, weight, generic, _) in CAUSES.items():
         names = sorted({r["name"] for r in runtime if cause_of(r["name"]) == key})
         numbers = sorted({r["number"] for r in runtime if cause_of(r["name"]) == key})

@@ -142,6 +142,48 @@ def test_a_cuda_error_by_name_by_number_and_by_string_is_one_cause(entry):
         assert top(paddle) == TEXT_READ_OTHERWISE.get(name, cause)
 
 
+# The printers that write a CUDA runtime error's string (cudaGetErrorString) behind their own prefix, with the call or
+# the place in between, each as it formats the line (values filled as it would).
+STRING_PRINTERS = {
+    # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): THROW_RUNTIME_ERROR("CUDA failed with error " + ...)
+    # https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72
+    "ctranslate2": "RuntimeError: CUDA failed with error {string}",
+    # TensorRT-LLM's check(): fmtstr("[TensorRT-LLM][ERROR] CUDA runtime error in %s: %s", func, ...), then
+    # TllmException adds " (file:line)"
+    # https://github.com/NVIDIA/TensorRT-LLM/blob/83ab45a50d169b08e29e9bf2f46fc66b3838cc37/cpp/include/tensorrt_llm/common/cudaUtils.h#L129
+    "tensorrt_llm": "RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaGetDeviceCount(&count): {string} "
+                    "(/src/tensorrt_llm/cpp/include/tensorrt_llm/common/cudaUtils.h:262)",
+    # the CHECK macros of CUDA programs: fprintf(stderr, "CUDA error (%s:%d): %s\n", __FILE__, __LINE__, ...),
+    # "CUDA error %d at %s:%d: %s\n" (ggml's CUDA_CHECK before it printed "CUDA error: %s"), "CUDA error in %s at
+    # line %d: %s\n", "CUDA Error at: %s:%d: %s \n"
+    "file_line": "CUDA error (/home/user/project/src/kernels.cu:123): {string}",
+    "number_at": "CUDA error {number} at /home/user/llama.cpp/ggml-cuda.cu:7024: {string}",
+    "in_file_at_line": "CUDA error in /home/user/project/src/main.cu at line 42: {string}",
+    "at_colon": "CUDA Error at: /home/user/project/src/main.cu:42: {string} ",
+}
+STRINGS = sorted({(e["number"], e["string"]) for e in RUNTIME if e.get("string")})
+
+
+@pytest.mark.parametrize("printer", sorted(STRING_PRINTERS))
+def test_a_cuda_error_string_reads_the_same_behind_every_printer(printer):
+    """What torch's "CUDA error: <string>" reads, every printer's line reads (the vocabulary knows the strings; a
+    printer's prefix, call or file:line in between must not lose them)."""
+    differ = {}
+    for number, string in STRINGS:
+        reference = top("RuntimeError: CUDA error: %s" % string)
+        line = STRING_PRINTERS[printer].format(string=string, number=number)
+        if top(line) != reference:
+            differ[string] = (reference, top(line))
+    assert not differ, differ
+
+
+def test_a_printer_prefix_alone_or_a_string_far_from_it_reads_nothing():
+    assert top("CUDA failed with error") is None
+    assert top("CUDA error (/src/a.cu:12): see the log above\nthe run stopped: invalid argument") is None
+    assert top("[TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc(&p, n): x" + " y" * 200 + " invalid argument") \
+        is None
+
+
 @pytest.mark.parametrize("number,cause", [(98, "arch_not_in_build"), (209, "arch_not_in_build"),
                                           (35, "driver_too_old"), (100, "no_driver"), (2, "insufficient_vram"),
                                           (803, "nvml_driver_mismatch"), (46, "virtualization_limit")])
