@@ -156,6 +156,9 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     (r"\bCuda Runtime", RUNTIME_DOCS),
     # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
     (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    # ggml's (llama.cpp, whisper.cpp) ggml_cuda_init: "%s: failed to initialize " GGML_CUDA_NAME ": %s"
+    (r"\bfailed to initialize CUDA",
+     "https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu"),
     (r"cudaError\w+|CUDA_ERROR_\w+", RUNTIME_DOCS),
 )
 STRING_PREFIX = r"(?:%s)[^\n]{0,12}?\W" % "|".join(shape for shape, _ in STRING_PRINTERS)

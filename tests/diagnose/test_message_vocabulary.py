@@ -160,6 +160,9 @@ STRING_PRINTERS = {
     "number_at": "CUDA error {number} at /home/user/llama.cpp/ggml-cuda.cu:7024: {string}",
     "in_file_at_line": "CUDA error in /home/user/project/src/main.cu at line 42: {string}",
     "at_colon": "CUDA Error at: /home/user/project/src/main.cu:42: {string} ",
+    # ggml's ggml_cuda_init (llama.cpp, whisper.cpp, ollama): "%s: failed to initialize " GGML_CUDA_NAME ": %s\n"
+    # https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu
+    "ggml_cuda_init": "ggml_cuda_init: failed to initialize CUDA: {string}",
 }
 STRINGS = sorted({(e["number"], e["string"]) for e in RUNTIME if e.get("string")})
 
@@ -486,3 +489,31 @@ def test_jax_reading_of_its_own_start_up_failure_as_memory_taken_is_ranked():
            "https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set "
            "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)")
     assert "insufficient_vram" in [d.code for d in diagnose_text(log)][:3]
+
+
+# XLA's libdevice search and link (JAX, TensorFlow), as LOG(WARNING) and xla::Internal print them:
+# https://github.com/tensorflow/tensorflow/blob/f5b7cff704fb3287aa98ba750cd72410951d884a/third_party/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc
+XLA_CANT_FIND_LIBDEVICE = (
+    "2024-03-09 23:57:08.297381: W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't "
+    "find libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures, if the "
+    "program we try to run uses routines from libdevice.\nSearched for CUDA in the following directories:\n  "
+    "./cuda_sdk_lib\n  /usr/local/cuda\n  .\nYou can choose the search directory by setting xla_gpu_cuda_data_dir in "
+    "HloModule's DebugOptions.  For most apps, setting the environment variable "
+    "XLA_FLAGS=--xla_gpu_cuda_data_dir=/path/to/cuda will work.\n")
+XLA_LIBDEVICE_NOT_FOUND = (
+    "2024-03-09 23:57:08.301002: W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:489] "
+    "libdevice is required by this HLO module but was not found at ./libdevice.10.bc\n"
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not found at ./libdevice.10.bc\n")
+
+
+def test_xla_without_libdevice_is_a_missing_part_of_the_cuda_toolkit():
+    assert top(XLA_CANT_FIND_LIBDEVICE + XLA_LIBDEVICE_NOT_FOUND) == "cuda_library_missing"
+    found = diagnose_text(XLA_LIBDEVICE_NOT_FOUND)
+    assert found[0].code == "cuda_library_missing" and found[0].confidence >= 0.85
+    warning_only = diagnose_text(XLA_CANT_FIND_LIBDEVICE)  # a warning: the kernels may not need libdevice
+    assert warning_only[0].code == "cuda_library_missing" and warning_only[0].confidence < found[0].confidence
+
+
+def test_xla_linking_libdevice_it_found_reads_nothing():
+    assert top("I xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:120] Linking with libdevice from: "
+               "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc") is None
