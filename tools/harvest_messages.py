@@ -133,6 +133,8 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
     (r"set an error\? Error ", "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp"),
     (r"\bcudaGetDeviceCount returned ",
      "https://github.com/NVIDIA/cuda-samples/blob/master/Samples/1_Utilities/deviceQuery/deviceQuery.cpp"),
+    # MindSpore's GPU backend: "cudaGetDeviceCount failed, ret[100], no CUDA-capable device is detected"
+    (r"\bfailed, ret\[", "https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc"),
 )
 # Numbers never read alone: 4-8 are the profiler's and cudart's unloading, never what a pasted failure is about, and
 # before CUDA 10.1 renumbered cudaError_t they were launch errors (8 was "invalid device function").
@@ -156,6 +158,8 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     (r"\bCuda Runtime", RUNTIME_DOCS),
     # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
     (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    # MindSpore's GPU backend (CudaDriver): "<call> failed, ret[" << ret << "], " << cudaGetErrorString(ret)
+    (r"\bfailed, ret\[\d+\]", "https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc"),
     # ggml's (llama.cpp, whisper.cpp) ggml_cuda_init: "%s: failed to initialize " GGML_CUDA_NAME ": %s"
     (r"\bfailed to initialize CUDA",
      "https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu"),

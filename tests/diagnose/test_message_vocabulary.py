@@ -163,6 +163,10 @@ STRING_PRINTERS = {
     # ggml's ggml_cuda_init (llama.cpp, whisper.cpp, ollama): "%s: failed to initialize " GGML_CUDA_NAME ": %s\n"
     # https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu
     "ggml_cuda_init": "ggml_cuda_init: failed to initialize CUDA: {string}",
+    # MindSpore's GPU backend (CudaDriver): "cudaGetDeviceCount failed, ret[" << ret << "], " << cudaGetErrorString
+    # https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc
+    "mindspore": "[ERROR] DEVICE(4521,7f1c,python):2024-05-01-10:00:00.000.000 [mindspore/ccsrc/plugin/device/gpu/hal/"
+                 "device/cuda_driver.cc:262] device_count] The cudaGetDeviceCount failed, ret[{number}], {string}",
 }
 STRINGS = sorted({(e["number"], e["string"]) for e in RUNTIME if e.get("string")})
 
@@ -196,6 +200,7 @@ def test_numbers_alone_in_the_shapes_their_printers_write(number, cause):
         % number,  # onnxruntime cuda_call.cc
         "cudaGetDeviceCount returned %d\n-> (text cut off)" % number,  # cuda-samples deviceQuery
         "ExternalError: CUDA error(%d)" % number,
+        "cudaSetDevice 0 failed, ret[%d], (text cut off)" % number,  # MindSpore's CudaDriver
     ]:
         assert top(log) == cause, log
 
