@@ -522,3 +522,22 @@ def test_xla_without_libdevice_is_a_missing_part_of_the_cuda_toolkit():
 def test_xla_linking_libdevice_it_found_reads_nothing():
     assert top("I xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:120] Linking with libdevice from: "
                "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc") is None
+
+
+# XLA's WarnIfBadPtxasVersion, as LOG(WARNING) / LOG(ERROR) print it:
+# https://github.com/tensorflow/tensorflow/blob/94fc848da96e1e8009cee8843a6766435d82f463/tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc
+@pytest.mark.parametrize("log", [
+    "2023-01-17 17:27:08.511631: W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:115] *** WARNING *** "
+    "You are using ptxas 10.1.243, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code, leading "
+    "to incorrect results or invalid-address errors.\n\nYou may not need to update to CUDA 11.1; cherry-picking the "
+    "ptxas binary is often sufficient.",
+    # the TF 2.4 wording of the same check (tensorflow/stream_executor/gpu/asm_compiler.cc)
+    "W tensorflow/stream_executor/gpu/asm_compiler.cc:116] *** WARNING *** You are using ptxas 9.1.108, which is older "
+    "than 9.2.88. ptxas 9.x before 9.2.88 is known to miscompile XLA code, leading to incorrect results or "
+    "invalid-address errors.",
+    "E tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:99] You are using ptxas 8.x, but TF requires ptxas "
+    "9.x (and strongly prefers >= 11.1).  Compilation of XLA kernels below will likely fail.",
+])
+def test_xla_warning_of_an_old_ptxas_is_a_toolkit_mismatch(log):
+    found = diagnose_text(log)
+    assert found[0].code == "toolkit_mismatch" and found[0].confidence < 0.8  # a warning: weaker than a failure
