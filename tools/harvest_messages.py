@@ -158,6 +158,9 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     (r"\bCuda Runtime", RUNTIME_DOCS),
     # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
     (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's
+    # "Triton Error [CUDA]: " + cuGetErrorString(code)
+    (r"\bTriton Error \[CUDA\]", "https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/third_party/nvidia/backend/driver.c"),
     # MindSpore's GPU backend (CudaDriver): "<call> failed, ret[" << ret << "], " << cudaGetErrorString(ret)
     (r"\bfailed, ret\[\d+\]", "https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc"),
     # ggml's (llama.cpp, whisper.cpp) ggml_cuda_init: "%s: failed to initialize " GGML_CUDA_NAME ": %s"
