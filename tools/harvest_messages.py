@@ -118,6 +118,11 @@ CAUSES: Dict[str, Tuple[str, float, bool, Tuple[str, ...]]] = {
 # second of pattern compiling per process and reads no line more.
 NUMBERS_ONLY = frozenset({"program_error"})
 
+MINDSPORE_CUDA_DRIVER = ("https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/"
+                         "mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc")
+TRITON_DRIVER = ("https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/"
+                 "third_party/nvidia/backend/driver.c")
+
 # How programs print a CUDA error by number: what each printer writes before the number (one regex per cause reads
 # them all, the number written once). A number alone ("error 98") is never read: any library has an error 98.
 NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
@@ -133,8 +138,11 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
     (r"set an error\? Error ", "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp"),
     (r"\bcudaGetDeviceCount returned ",
      "https://github.com/NVIDIA/cuda-samples/blob/master/Samples/1_Utilities/deviceQuery/deviceQuery.cpp"),
+    # bitsandbytes' checkDeviceStatus: "Device API failed with status %d: %s" (0.45.0: "cuda API failed ...")
+    (r"\bDevice API failed with status |\bcuda API failed with status ",
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
     # MindSpore's GPU backend: "cudaGetDeviceCount failed, ret[100], no CUDA-capable device is detected"
-    (r"\bfailed, ret\[", "https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc"),
+    (r"\bfailed, ret\[", MINDSPORE_CUDA_DRIVER),
 )
 # Numbers never read alone: 4-8 are the profiler's and cudart's unloading, never what a pasted failure is about, and
 # before CUDA 10.1 renumbered cudaError_t they were launch errors (8 was "invalid device function").
@@ -158,11 +166,15 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     (r"\bCuda Runtime", RUNTIME_DOCS),
     # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
     (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    # bitsandbytes' checkDeviceStatus: "Device API failed with status %d: %s" (0.50.1); 0.45.0 wrote "cuda API
+    # failed with status %d: %s" (csrc/ops.cuh#L44 at that tag)
+    (r"\bDevice API failed with status \d+|\bcuda API failed with status \d+",
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
     # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's
     # "Triton Error [CUDA]: " + cuGetErrorString(code)
-    (r"\bTriton Error \[CUDA\]", "https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/third_party/nvidia/backend/driver.c"),
+    (r"\bTriton Error \[CUDA\]", TRITON_DRIVER),
     # MindSpore's GPU backend (CudaDriver): "<call> failed, ret[" << ret << "], " << cudaGetErrorString(ret)
-    (r"\bfailed, ret\[\d+\]", "https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc"),
+    (r"\bfailed, ret\[\d+\]", MINDSPORE_CUDA_DRIVER),
     # ggml's (llama.cpp, whisper.cpp) ggml_cuda_init: "%s: failed to initialize " GGML_CUDA_NAME ": %s"
     (r"\bfailed to initialize CUDA",
      "https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu"),

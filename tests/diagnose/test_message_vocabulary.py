@@ -163,6 +163,12 @@ STRING_PRINTERS = {
     # ggml's ggml_cuda_init (llama.cpp, whisper.cpp, ollama): "%s: failed to initialize " GGML_CUDA_NAME ": %s\n"
     # https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu
     "ggml_cuda_init": "ggml_cuda_init: failed to initialize CUDA: {string}",
+    # bitsandbytes' checkDeviceStatus: printf("Device API failed with status %d: %s\n", status, ...)
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24
+    "bitsandbytes": "Device API failed with status {number}: {string}",
+    # the same in 0.45.0: printf("cuda API failed with status %d: %s\n", status, cudaGetErrorString(status))
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.45.0/csrc/ops.cuh#L44
+    "bitsandbytes_0_45": "cuda API failed with status {number}: {string}",
     # Triton's gpuAssert (torch.compile, vLLM, SGLang): prefix "Triton Error [CUDA]: " + cuGetErrorString(code)
     # https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/third_party/nvidia/backend/driver.c
     "triton": "RuntimeError: Triton Error [CUDA]: {string}",
@@ -207,6 +213,7 @@ def test_numbers_alone_in_the_shapes_their_printers_write(number, cause):
         "cudaGetDeviceCount returned %d\n-> (text cut off)" % number,  # cuda-samples deviceQuery
         "ExternalError: CUDA error(%d)" % number,
         "cudaSetDevice 0 failed, ret[%d], (text cut off)" % number,  # MindSpore's CudaDriver
+        "Device API failed with status %d: (text cut off)" % number,  # bitsandbytes' checkDeviceStatus
     ]:
         assert top(log) == cause, log
 
@@ -221,6 +228,7 @@ def test_a_driver_api_error_name_has_the_cause_of_the_runtime_error_with_its_num
     "error (98)",  # any library has an error 98
     "CUDA error 7 at ggml-cuda.cu:12",  # profiler numbers are never read alone
     "Epoch 98: CUDA error rate 0.3%",
+    "BLAS Lt API failed with status 98",  # bitsandbytes' cuBLASLt status, not a CUDA error
     "CUDA error (98.5)",
 ])
 def test_a_number_that_is_no_cuda_error_or_has_no_cuda_prefix_reads_nothing(log):
