@@ -170,6 +170,8 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     # failed with status %d: %s" (csrc/ops.cuh#L44 at that tag)
     (r"\bDevice API failed with status \d+|\bcuda API failed with status \d+",
      "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
+    # nccl-tests' CUDACHECK (all_reduce_perf ...): "%s: Test CUDA failure %s:%d '%s'" (host, file, line, string)
+    (r"\bTest CUDA failure\s+\S{1,240}:\d+", "https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34"),
     # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's
     # "Triton Error [CUDA]: " + cuGetErrorString(code)
     (r"\bTriton Error \[CUDA\]", TRITON_DRIVER),
