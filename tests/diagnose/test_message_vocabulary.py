@@ -562,3 +562,22 @@ def test_xla_linking_libdevice_it_found_reads_nothing():
 def test_xla_warning_of_an_old_ptxas_is_a_toolkit_mismatch(log):
     found = diagnose_text(log)
     assert found[0].code == "toolkit_mismatch" and found[0].confidence < 0.8  # a warning: weaker than a failure
+
+
+# nvidia-container-cli's configure_command: warnx("<stage> error: %s", ...) for each stage that fails, as docker
+# shows it after the hook's stderr:
+# https://github.com/NVIDIA/libnvidia-container/blob/e27a4a75805021ffdfa9b56403921f50eb3b83d2/src/cli/configure.c
+HOOK = ("docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+        "runtime create failed: runc create failed: unable to start container process: error during container init: "
+        "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n")
+
+
+@pytest.mark.parametrize("stage", [
+    "ldcache error: open failed: /sbin/ldconfig.real: no such file or directory",
+    "container error: cgroup subsystem devices not found",
+    "permission error: capability change failed: operation not permitted",
+    "mig-config error: invalid MIG config device: 3",
+])
+def test_a_failed_stage_of_the_nvidia_runtime_hook_leaves_the_container_without_its_gpu(stage):
+    assert top("nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
+    assert top(HOOK + "nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
