@@ -20,6 +20,7 @@ Two stages, so the data can be checked without the network:
 
   python tools/harvest_messages.py extract --wheels DIR --mirrors DIR   # `pip download --no-deps` the wheels named
   python tools/harvest_messages.py extract --only status_tables --wheels DIR --mirrors DIR  # one section again
+  python tools/harvest_messages.py extract --new-selectors --wheels DIR --mirrors DIR  # only SELECTORS not read yet
   python tools/harvest_messages.py build [--check]
 
 After `build`, run tools/compile_data.py (the JSON twins). The generated signatures carry `harvested = true`: where a
@@ -369,6 +370,10 @@ SELECTORS: Tuple[Selector, ...] = (
              'f"MindSpore version {__version__} and cudDNN version {cudnn_version}', "cudnn_mismatch", 0.8,
              "the cuDNN found is older than this MindSpore build needs", wheel="mindspore==2.10.0",
              wheel_path="mindspore/run_check/_check_version.py"),
+    # JAX: a jaxlib too old to say its own version (jax checks the version of the others itself: packages.toml).
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/lib/__init__.py",
+             "msg = f'This version of jax requires jaxlib version >=", "package_conflict", 0.9,
+             "the installed jaxlib is older than this jax needs (install the jax and jaxlib of one release)"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
@@ -679,6 +684,22 @@ def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
             "needle": selector.needle, "message": message_at(lines, index), "read_from": read_from}
 
 
+def selector_key(row_or_selector: object) -> Tuple[str, str, str, str]:
+    """What a message of the extract is read for: the project, tag, file and needle of its selector."""
+    if isinstance(row_or_selector, dict):
+        return (row_or_selector["repo"], row_or_selector["tag"], row_or_selector["path"], row_or_selector["needle"])
+    selector = row_or_selector
+    assert isinstance(selector, Selector)
+    return (selector.repo, selector.tag, selector.path, selector.needle)
+
+
+def extract_messages(selectors: Sequence[Selector], mirrors: Path, wheels: Path, held: Sequence[Dict]) -> List[Dict]:
+    """The message of every selector, in SELECTORS order: read from its source, or taken from ``held`` (the rows of
+    an earlier extract) where that holds it (`extract --new-selectors`: only the new ones need their sources)."""
+    by_key = {selector_key(row): row for row in held}
+    return [by_key.get(selector_key(s)) or extract_selector(s, mirrors, wheels) for s in selectors]
+
+
 # --- build (pure) ----------------------------------------------------------------------------------------------------
 
 def message_pattern(message: str, cut: bool = True) -> str:
@@ -922,6 +943,9 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ext.add_argument("--out", type=Path, default=EXTRACT)
     ext.add_argument("--only", action="append", choices=("cuda_errors", "messages", "status_tables"),
                      help="read only this section again (repeatable), keeping the rest of --out")
+    ext.add_argument("--new-selectors", action="store_true",
+                     help="read only the SELECTORS the extract does not hold yet (their mirrors or wheels), keeping "
+                          "what it holds of the others")
     bld = sub.add_parser("build", help="write (or --check) the data files from the extract")
     bld.add_argument("--extract", type=Path, default=EXTRACT)
     bld.add_argument("--data", type=Path, default=DATA)
@@ -930,13 +954,17 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     if args.stage == "extract":
         stages = {
             "cuda_errors": lambda: extract_cuda(args.wheels),
-            "messages": lambda: [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS],
+            "messages": lambda: extract_messages(SELECTORS, args.mirrors, args.wheels,
+                                                 held if args.new_selectors else []),
             "status_tables": lambda: [row for table in STATUS_TABLES
                                       for row in extract_status_table(table, args.mirrors, args.wheels)],
         }
         # --only: read one section again and keep the others of the extract as they are (a new release of one
         # library needs only its wheels)
-        extract = json.loads(args.out.read_text(encoding="utf-8")) if args.only else {}
+        extract = json.loads(args.out.read_text(encoding="utf-8")) if args.only or args.new_selectors else {}
+        held = extract.get("messages", [])
+        if args.new_selectors:
+            args.only = ["messages"]
         for name, stage in stages.items():
             if not args.only or name in args.only:
                 extract[name] = stage()

@@ -581,3 +581,24 @@ HOOK = ("docker: Error response from daemon: failed to create task for container
 def test_a_failed_stage_of_the_nvidia_runtime_hook_leaves_the_container_without_its_gpu(stage):
     assert top("nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
     assert top(HOOK + "nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
+
+
+def test_extract_new_selectors_reads_only_what_the_extract_lacks(tmp_path):
+    """`extract --new-selectors` keeps every message the extract holds (no mirror or wheel is opened for it) and reads
+    a selector it lacks from its source: here a mirror that does not exist, so asking for it fails loudly."""
+    tool = _tool_module()
+    import json
+
+    held = json.loads((ROOT / "tools" / "messages" / "extract.json").read_text(encoding="utf-8"))["messages"]
+    nowhere = tmp_path / "nowhere"
+    assert tool.extract_messages(tool.SELECTORS, nowhere, nowhere, held) == held  # nothing opened: nothing exists
+    assert [tool.selector_key(r) for r in held] == [tool.selector_key(s) for s in tool.SELECTORS]
+    with pytest.raises((OSError, StopIteration, subprocess.CalledProcessError)):
+        tool.extract_messages(tool.SELECTORS, nowhere, nowhere, held[1:])
+
+
+def test_a_jaxlib_too_old_to_say_its_version_is_a_package_conflict():
+    # jax/_src/lib/__init__.py at jax-v0.11.0: raise ImportError(f'This version of jax requires jaxlib version >= ...')
+    log = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import jax\n"
+           "ImportError: This version of jax requires jaxlib version >= 0.11.0.")
+    assert top(log) == "package_conflict"
