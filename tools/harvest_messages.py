@@ -150,7 +150,7 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
 NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
 # Where a printer puts the call or the place between its prefix and the string: "(file.cu:123)", "at file.cu:123",
 # "at: file.cu:123", "in file 'f.cu' in line 12", "in cudaMalloc(&ptr, size)", "file.cu:123" (one line, bounded).
-CUDA_PLACE = r"(?:\s*\d+)?(?:\s*\([^()\n]{0,240}:\d+\)|\s+(?:at|in)\b[^\n]{1,240}?|\s+\S{1,240}:\d+)?"
+CUDA_PLACE = r"(?:\s*\d+)?(?:\s*\([^()\n]{0,240}:\d+\)|\s+(?:at|in)\b[^\n]{0,240}?[:\x27]|\s+\S{1,240}:\d+)?"
 # The prefixes a framework writes before cudaGetErrorString's text (strings of three words or fewer mean nothing
 # without one: "invalid argument"), each from a printer that writes it.
 # NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
