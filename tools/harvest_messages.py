@@ -121,6 +121,8 @@ NUMBERS_ONLY = frozenset({"program_error"})
 
 MINDSPORE_CUDA_DRIVER = ("https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/"
                          "mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc")
+TF_GPU_DEVICE = ("https://github.com/tensorflow/tensorflow/blob/637eae5b82bba256600fe421c8dc8c019e18162c/"
+                 "tensorflow/core/common_runtime/gpu/gpu_device.cc")
 TRITON_DRIVER = ("https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/"
                  "third_party/nvidia/backend/driver.c")
 
@@ -171,6 +173,9 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
     # failed with status %d: %s" (csrc/ops.cuh#L44 at that tag)
     (r"\bDevice API failed with status \d+|\bcuda API failed with status \d+",
      "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
+    # TensorFlow's GPU device factory: "cudaSetDevice() on GPU:%d failed. Status: %s", "CUDA runtime implicit
+    # initialization on GPU:%d failed. Status: %s" (errors::Internal with cudaGetErrorString)
+    (r"\bfailed\. Status", TF_GPU_DEVICE),
     # nccl-tests' CUDACHECK (all_reduce_perf ...): "%s: Test CUDA failure %s:%d '%s'" (host, file, line, string)
     (r"\bTest CUDA failure\s+\S{1,240}:\d+", "https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34"),
     # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's

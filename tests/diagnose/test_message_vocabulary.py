@@ -169,6 +169,11 @@ STRING_PRINTERS = {
     # the same in 0.45.0: printf("cuda API failed with status %d: %s\n", status, cudaGetErrorString(status))
     # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.45.0/csrc/ops.cuh#L44
     "bitsandbytes_0_45": "cuda API failed with status {number}: {string}",
+    # TensorFlow's GPU device factory: errors::Internal("CUDA runtime implicit initialization on GPU:", id,
+    # " failed. Status: ", cudaGetErrorString(err))
+    # https://github.com/tensorflow/tensorflow/blob/637eae5b82bba256600fe421c8dc8c019e18162c/tensorflow/core/common_runtime/gpu/gpu_device.cc
+    "tensorflow": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on "
+                  "GPU:0 failed. Status: {string}",
     # nccl-tests' CUDACHECK: printf("%s: Test CUDA failure %s:%d '%s'\n", hostname, __FILE__, __LINE__, ...)
     # https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34
     "nccl_tests": "node07: Test CUDA failure common.cu:1038 '{string}'",
