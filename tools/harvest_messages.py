@@ -175,7 +175,8 @@ STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
      "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
     # TensorFlow's GPU device factory: "cudaSetDevice() on GPU:%d failed. Status: %s", "CUDA runtime implicit
     # initialization on GPU:%d failed. Status: %s" (errors::Internal with cudaGetErrorString)
-    (r"\bfailed\. Status", TF_GPU_DEVICE),
+    # (a bare "failed. Status:" is any program's: the device or the CUDA call must be named)
+    (r"\bon GPU:\d+ failed\. Status|\bcuda\w+\(\) failed\. Status", TF_GPU_DEVICE),
     # nccl-tests' CUDACHECK (all_reduce_perf ...): "%s: Test CUDA failure %s:%d '%s'" (host, file, line, string)
     (r"\bTest CUDA failure\s+\S{1,240}:\d+", "https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34"),
     # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's

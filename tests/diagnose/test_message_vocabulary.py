@@ -213,6 +213,12 @@ def test_a_printer_prefix_alone_or_a_string_far_from_it_reads_nothing():
     assert top("CUDA error (/src/a.cu:12): see the log above\nthe run stopped: invalid argument") is None
     assert top("[TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc(&p, n): x" + " y" * 200 + " invalid argument") \
         is None
+    # a prefix that is any program's words says nothing of CUDA
+    assert top("mkdir /data/cache failed. Status: operation not permitted") is None
+    assert top("upload failed. Status: unknown error") is None
+    # TensorFlow's own, naming the CUDA call (gpu_device.cc)
+    assert top("InternalError: cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime "
+               "version") == "driver_too_old"
 
 
 @pytest.mark.parametrize("number,cause", [(98, "arch_not_in_build"), (209, "arch_not_in_build"),
