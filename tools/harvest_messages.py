@@ -276,6 +276,21 @@ SELECTORS: Tuple[Selector, ...] = (
              "CUTLASS W4A8 requires compute capability of 90", "feature_arch_unsupported", 0.85,
              "the CUTLASS W4A8 kernel runs on Hopper (sm90) only", wheel="vllm==0.33.0",
              wheel_path="vllm/model_executor/kernels/linear/mixed_precision/cutlass.py"),
+    # vLLM's quantized linear kernels: each kernel's floor, listed in "Failed to find a kernel that can implement ...
+    # Reasons:" when none fits this GPU; the Triton MLA backend's bfloat16 KV cache; the sparse indexer's MXFP4 cache.
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/__init__.py", 'f"{kernel.__name__} requires capability "',
+             "feature_arch_unsupported", 0.75,
+             "a quantized linear kernel needs a newer GPU (one reason among those the kernel selection lists)",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/__init__.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/v1/attention/backends/mla/triton_mla.py", 'f"bfloat16 KV cache is not supported by the Triton MLA "',
+             "feature_arch_unsupported", 0.9, "a bfloat16 MLA KV cache needs compute capability 8.0+",
+             wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/backends/mla/triton_mla.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/v1/attention/backends/mla/indexer.py", "\"indexer_kv_dtype='mxfp4' requires Blackwell datacenter GPUs \"",
+             "feature_arch_unsupported", 0.85, "the MXFP4 indexer cache needs datacenter Blackwell (sm10x)",
+             wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/backends/mla/indexer.py"),
     # SGLang (read from its wheel; the repository keeps the package under python/).
     Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
              "TRTLLM MHA backend for decode is only supported on Hopper", "feature_arch_unsupported", 0.85,

@@ -613,3 +613,16 @@ def test_a_jaxlib_too_old_to_say_its_version_is_a_package_conflict():
     log = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import jax\n"
            "ImportError: This version of jax requires jaxlib version >= 0.11.0.")
     assert top(log) == "package_conflict"
+
+
+def test_vllm_finding_no_quantized_kernel_for_an_old_gpu_names_the_gpu_as_too_old():
+    # vllm/model_executor/kernels/linear/__init__.py at v0.33.0: each kernel's floor in the ValueError's reasons
+    log = ("ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons: \n"
+           "CutlassW4A8LinearKernel requires capability 90, current compute  capability is 75\n"
+           " MacheteLinearKernel requires capability 90, current compute  capability is 75\n")
+    found = diagnose_text(log)
+    assert found[0].code == "feature_arch_unsupported"
+    # a kernel that cannot take this layer's shape is not the GPU's age
+    assert top("ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons: \n"
+               " MarlinLinearKernel cannot implement due to: Weight output_size_per_partition = 1000 is not "
+               "divisible by min_thread_n = 64.\n") != "feature_arch_unsupported"
