@@ -33,13 +33,14 @@ _BANNER = re.compile(  # OCR reads the M of "SMI" as H or N at times ("NVIDIA-SH
     re.IGNORECASE,
 )
 _BUS_ID = re.compile(r"[0-9A-Fa-fO]{4,8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO]{2}\s*\.\s*[0-9A-Fa-f]")
-_ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
+# the persistence mode or driver model cell; OCR may glue the cell's border to it, read as 1, l or I ("0n1")
+_ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)[1lI|]?\s*$", re.IGNORECASE)
 # the index, sometimes glued to the name by OCR ("0NVIDIAA10", "0A100-SXM4-40GB": every name nvidia-smi prints
 # starts with a capital letter, none with O or I); the Chinese recogniser reads a slashed 0 as θ
 _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolIθΘ]{1,2})(?:\s+(?=\S)|(?=[A-HJ-NP-Z]))")
-# "0MiB / 40537MiB"; OCR reads a small M as H ("40537HiB"), B as 8 ("0Mi8"), and drops the thin "/" at times
-# ("211MiB   8192MiB"): two amounts side by side are the memory cell all the same (a process line has one)
-_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?[B8](?:\s*/\s*|\s+)(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?[B8]",
+# "0MiB / 40537MiB"; OCR reads an M as H or N ("40537HiB", "0NiB"), B as 8 ("0Mi8"), and drops the thin "/" at
+# times ("211MiB   8192MiB"): two amounts side by side are the memory cell all the same (a process line has one)
+_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MHN][i1lI]?[B8](?:\s*/\s*|\s+)(?P<total>[0-9OolISB]+)\s*[MHN][i1lI]?[B8]",
                      re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
 # the name ends where "(UUID:" begins; OCR drops the parenthesis at times
@@ -148,7 +149,7 @@ def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[
 _BUS_BOX = re.compile(r"^\s*(?P<bus>[0-9A-Fa-fO]{4,8}:[0-9A-Fa-fO]{2}:[0-9A-Fa-fO]{2}\.[0-9A-Fa-f])"
                       r"\s*(?P<display>On|Off|0n|0ff)?\s*(?P<border>[|｜丨]|(?<=[nf])[1lI])?\s*$", re.IGNORECASE)
 _INDEX_BOX = re.compile(r"^\s*[0-9OolI]{1,2}\s*$")
-_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*[|｜丨]?\s*$", re.IGNORECASE)
+_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*(?:[|｜丨]|(?<=[nfMC])[1lI])?\s*$", re.IGNORECASE)
 # The detector's box reaches past the ink by about 0.6 of its height in all (PP-OCR's unclip, measured on the corpus
 # of bench/RESULTS.md): taken off both boxes before their widths are compared
 _BOX_PADDING = 0.6
@@ -221,7 +222,7 @@ def name_field(driver: Optional[str]) -> Optional[NameField]:
 # The second look starts this many cells left of the name box's right edge: the recognizer reads the dots of a cut
 # (which sit on the baseline) against the last characters of the name, not alone (bench/RESULTS.md)
 _CONTEXT_CELLS = 2.0
-_DOTS = re.compile(r"^[^.\u2026\u3002\u00b7]{0,3}(?:[.\u3002\u00b7]{2,}|[.\u3002\u00b7]?\u2026[.\u2026]*)$")
+_DOTS = re.compile(r"[0-9A-Za-z](?:[.\u3002\u00b7]{2,}|[.\u3002\u00b7]?\u2026[.\u2026]*)$")
 
 
 def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Optional[Recognize]) -> Optional[str]:
@@ -239,15 +240,15 @@ def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Option
     field_end = bus.left + _BOX_PADDING * (bus.bottom - bus.top) / 2 - (field.to_bus - field.width) * cell
     if field_end <= last.right:
         return None  # the box reaches the field's end: nothing after it to read
-    text = recognize(last.right - _CONTEXT_CELLS * cell, last.top, field_end + 0.3 * cell, last.bottom)
+    text = recognize(last.left, last.top, field_end + 0.3 * cell, last.bottom)
     if text is None:
         return None
     read = re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
-    if _DOTS.match(read):
+    if _DOTS.search(read):
         return "cut"
     shown = ocr_repair.name_key(last.text)
-    if re.match(r"^[0-9A-Za-z]{1,3}$", read) and re.search(r"[0-9A-Za-z]$", last.text.strip()) and shown.endswith(
-            ocr_repair.name_key(read)):
+    if (len(shown) >= 2 and re.search(r"[0-9A-Za-z]$", last.text.strip()) and re.search(r"[0-9A-Za-z]$", read)
+            and ocr_repair.name_key(read).endswith(shown[-2:])):
         return "whole"  # the name's last characters, then nothing: the crop goes to the field's end
     return None
 
