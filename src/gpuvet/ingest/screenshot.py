@@ -219,38 +219,54 @@ def name_field(driver: Optional[str]) -> Optional[NameField]:
     return None
 
 
-# The second look starts this many cells left of the name box's right edge: the recognizer reads the dots of a cut
-# (which sit on the baseline) against the last characters of the name, not alone (bench/RESULTS.md)
-_CONTEXT_CELLS = 2.0
+# dots right after a letter or digit at the end of a reading: nvidia-smi's "..." (the recognizer reads the dots,
+# which sit on the baseline, against the name before them; alone it misses them: bench/RESULTS.md)
 _DOTS = re.compile(r"[0-9A-Za-z](?:[.\u3002\u00b7]{2,}|[.\u3002\u00b7]?\u2026[.\u2026]*)$")
 
 
-def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Optional[Recognize]) -> Optional[str]:
-    """"cut" or "whole": what the recognizer alone reads between the end of the name's box and the end of the name
-    field, its last characters included (the field's end is located from the bus id box, ``field.to_bus`` cells
-    after the name begins, so a glued index does not move it). "cut" only where it reads dots ("...", "..", "…")
-    after at most three characters; "whole" only where it reads the name's own last characters and nothing after
-    them; None for anything else, an unread crop included: JPEG ringing after a whole name and dots the detector
-    left out both show as ink, so ink alone decides nothing."""
+def after_rectangle(row: Sequence[Box], field: Optional[NameField]) -> Optional[Tuple[Box, Tuple[float, float, float, float]]]:
+    """(the name's last box, the rectangle from its left edge to the end of the name field): where a table row's
+    name is read again. The field's end is located from the bus id box (``field.to_bus`` cells after the name
+    begins, ``field.width`` of them the name's), so an index glued to the name does not move it. None where the row
+    has no ruler, the layout is unknown, or the box already reaches the field's end."""
     ruler = _ruler(row)
-    if ruler is None or field is None or recognize is None:
+    if ruler is None or field is None:
         return None
     bus, cell, name = ruler
     last = max(name, key=lambda box: box.right)
     field_end = bus.left + _BOX_PADDING * (bus.bottom - bus.top) / 2 - (field.to_bus - field.width) * cell
     if field_end <= last.right:
-        return None  # the box reaches the field's end: nothing after it to read
-    text = recognize(last.left, last.top, field_end + 0.3 * cell, last.bottom)
+        return None  # nothing after the box to read
+    return last, (last.left, last.top, field_end + 0.3 * cell, last.bottom)
+
+
+def read_after(text: Optional[str], shown: str) -> Optional[str]:
+    """"cut" or "whole" from what the recognizer alone read over the name's last box and on to the field's end
+    (``text``; ``shown``: the box's own text). "cut" only where the reading ends in dots ("...", "..", "…") right
+    after a letter or digit; "whole" only where it ends in the box's own last two characters (blanks, case and
+    OCR's look-alike letters aside); None for anything else, an unread crop included."""
     if text is None:
         return None
     read = re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
     if _DOTS.search(read):
         return "cut"
-    shown = ocr_repair.name_key(last.text)
-    if (len(shown) >= 2 and re.search(r"[0-9A-Za-z]$", last.text.strip()) and re.search(r"[0-9A-Za-z]$", read)
-            and ocr_repair.name_key(read).endswith(shown[-2:])):
+    key = ocr_repair.name_key(shown)
+    if (len(key) >= 2 and re.search(r"[0-9A-Za-z]$", shown.strip()) and re.search(r"[0-9A-Za-z]$", read)
+            and ocr_repair.name_key(read).endswith(key[-2:])):
         return "whole"  # the name's last characters, then nothing: the crop goes to the field's end
     return None
+
+
+def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Optional[Recognize]) -> Optional[str]:
+    """"cut", "whole" or None: the recognizer alone reads the name's last box again, on to the end of the name field
+    (:func:`after_rectangle`, :func:`read_after`). The detector leaves nvidia-smi's "..." out of a name's box at
+    times, and in a chat JPEG ringing after a whole name shows as ink as well as the dots do, so ink alone decides
+    nothing; the recognizer given the name with what follows it reads the dots where they are (bench/RESULTS.md)."""
+    found = after_rectangle(row, field)
+    if found is None or recognize is None:
+        return None
+    last, rectangle = found
+    return read_after(recognize(*rectangle), last.text)
 
 
 def _count_agrees(gpus: List[Dict[str, Any]], second_count: Optional[int]) -> bool:
