@@ -1,15 +1,22 @@
 """Render the real captures in tests/fixtures/ as terminal screenshots, then do to them what chat apps do.
 
-Two renderers:
+Three renderers:
 
-- ``terminal`` (the default): each capture is replayed (``cat``, after a coloured shell prompt naming the command)
-  in a detached **tmux** session of a chosen size: tmux is a real VT terminal emulator that keeps the cell grid.
-  ``tmux capture-pane -e -p`` gives that grid with its colours, which headless **Chromium** rasterises as a ``<pre>``
-  in a monospace font installed here (DejaVu Sans Mono, Noto Sans Mono CJK SC), at several sizes, in dark, light and
-  solarized themes, full screen (1920 x 1080) or in a window fitted to the text. Console pages are HTML pages
-  rasterised by the same Chromium. No X terminal (xterm under Xvfb) is installed on the build machine; tmux and
-  Chromium are.
-- ``pillow``: the earlier renderer, kept to compare: each character drawn in its cell by Pillow with the same fonts.
+- ``xterm`` (the default where ``xterm``, ``Xvfb``, ``xwininfo`` and ImageMagick's ``import`` are on PATH): a real X
+  terminal. ``Xvfb`` runs on a free display number (killed when the run ends, an error or ^C included) with a
+  1920 x 1080 screen at 72 dpi (so ``-fs N`` is N pixels), and a 1920 x 2160 second screen for full-screen shots
+  whose text would otherwise scroll off. Each capture is replayed (``cat``, after Ubuntu's coloured shell prompt
+  naming the command) in ``xterm -fa 'DejaVu Sans Mono' -fs SIZE`` (or Noto Sans Mono CJK SC, a CJK font, for two
+  styles), ``-bg``/``-fg`` and the 16-colour palette of a dark, light or solarized theme, ``-geometry COLSxROWS``
+  fitted to the text or filling the screen; the screen is taken with ``import -window root`` and cut to the window
+  (full screen: the whole 1920 x 1080, the terminal's background to the edges, as a maximised window shows it).
+- ``terminal`` (the default without X): the capture replayed the same way in a detached **tmux** session (a VT
+  emulator that keeps the cell grid); ``tmux capture-pane -e -p`` gives the grid with its colours, which headless
+  **Chromium** rasterises as a ``<pre>`` in the same fonts, sizes and themes.
+- ``pillow``: the earliest renderer, kept to compare: each character drawn in its cell by Pillow with the same fonts.
+
+Console pages (a provider's instance page) are HTML pages rasterised by headless Chromium under ``xterm`` and
+``terminal`` (a console page is a web page), drawn by Pillow under ``pillow``.
 
 Then the chat variants: downscaled to 1080 pixels wide and saved as JPEG at quality 60-80 (WeChat and QQ re-encode
 this way), or cropped to the text. A few console pages in Chinese and English (a provider's instance page: GPU model
@@ -19,7 +26,7 @@ is copied).
 Each image comes with the facts it must yield (``manifest.json``): taken from the capture's text by gpuvet's own
 text parsers, so the OCR path is judged against what a paste of the same text gives.
 
-    python tools/render_screenshots.py OUT_DIR [--small] [--renderer terminal|pillow]
+    python tools/render_screenshots.py OUT_DIR [--small] [--renderer xterm|terminal|pillow]
 """
 
 from __future__ import annotations
