@@ -359,15 +359,6 @@ def test_what_the_xterm_corpus_showed_ocr_doing_to_a_table():
         (0, "NVIDIA H100 NVL", 95830), (1, "NVIDIA H100 NVL", 95830)]
 
 
-def test_boxes_that_share_a_character_give_it_once():
-    # the detector cut "NVIDIA A10" inside the A and gave it to both boxes (the second begins a character before
-    # the first ends); boxes that merely touch keep their blank
-    shared = image.lines_from_boxes([Box(74, 10, 143, 30, "NVIDIA", 0.9), Box(134, 10, 182, 30, "AA10", 0.9)])
-    assert shared[0].text == "NVIDIAA10"  # not "NVIDIA AA10"
-    apart = image.lines_from_boxes([Box(74, 10, 143, 30, "NVIDIA", 0.9), Box(152, 10, 190, 30, "A10", 0.9)])
-    assert apart[0].text == "NVIDIA A10"
-
-
 def test_an_index_glued_into_the_name_box_is_not_measured_as_name():
     from gpuvet.ingest.screenshot import name_cells
 

@@ -139,6 +139,10 @@ def test_a_table_name_the_field_cannot_hold_whole_is_never_read_whole():
     # the box's width in cells and the second look disagree: unknown
     assert ocr_repair.repair_gpu_name(whole, models, table=True, memory_mib=8192, name_width=27, cells=26.5,
                                       after=lambda: "whole") is None
+    # a name that is no model's, whose "..." the box left out: cut only where the second look reads the dots
+    for seen, expected in (("cut", "GeForce GTX 108..."), ("whole", None), (None, None)):
+        assert ocr_repair.repair_gpu_name("GeForce GTX108", models, table=True, name_width=18,
+                                          after=lambda seen=seen: seen) == expected
     # 29 characters do not fit the 27-cell field: a table never shows them whole
     assert ocr_repair.repair_gpu_name("NVIDIA GeForce RTX 2080 SUPER", models, table=True, name_width=27) is None
     assert ocr_repair.repair_gpu_name("NVIDIA GeForce RTX 2080 SUPER", models, table=True) == \

@@ -134,17 +134,9 @@ def lines_from_boxes(boxes: Sequence[Box]) -> List[Line]:
     for row in rows:
         row.sort(key=lambda b: b.left)
         text = ""
-        previous: Optional[Box] = None
         for box in row:
             column = int(round((box.left - left_edge) / char_width))
             gap = max(column - len(text), 1 if text else 0)
-            written = box.text.strip()
-            if (previous is not None and previous.right - box.left >= char_width / 2 and written[:1]
-                    and previous.text.strip().endswith(written[:1])):
-                # the detector cut a word inside a character and gave it to both boxes ("NVIDIA" + "AA10", the
-                # second box beginning a character's width before the first ends): the character once, no blank
-                written, gap = written[1:], 0
-            text += " " * gap + written
-            previous = box
+            text += " " * gap + box.text.strip()
         lines.append(Line(text, min(box.score for box in row), tuple(row)))
     return lines

@@ -145,6 +145,9 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
         fits = any(k.startswith(key) and len(k) > len(key) for k in keys) if truncated else key in keys
         if fits and not any(model is seen for seen in matches):
             matches.append(model)
+    if not matches and table and not truncated and after is not None and after() == "cut":
+        # the name's box left nvidia-smi's "..." out and the second look read it: the name as printed, cut
+        return repair_gpu_name(text + "...", models, table=True, memory_mib=memory_mib, name_width=name_width)
     if len(matches) == 1:
         if table and not truncated:
             # "NVIDIA GeForce RTX 2080" is a model, and also what is left of "NVIDIA GeForce RTX 2080 SUPER" cut by
@@ -180,7 +183,7 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
         # the cut as nvidia-smi printed it (the name of its era: a model's name or an alias) for the models the read
         # text can begin ("GeForce GTX108.." is what OCR left of "GeForce GTX 108..."): one printed form only
         printed = {shown[:kept] + "..." for model in matches for shown in (model.name,) + tuple(model.aliases)
-                   for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
+                   for whole, kept in _table_cuts(name_width) if len(shown) > whole and _name_key(shown[:kept]) == key}
         if len(printed) == 1:
             return _as_cut(printed.pop(), models)
         return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as read
