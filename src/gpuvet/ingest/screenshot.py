@@ -12,6 +12,7 @@ report can set them beside each other.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -486,11 +487,13 @@ def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source:
         name_read, line = entry["name"]
         memory_read, memory_line = entry.get("memory") or (None, "")
         total = ocr_repair.repair_mib(memory_read)
-        row = entry.get("boxes") or ()
+        row: Tuple[Box, ...] = tuple(entry.get("boxes") or ())
+        second_look: Optional[Callable[[], Optional[str]]] = None
+        if row and recognize is not None:
+            second_look = functools.partial(after_name, row, field, recognize)
         gpu_name = ocr_repair.repair_gpu_name(
             name_read, models, table=entry.get("table", False), memory_mib=total, cells=entry.get("cells"),
-            name_width=field.width if field else None,
-            after=(lambda row=row: after_name(row, field, recognize)) if row and recognize else None)
+            name_width=field.width if field else None, after=second_look)
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
