@@ -201,3 +201,16 @@ def test_every_capture_of_a_known_layout_agrees_with_it_and_the_gaps_have_none()
     # drivers between two records, or before the first capture, have no known layout
     assert name_field("545.23.06") is None and name_field("340.29") is None and name_field("535.98") is None
     assert name_field("N/A") is None and name_field(None) is None
+
+
+def test_the_a_of_nvidia_read_twice_at_a_box_boundary():
+    models = kb.load().gpu_models()
+    # "NVIDIA" + "AA10", "AL40S", "AA80080G...": the rows of the xterm corpus where both boxes took the A
+    assert ocr_repair.repair_gpu_name("NVIDIA AA10", models, table=True) == "NVIDIA A10"
+    assert ocr_repair.repair_gpu_name("NVIDIA AL40S", models, table=True) == "NVIDIA L40S"
+    assert ocr_repair.repair_gpu_name("NVIDIA AA80080G...", models, table=True, name_width=18) == \
+        "NVIDIA A800 80GB PCIe"
+    # once only, and a name that matches as read is left alone
+    assert ocr_repair.repair_gpu_name("NVIDIA AAA10", models, table=True) is None
+    assert ocr_repair.repair_gpu_name("NVIDIA A10", models, table=True) == "NVIDIA A10"
+    assert ocr_repair.repair_gpu_name("NVIDIA AX9999", models, table=True) is None

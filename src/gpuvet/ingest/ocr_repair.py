@@ -120,7 +120,8 @@ _CUT_MARK_CELLS = 2.5
 
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
                     memory_mib: Optional[int] = None, cells: Optional[float] = None,
-                    name_width: Optional[int] = None, after: Optional[Callable[[], Optional[str]]] = None) -> Optional[str]:
+                    name_width: Optional[int] = None, after: Optional[Callable[[], Optional[str]]] = None,
+                    _undoubled: bool = False) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
@@ -145,6 +146,13 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
         fits = any(k.startswith(key) and len(k) > len(key) for k in keys) if truncated else key in keys
         if fits and not any(model is seen for seen in matches):
             matches.append(model)
+    doubled = re.match(r"^(NVIDIA)\s*A\s*(?=[A-Z0-9])", text)
+    if not matches and doubled and not _undoubled:
+        # the detector cut the line after "NVIDIA" and both boxes took its last A ("NVIDIA" + "AA10", "AL40S",
+        # "AA80080G..." in the xterm corpus, bench/RESULTS.md); no model's name has a letter A after "NVIDIA " that
+        # is followed by another name: the A once, and still exactly one model must match
+        return repair_gpu_name("NVIDIA " + text[doubled.end():], models, table=table, memory_mib=memory_mib,
+                               cells=None, name_width=name_width, after=after, _undoubled=True)
     if not matches and table and not truncated and after is not None and after() == "cut":
         # the name's box left nvidia-smi's "..." out and the second look read it: the name as printed, cut
         return repair_gpu_name(text + "...", models, table=True, memory_mib=memory_mib, name_width=name_width)
