@@ -128,8 +128,8 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
     continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known;
     ``name_width``: the table's name field in cells, where the driver's layout is known (a name longer than it is
     never shown whole, one that fits never cut); ``after``: asked only where a table's name may be whole or cut
-    with the "..." dropped, says what the picture shows after the name ("cut", "whole" or None:
-    :func:`gpuvet.ingest.screenshot.after_name`)."""
+    with the "..." dropped, says whether the picture shows the dots after the name ("cut" or None:
+    :func:`gpuvet.ingest.screenshot.after_name`); only the box's width and a blank screen after it make it whole."""
     if not raw or not raw.strip():
         return None
     # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
@@ -173,10 +173,10 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
                 width = len(matches[0].name)
                 measured = ("cut" if cells is not None and cells >= width + _CUT_MARK_CELLS
                             else "whole" if cells is not None and cells <= width + _WHOLE_NAME_SLACK else None)
-                seen = after() if after is not None else None  # the picture after the box, read again
-                if measured and seen and measured != seen:
+                seen = after() if after is not None else None  # the picture after the box, read again: "cut" or None
+                if measured == "whole" and seen == "cut":
                     return None  # the two looks disagree: not guessed
-                decided = measured or seen
+                decided = seen or measured
                 if decided == "cut":
                     printed = {model.name[:kept] + "..." for model in cut_from
                                for whole, kept in _table_cuts(name_width) if len(model.name) > whole

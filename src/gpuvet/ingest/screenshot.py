@@ -242,24 +242,18 @@ def after_rectangle(row: Sequence[Box], field: Optional[NameField]) -> Optional[
 
 
 def read_after(text: Optional[str], shown: str) -> Optional[str]:
-    """"cut" or "whole" from what the recognizer alone read over the name's last box and on to the field's end
-    (``text``; ``shown``: the box's own text). "cut" only where the reading ends in dots ("...", "..", "…") right
-    after a letter or digit; "whole" only where it ends in the box's own last two characters (blanks, case and
-    OCR's look-alike letters aside); None for anything else, an unread crop included."""
+    """"cut" where what the recognizer alone read over the name's last box and on to the field's end (``text``;
+    ``shown``: the box's own text) ends in dots ("...", "..", "…") right after a letter or digit; None for anything
+    else. A reading without dots says nothing: the recognizer given the dots has also dropped them ("GeForceRTX2080"
+    for "GeForce RTX2080 ..." in a JPEG of the tmux corpus, bench/RESULTS.md), so it never makes a name whole."""
     if text is None:
         return None
     read = re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
-    if _DOTS.search(read):
-        return "cut"
-    key = ocr_repair.name_key(shown)
-    if (len(key) >= 2 and re.search(r"[0-9A-Za-z]$", shown.strip()) and re.search(r"[0-9A-Za-z]$", read)
-            and ocr_repair.name_key(read).endswith(key[-2:])):
-        return "whole"  # the name's last characters, then nothing: the crop goes to the field's end
-    return None
+    return "cut" if _DOTS.search(read) and re.search(r"[0-9A-Za-z]", shown) else None
 
 
 def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Optional[Recognize]) -> Optional[str]:
-    """"cut", "whole" or None: the recognizer alone reads the name's last box again, on to the end of the name field
+    """"cut" or None: the recognizer alone reads the name's last box again, on to the end of the name field
     (:func:`after_rectangle`, :func:`read_after`). The detector leaves nvidia-smi's "..." out of a name's box at
     times, and in a chat JPEG ringing after a whole name shows as ink as well as the dots do, so ink alone decides
     nothing; the recognizer given the name with what follows it reads the dots where they are (bench/RESULTS.md)."""
