@@ -20,6 +20,7 @@ Two stages, so the data can be checked without the network:
 
   python tools/harvest_messages.py extract --wheels DIR --mirrors DIR   # `pip download --no-deps` the wheels named
   python tools/harvest_messages.py extract --only status_tables --wheels DIR --mirrors DIR  # one section again
+  python tools/harvest_messages.py extract --new-selectors --wheels DIR --mirrors DIR  # only SELECTORS not read yet
   python tools/harvest_messages.py build [--check]
 
 After `build`, run tools/compile_data.py (the JSON twins). The generated signatures carry `harvested = true`: where a
@@ -118,6 +119,13 @@ CAUSES: Dict[str, Tuple[str, float, bool, Tuple[str, ...]]] = {
 # second of pattern compiling per process and reads no line more.
 NUMBERS_ONLY = frozenset({"program_error"})
 
+MINDSPORE_CUDA_DRIVER = ("https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/"
+                         "mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc")
+TF_GPU_DEVICE = ("https://github.com/tensorflow/tensorflow/blob/637eae5b82bba256600fe421c8dc8c019e18162c/"
+                 "tensorflow/core/common_runtime/gpu/gpu_device.cc")
+TRITON_DRIVER = ("https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/"
+                 "third_party/nvidia/backend/driver.c")
+
 # How programs print a CUDA error by number: what each printer writes before the number (one regex per cause reads
 # them all, the number written once). A number alone ("error 98") is never read: any library has an error 98.
 NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
@@ -133,16 +141,55 @@ NUMBER_SHAPES: Tuple[Tuple[str, str], ...] = (
     (r"set an error\? Error ", "https://github.com/pytorch/pytorch/blob/main/c10/cuda/CUDAFunctions.cpp"),
     (r"\bcudaGetDeviceCount returned ",
      "https://github.com/NVIDIA/cuda-samples/blob/master/Samples/1_Utilities/deviceQuery/deviceQuery.cpp"),
+    # bitsandbytes' checkDeviceStatus: "Device API failed with status %d: %s" (0.45.0: "cuda API failed ...")
+    (r"\bDevice API failed with status |\bcuda API failed with status ",
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
+    # MindSpore's GPU backend: "cudaGetDeviceCount failed, ret[100], no CUDA-capable device is detected"
+    (r"\bfailed, ret\[", MINDSPORE_CUDA_DRIVER),
 )
 # Numbers never read alone: 4-8 are the profiler's and cudart's unloading, never what a pasted failure is about, and
 # before CUDA 10.1 renumbered cudaError_t they were launch errors (8 was "invalid device function").
 NOT_BY_NUMBER = frozenset({4, 5, 6, 7, 8})
+# Where a printer puts the call or the place between its prefix and the string: "(file.cu:123)", "at file.cu:123",
+# "at: file.cu:123", "in file 'f.cu' in line 12", "in cudaMalloc(&ptr, size)", "file.cu:123" (one line, bounded).
+CUDA_PLACE = r"(?:\s*\d+)?(?:\s*\([^()\n]{0,240}:\d+\)|\s+(?:at|in)\b[^\n]{0,240}?[:\x27]|\s+\S{1,240}:\d+)?"
 # The prefixes a framework writes before cudaGetErrorString's text (strings of three words or fewer mean nothing
-# without one: "invalid argument").
+# without one: "invalid argument"), each from a printer that writes it.
 # NCCL's "Cuda failure 'text'" is not one of them: NCCL's bare "operation not supported" is read only with the MIG or
 # vGPU context that explains it (vocabulary.toml), so onnxruntime's "CUDA failure N:" is read with its number only.
-STRING_PREFIX = (r"(?:\bCUDA error|\bCUDA runtime error|\bCUDA driver error|\bCUDA failure \d+|\bCuda Runtime|"
-                 r"cudaError\w+|CUDA_ERROR_\w+)[^\n]{0,12}?\W")
+STRING_PRINTERS: Tuple[Tuple[str, str], ...] = (
+    # torch's c10 "CUDA error: %s", llama.cpp's "CUDA error: %s" and older "CUDA error %d at %s:%d: %s", the CHECK
+    # macros of CUDA programs ("CUDA error (%s:%d): %s"), TensorRT-LLM's "CUDA runtime error in %s: %s"
+    (r"\bCUDA error" + CUDA_PLACE + r"|\bCUDA runtime error" + CUDA_PLACE + r"|\bCUDA driver error",
+     "https://github.com/NVIDIA/TensorRT-LLM/blob/83ab45a50d169b08e29e9bf2f46fc66b3838cc37/"
+     "cpp/include/tensorrt_llm/common/cudaUtils.h#L129"),
+    (r"\bCUDA failure \d+",
+     "https://github.com/microsoft/onnxruntime/blob/main/onnxruntime/core/providers/cuda/cuda_call.cc"),
+    # TensorRT's "Error Code 1: Cuda Runtime (%s)" (ErrorCode kCUDA_RUNTIME, printed by the closed libnvinfer)
+    (r"\bCuda Runtime", RUNTIME_DOCS),
+    # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): "CUDA failed with error " + cudaGetErrorString(code)
+    (r"\bCUDA failed with error", "https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72"),
+    # bitsandbytes' checkDeviceStatus: "Device API failed with status %d: %s" (0.50.1); 0.45.0 wrote "cuda API
+    # failed with status %d: %s" (csrc/ops.cuh#L44 at that tag)
+    (r"\bDevice API failed with status \d+|\bcuda API failed with status \d+",
+     "https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24"),
+    # TensorFlow's GPU device factory: "cudaSetDevice() on GPU:%d failed. Status: %s", "CUDA runtime implicit
+    # initialization on GPU:%d failed. Status: %s" (errors::Internal with cudaGetErrorString)
+    # (a bare "failed. Status:" is any program's: the device or the CUDA call must be named)
+    (r"\bon GPU:\d+ failed\. Status|\bcuda\w+\(\) failed\. Status", TF_GPU_DEVICE),
+    # nccl-tests' CUDACHECK (all_reduce_perf ...): "%s: Test CUDA failure %s:%d '%s'" (host, file, line, string)
+    (r"\bTest CUDA failure\s+\S{1,240}:\d+", "https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34"),
+    # Triton's launcher and driver (torch.compile/inductor, vLLM, SGLang kernels): gpuAssert's
+    # "Triton Error [CUDA]: " + cuGetErrorString(code)
+    (r"\bTriton Error \[CUDA\]", TRITON_DRIVER),
+    # MindSpore's GPU backend (CudaDriver): "<call> failed, ret[" << ret << "], " << cudaGetErrorString(ret)
+    (r"\bfailed, ret\[\d+\]", MINDSPORE_CUDA_DRIVER),
+    # ggml's (llama.cpp, whisper.cpp) ggml_cuda_init: "%s: failed to initialize " GGML_CUDA_NAME ": %s"
+    (r"\bfailed to initialize CUDA",
+     "https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu"),
+    (r"cudaError\w+|CUDA_ERROR_\w+", RUNTIME_DOCS),
+)
+STRING_PREFIX = r"(?:%s)[^\n]{0,12}?\W" % "|".join(shape for shape, _ in STRING_PRINTERS)
 
 
 @dataclass(frozen=True)
@@ -229,6 +276,21 @@ SELECTORS: Tuple[Selector, ...] = (
              "CUTLASS W4A8 requires compute capability of 90", "feature_arch_unsupported", 0.85,
              "the CUTLASS W4A8 kernel runs on Hopper (sm90) only", wheel="vllm==0.33.0",
              wheel_path="vllm/model_executor/kernels/linear/mixed_precision/cutlass.py"),
+    # vLLM's quantized linear kernels: each kernel's floor, listed in "Failed to find a kernel that can implement ...
+    # Reasons:" when none fits this GPU; the Triton MLA backend's bfloat16 KV cache; the sparse indexer's MXFP4 cache.
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/model_executor/kernels/linear/__init__.py", 'f"{kernel.__name__} requires capability "',
+             "feature_arch_unsupported", 0.75,
+             "a quantized linear kernel needs a newer GPU (one reason among those the kernel selection lists)",
+             wheel="vllm==0.33.0", wheel_path="vllm/model_executor/kernels/linear/__init__.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/v1/attention/backends/mla/triton_mla.py", 'f"bfloat16 KV cache is not supported by the Triton MLA "',
+             "feature_arch_unsupported", 0.9, "a bfloat16 MLA KV cache needs compute capability 8.0+",
+             wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/backends/mla/triton_mla.py"),
+    Selector("gpu_requirements", "vLLM", "vllm-project/vllm", "v0.33.0",
+             "vllm/v1/attention/backends/mla/indexer.py", "\"indexer_kv_dtype='mxfp4' requires Blackwell datacenter GPUs \"",
+             "feature_arch_unsupported", 0.85, "the MXFP4 indexer cache needs datacenter Blackwell (sm10x)",
+             wheel="vllm==0.33.0", wheel_path="vllm/v1/attention/backends/mla/indexer.py"),
     # SGLang (read from its wheel; the repository keeps the package under python/).
     Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
              "TRTLLM MHA backend for decode is only supported on Hopper", "feature_arch_unsupported", 0.85,
@@ -247,6 +309,19 @@ SELECTORS: Tuple[Selector, ...] = (
              "Nunchaku SVDQuant is currently only supported on Ampere", "feature_arch_unsupported", 0.8,
              "Nunchaku SVDQuant kernels exist for sm8x and sm12x only", wheel="sglang==0.5.10.post1",
              wheel_path="sglang/multimodal_gen/configs/quantization/nunchaku.py"),
+    # SGLang's floor (model_runner.py) and the TensorRT-LLM attention backends it checks at start-up (server_args.py).
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
+             "python/sglang/srt/model_executor/model_runner.py", "SGLang only supports sm75 and above.",
+             "feature_arch_unsupported", 0.9, "SGLang runs on compute capability 7.5 (Turing) or newer",
+             wheel="sglang==0.5.10.post1", wheel_path="sglang/srt/model_executor/model_runner.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
+             "TRTLLM MLA backend is only supported on Blackwell GPUs", "feature_arch_unsupported", 0.85,
+             "the TensorRT-LLM MLA attention kernels need Blackwell (sm100/sm12x)", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/server_args.py"),
+    Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
+             "TRTLLM MHA backend for prefill is only supported on Blackwell", "feature_arch_unsupported", 0.85,
+             "the TensorRT-LLM MHA prefill kernels need Blackwell (sm100)", wheel="sglang==0.5.10.post1",
+             wheel_path="sglang/srt/server_args.py"),
     # JAX's CUDA plugin: the CUDA libraries it loads from the nvidia-* wheels or the system at start-up.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax_plugins/cuda/__init__.py",
              'err_msg = f"Unable to load {name}. Is it installed?"', "cuda_library_missing", 0.85,
@@ -329,6 +404,10 @@ SELECTORS: Tuple[Selector, ...] = (
              'f"MindSpore version {__version__} and cudDNN version {cudnn_version}', "cudnn_mismatch", 0.8,
              "the cuDNN found is older than this MindSpore build needs", wheel="mindspore==2.10.0",
              wheel_path="mindspore/run_check/_check_version.py"),
+    # JAX: a jaxlib too old to say its own version (jax checks the version of the others itself: packages.toml).
+    Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/lib/__init__.py",
+             "msg = f'This version of jax requires jaxlib version >=", "package_conflict", 0.9,
+             "the installed jaxlib is older than this jax needs (install the jax and jaxlib of one release)"),
     # JAX: the CPU-only jaxlib on a machine with an NVIDIA GPU.
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              "An NVIDIA GPU may be present on this machine, but a", "cpu_only_build", 0.9,
@@ -639,6 +718,22 @@ def extract_selector(selector: Selector, mirrors: Path, wheels: Path) -> Dict:
             "needle": selector.needle, "message": message_at(lines, index), "read_from": read_from}
 
 
+def selector_key(row_or_selector: object) -> Tuple[str, str, str, str]:
+    """What a message of the extract is read for: the project, tag, file and needle of its selector."""
+    if isinstance(row_or_selector, dict):
+        return (row_or_selector["repo"], row_or_selector["tag"], row_or_selector["path"], row_or_selector["needle"])
+    selector = row_or_selector
+    assert isinstance(selector, Selector)
+    return (selector.repo, selector.tag, selector.path, selector.needle)
+
+
+def extract_messages(selectors: Sequence[Selector], mirrors: Path, wheels: Path, held: Sequence[Dict]) -> List[Dict]:
+    """The message of every selector, in SELECTORS order: read from its source, or taken from ``held`` (the rows of
+    an earlier extract) where that holds it (`extract --new-selectors`: only the new ones need their sources)."""
+    by_key = {selector_key(row): row for row in held}
+    return [by_key.get(selector_key(s)) or extract_selector(s, mirrors, wheels) for s in selectors]
+
+
 # --- build (pure) ----------------------------------------------------------------------------------------------------
 
 def message_pattern(message: str, cut: bool = True) -> str:
@@ -717,8 +812,10 @@ def build_cuda(rows: List[Dict]) -> str:
            "# table at the end). One signature per cause reads an error by its name, by its number in the shapes\n"
            "# programs print it in, and by its string behind a CUDA prefix, so `CUDA error (98)`,\n"
            "# `cudaErrorInvalidDeviceFunction` and `CUDA error: invalid device function` are one reading. CUDA 10\n"
-           "# is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI. The shapes of a number, by printer:\n%s\n"
-           % (", ".join(majors), "".join("#   %s\n" % url for _, url in NUMBER_SHAPES))]
+           "# is not covered: NVIDIA publishes no CUDA 10 runtime on PyPI. The shapes of a number, by printer:\n%s"
+           "# The prefixes of a string, by printer:\n%s\n"
+           % (", ".join(majors), "".join("#   %s\n" % url for _, url in NUMBER_SHAPES),
+              "".join("#   %s\n" % url for _, url in STRING_PRINTERS))]
     for key, (code, weight, generic, _) in CAUSES.items():
         names = sorted({r["name"] for r in runtime if cause_of(r["name"]) == key})
         numbers = sorted({r["number"] for r in runtime if cause_of(r["name"]) == key})
@@ -880,6 +977,9 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     ext.add_argument("--out", type=Path, default=EXTRACT)
     ext.add_argument("--only", action="append", choices=("cuda_errors", "messages", "status_tables"),
                      help="read only this section again (repeatable), keeping the rest of --out")
+    ext.add_argument("--new-selectors", action="store_true",
+                     help="read only the SELECTORS the extract does not hold yet (their mirrors or wheels), keeping "
+                          "what it holds of the others")
     bld = sub.add_parser("build", help="write (or --check) the data files from the extract")
     bld.add_argument("--extract", type=Path, default=EXTRACT)
     bld.add_argument("--data", type=Path, default=DATA)
@@ -888,13 +988,17 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     if args.stage == "extract":
         stages = {
             "cuda_errors": lambda: extract_cuda(args.wheels),
-            "messages": lambda: [extract_selector(s, args.mirrors, args.wheels) for s in SELECTORS],
+            "messages": lambda: extract_messages(SELECTORS, args.mirrors, args.wheels,
+                                                 held if args.new_selectors else []),
             "status_tables": lambda: [row for table in STATUS_TABLES
                                       for row in extract_status_table(table, args.mirrors, args.wheels)],
         }
         # --only: read one section again and keep the others of the extract as they are (a new release of one
         # library needs only its wheels)
-        extract = json.loads(args.out.read_text(encoding="utf-8")) if args.only else {}
+        extract = json.loads(args.out.read_text(encoding="utf-8")) if args.only or args.new_selectors else {}
+        held = extract.get("messages", [])
+        if args.new_selectors:
+            args.only = ["messages"]
         for name, stage in stages.items():
             if not args.only or name in args.only:
                 extract[name] = stage()

@@ -1,15 +1,22 @@
 """Render the real captures in tests/fixtures/ as terminal screenshots, then do to them what chat apps do.
 
-Two renderers:
+Three renderers:
 
-- ``terminal`` (the default): each capture is replayed (``cat``, after a coloured shell prompt naming the command)
-  in a detached **tmux** session of a chosen size: tmux is a real VT terminal emulator that keeps the cell grid.
-  ``tmux capture-pane -e -p`` gives that grid with its colours, which headless **Chromium** rasterises as a ``<pre>``
-  in a monospace font installed here (DejaVu Sans Mono, Noto Sans Mono CJK SC), at several sizes, in dark, light and
-  solarized themes, full screen (1920 x 1080) or in a window fitted to the text. Console pages are HTML pages
-  rasterised by the same Chromium. No X terminal (xterm under Xvfb) is installed on the build machine; tmux and
-  Chromium are.
-- ``pillow``: the earlier renderer, kept to compare: each character drawn in its cell by Pillow with the same fonts.
+- ``xterm`` (the default where ``xterm``, ``Xvfb``, ``xwininfo`` and ImageMagick's ``import`` are on PATH): a real X
+  terminal. ``Xvfb`` runs on a free display number (killed when the run ends, an error or ^C included) with a
+  1920 x 1080 screen at 72 dpi (so ``-fs N`` is N pixels), and a 1920 x 2160 second screen for full-screen shots
+  whose text would otherwise scroll off. Each capture is replayed (``cat``, after Ubuntu's coloured shell prompt
+  naming the command) in ``xterm -fa 'DejaVu Sans Mono' -fs SIZE`` (or Noto Sans Mono CJK SC, a CJK font, for two
+  styles), ``-bg``/``-fg`` and the 16-colour palette of a dark, light or solarized theme, ``-geometry COLSxROWS``
+  fitted to the text or filling the screen; the screen is taken with ``import -window root`` and cut to the window
+  (full screen: the whole 1920 x 1080, the terminal's background to the edges, as a maximised window shows it).
+- ``terminal`` (the default without X): the capture replayed the same way in a detached **tmux** session (a VT
+  emulator that keeps the cell grid); ``tmux capture-pane -e -p`` gives the grid with its colours, which headless
+  **Chromium** rasterises as a ``<pre>`` in the same fonts, sizes and themes.
+- ``pillow``: the earliest renderer, kept to compare: each character drawn in its cell by Pillow with the same fonts.
+
+Console pages (a provider's instance page) are HTML pages rasterised by headless Chromium under ``xterm`` and
+``terminal`` (a console page is a web page), drawn by Pillow under ``pillow``.
 
 Then the chat variants: downscaled to 1080 pixels wide and saved as JPEG at quality 60-80 (WeChat and QQ re-encode
 this way), or cropped to the text. A few console pages in Chinese and English (a provider's instance page: GPU model
@@ -19,13 +26,15 @@ is copied).
 Each image comes with the facts it must yield (``manifest.json``): taken from the capture's text by gpuvet's own
 text parsers, so the OCR path is judged against what a paste of the same text gives.
 
-    python tools/render_screenshots.py OUT_DIR [--small] [--renderer terminal|pillow]
+    python tools/render_screenshots.py OUT_DIR [--small] [--renderer xterm|terminal|pillow]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
+import io
 import json
 import os
 import re
@@ -330,6 +339,191 @@ def terminal_screen(capture: Path, command: str, font: str, size: int, theme: st
     return chromium_png(grid_html(grid, theme, font, size), width, height)
 
 
+# ------------------------------------------------------------------------------------ the xterm renderer
+XTERM_BORDER = 8  # xterm's internal border (-b), pixels around the cell grid
+XTERM_SCREENS = ((1920, 1080), (1920, 2160))  # screen 0: the 1080p monitor; screen 1: a tall one (see xterm_screen)
+
+
+class XServer:
+    """Xvfb on a free display number, killed when the ``with`` block ends (an exception or ^C included). Screen 0
+    is 1920 x 1080; screen 1, 1920 x 2160, takes the full-screen shots whose text would scroll off 1080 lines (the
+    earlier renderer grew its screen the same way). 72 dpi, so that xterm's ``-fs N`` (points) is N pixels."""
+
+    def __init__(self) -> None:
+        self.process: Optional["subprocess.Popen[bytes]"] = None
+        self.display = ""
+
+    def __enter__(self) -> "XServer":
+        xvfb = shutil.which("Xvfb")
+        if xvfb is None:
+            raise SystemExit("the xterm renderer needs Xvfb (or use --renderer terminal / pillow)")
+        screens: List[str] = []
+        for number, (width, height) in enumerate(XTERM_SCREENS):
+            screens += ["-screen", str(number), "{}x{}x24".format(width, height)]
+        for number in range(90, 200):
+            if Path("/tmp/.X{}-lock".format(number)).exists() or Path("/tmp/.X11-unix/X{}".format(number)).exists():
+                continue  # taken
+            process = subprocess.Popen([xvfb, ":{}".format(number), *screens, "-dpi", "72", "-nolisten", "tcp"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(100):
+                if process.poll() is not None or Path("/tmp/.X11-unix/X{}".format(number)).exists():
+                    break
+                time.sleep(0.05)
+            if process.poll() is None:
+                self.process, self.display = process, ":{}".format(number)
+                time.sleep(0.2)  # the socket exists a moment before the server answers
+                return self
+        raise SystemExit("no free X display number for Xvfb (:90 to :199 all taken)")
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def _xterm_font(font: str, size: int) -> str:
+    """The -fa pattern. A CJK font's widest glyph is double width, and xterm takes its cell from the widest glyph:
+    ``charwidth`` gives the cell of its half-width Latin glyphs instead (CJK text still takes two cells)."""
+    if "CJK" in font:
+        return "{}:charwidth={}".format(font, int(ADVANCE[font] * size + 0.5))
+    return font
+
+
+def _xterm(server: XServer, screen: int, title: str, font: str, size: int, theme: str, geometry: str,
+           script: str) -> "subprocess.Popen[bytes]":
+    xterm = shutil.which("xterm")
+    if xterm is None:
+        raise SystemExit("the xterm renderer needs xterm (or use --renderer terminal / pillow)")
+    background, foreground, colours = PALETTES[theme]
+    palette: List[str] = []
+    for number, colour in enumerate(colours):
+        palette += ["-xrm", "XTerm*VT100.color{}: {}".format(number, colour)]
+    return subprocess.Popen(
+        [xterm, "-display", "{}.{}".format(server.display, screen), "-title", title, "-fa", _xterm_font(font, size),
+         "-fs", str(size), "-b", str(XTERM_BORDER), "-bw", "0", "+sb", "-bg", background, "-fg", foreground, *palette,
+         "-xrm", "XTerm*VT100.cursorBlink: false", "-geometry", geometry, "-e", "sh", "-c", script],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _window_size(server: XServer, screen: int, title: str) -> Optional[Tuple[int, int]]:
+    found = subprocess.run(["xwininfo", "-display", "{}.{}".format(server.display, screen), "-name", title],
+                           capture_output=True, text=True, check=False).stdout
+    width = re.search(r"Width:\s*(\d+)", found)
+    height = re.search(r"Height:\s*(\d+)", found)
+    if "IsViewable" not in found or not width or not height:
+        return None  # not mapped yet: its size is not the one asked for yet
+    return int(width.group(1)), int(height.group(1))
+
+
+def _stop(process: "subprocess.Popen[bytes]") -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+_CELLS: Dict[Tuple[str, int], Tuple[int, int]] = {}
+
+
+def _opened(server: XServer, screen: int, title: str, process: "subprocess.Popen[bytes]") -> Optional[Tuple[int, int]]:
+    """The size of the window ``title`` once it is mapped; None when xterm has not shown it within 5 s (now and
+    then an xterm started on Xvfb never maps its window: the caller starts another)."""
+    for _ in range(100):
+        measured = _window_size(server, screen, title)
+        if measured or process.poll() is not None:
+            return measured
+        time.sleep(0.05)
+    return None
+
+
+def xterm_cell(server: XServer, font: str, size: int) -> Tuple[int, int]:
+    """(width, height) in pixels of one xterm cell in ``font`` at ``size``: a 10 x 5 window is opened and measured."""
+    if (font, size) not in _CELLS:
+        title = "gpuvet-probe-{}".format(os.getpid())
+        for _ in range(3):
+            process = _xterm(server, 0, title, font, size, "dark", "10x5+0+0", "exec sleep 30")
+            try:
+                measured = _opened(server, 0, title, process)
+            finally:
+                _stop(process)
+            if measured:
+                break
+        else:
+            raise SystemExit("xterm did not open a window on Xvfb {} ({} {} px)".format(server.display, font, size))
+        _CELLS[(font, size)] = ((measured[0] - 2 * XTERM_BORDER) // 10, (measured[1] - 2 * XTERM_BORDER) // 5)
+    return _CELLS[(font, size)]
+
+
+def xterm_screen(server: XServer, capture: Path, command: str, font: str, size: int, theme: str,
+                 screen: Optional[Tuple[int, int]]) -> Any:
+    """A screenshot of a real xterm showing ``capture`` replayed under the prompt: the whole 1920 x 1080 screen
+    (``import -window root``) with the terminal filling it when ``screen`` is given, else the window fitted to the
+    text. Text taller than the screen is shot on the tall screen, so no line scrolls off."""
+    from PIL import Image
+
+    text = capture.read_text(encoding="utf-8").rstrip("\n")
+    cell_w, cell_h = xterm_cell(server, font, size)
+    needed_columns = max(len(line) for line in text.split("\n")) + 2
+    needed_rows = text.count("\n") + 3  # the prompt and command, the output, the next prompt
+    if screen:
+        columns = max((screen[0] - 2 * XTERM_BORDER) // cell_w, needed_columns)
+        rows = (screen[1] - 2 * XTERM_BORDER) // cell_h
+        if rows < needed_rows:
+            rows = needed_rows
+    else:
+        columns, rows = needed_columns, needed_rows
+    height = rows * cell_h + 2 * XTERM_BORDER
+    number = 0 if height <= XTERM_SCREENS[0][1] else 1
+    if height > XTERM_SCREENS[number][1]:
+        raise SystemExit("{} is too tall for the screens of the xterm renderer".format(capture))
+    title = "gpuvet-shot-{}".format(os.getpid())
+    geometry = "{}x{}+0+0".format(columns, rows)
+    shot, window = b"", None
+    for _ in range(3):  # an xterm that never maps its window is replaced (see _opened)
+        with tempfile.TemporaryDirectory() as scratch:
+            done = Path(scratch) / "done"
+            script = "printf '{0}{1}\\n'; cat {2}; printf '{0}'; : > {3}; exec sleep 60".format(
+                PROMPT, command, _quote(str(capture)), _quote(str(done)))
+            process = _xterm(server, number, title, font, size, theme, geometry, script)
+            try:
+                window = _opened(server, number, title, process)
+                if window is None:
+                    continue
+                for _ in range(400):  # the replay takes milliseconds on an idle machine
+                    if done.exists():
+                        break
+                    time.sleep(0.05)
+                else:
+                    raise SystemExit("xterm did not replay {} on Xvfb {}".format(capture, server.display))
+                time.sleep(0.5)  # xterm draws what it was written after the shell wrote the file
+                shot = subprocess.run(["import", "-display", "{}.{}".format(server.display, number), "-window",
+                                       "root", "png:-"], capture_output=True, check=True).stdout
+                break
+            finally:
+                _stop(process)
+    if window is None:
+        raise SystemExit("xterm did not open a window on Xvfb " + server.display)
+    with Image.open(io.BytesIO(shot)) as image:
+        terminal = image.convert("RGB").crop((0, 0, window[0], window[1]))
+    if not screen:
+        return terminal
+    # a maximised terminal: its background reaches the screen's edges (the cell grid rarely divides the screen)
+    canvas = Image.new("RGB", (XTERM_SCREENS[0][0], max(XTERM_SCREENS[0][1], window[1])), PALETTES[theme][0])
+    canvas.paste(terminal, (0, 0))
+    return canvas
+
+
+def default_renderer() -> str:
+    """xterm under Xvfb when xterm, Xvfb, xwininfo and ImageMagick's import are installed; else tmux + Chromium."""
+    return "xterm" if all(shutil.which(tool) for tool in ("xterm", "Xvfb", "xwininfo", "import")) else "terminal"
+
+
 def console_page(lines: List[str], theme: str) -> Any:
     """A provider's instance page as a browser draws it: a title, then label and value columns."""
     background, foreground, _ = PALETTES["light" if theme == "light" else "dark"]
@@ -351,10 +545,12 @@ TERMINAL_STYLES = [("dark", "DejaVu Sans Mono", 16, (1920, 1080)), ("light", "De
 PILLOW_STYLES = [("dark", MONO, 16, (1920, 1080)), ("light", MONO, 14, None), ("solarized", MONO_CJK, 18, None)]
 
 
-def corpus(small: bool, renderer: str = "terminal") -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
-    """(file name, image, format, save options, expected facts) for every image of the corpus."""
+def corpus(small: bool, renderer: str = "terminal",
+           server: Optional[XServer] = None) -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
+    """(file name, image, format, save options, expected facts) for every image of the corpus; ``server``: the
+    Xvfb the xterm renderer draws on."""
     styles: List[Tuple[str, str, int, Optional[Tuple[int, int]]]] = list(
-        TERMINAL_STYLES if renderer == "terminal" else PILLOW_STYLES)
+        PILLOW_STYLES if renderer == "pillow" else TERMINAL_STYLES)
     chats = [(None, False), (75, False), (60, True), (80, True)]
     if small:
         styles, chats = styles[:2], [(None, False), (70, True)]
@@ -367,7 +563,11 @@ def corpus(small: bool, renderer: str = "terminal") -> List[Tuple[str, Any, str,
         for style_number, (theme, font, size, canvas) in enumerate(styles):
             if small and (number + style_number) % 3:
                 continue  # the kept set: a third of the captures per style, every era still shown
-            if renderer == "terminal":
+            if renderer == "xterm":
+                assert server is not None
+                screen = xterm_screen(server, capture, COMMANDS[relative.split("/")[0]], font, size, theme, canvas)
+                look = "{}{}{}".format(theme, size, "-cjk" if "CJK" in font else "")
+            elif renderer == "terminal":
                 screen = terminal_screen(capture, COMMANDS[relative.split("/")[0]], font, size, theme, canvas)
                 look = "{}{}{}".format(theme, size, "-cjk" if "CJK" in font else "")
             else:
@@ -385,7 +585,7 @@ def corpus(small: bool, renderer: str = "terminal") -> List[Tuple[str, Any, str,
                     images.append((name, sent, fmt, {"quality": quality}, facts))
     for number, (lang, lines, facts) in enumerate(CONSOLES):
         for theme in ("light", "dark") if not small else ("light",):
-            page = console_page(lines, theme) if renderer == "terminal" else draw_console(lines, theme)
+            page = draw_console(lines, theme) if renderer == "pillow" else console_page(lines, theme)
             images.append((f"console-{lang}-{number}__{theme}.png", page, "png", {"optimize": True}, facts))
             if not small:
                 sent, fmt = chat(page, 70, False)
@@ -397,15 +597,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--small", action="store_true", help="the small set kept in tests/fixtures/screenshots")
-    parser.add_argument("--renderer", choices=("terminal", "pillow"), default="terminal",
-                        help="tmux + headless Chromium (default), or Pillow drawing the cell grid")
+    parser.add_argument("--renderer", choices=("xterm", "terminal", "pillow"), default=default_renderer(),
+                        help="xterm under Xvfb (the default where both are installed), tmux + headless Chromium "
+                             "(the default otherwise), or Pillow drawing the cell grid")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = {}
-    for name, image, fmt, options, facts in corpus(args.small, args.renderer):
-        image.save(args.out / name, format=fmt.upper(), **options)
-        manifest[name] = facts
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(XServer()) if args.renderer == "xterm" else None
+        for name, image, fmt, options, facts in corpus(args.small, args.renderer, server):
+            image.save(args.out / name, format=fmt.upper(), **options)
+            manifest[name] = facts
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                             encoding="utf-8")
     print(f"{len(manifest)} images in {args.out}")

@@ -143,6 +143,85 @@ def test_a_cuda_error_by_name_by_number_and_by_string_is_one_cause(entry):
         assert top(paddle) == TEXT_READ_OTHERWISE.get(name, cause)
 
 
+# The printers that write a CUDA runtime error's string (cudaGetErrorString) behind their own prefix, with the call or
+# the place in between, each as it formats the line (values filled as it would).
+STRING_PRINTERS = {
+    # CTranslate2's CUDA_CHECK (faster-whisper, WhisperX): THROW_RUNTIME_ERROR("CUDA failed with error " + ...)
+    # https://github.com/OpenNMT/CTranslate2/blob/v4.8.1/src/cuda/utils.h#L72
+    "ctranslate2": "RuntimeError: CUDA failed with error {string}",
+    # TensorRT-LLM's check(): fmtstr("[TensorRT-LLM][ERROR] CUDA runtime error in %s: %s", func, ...), then
+    # TllmException adds " (file:line)"
+    # https://github.com/NVIDIA/TensorRT-LLM/blob/83ab45a50d169b08e29e9bf2f46fc66b3838cc37/cpp/include/tensorrt_llm/common/cudaUtils.h#L129
+    "tensorrt_llm": "RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaGetDeviceCount(&count): {string} "
+                    "(/src/tensorrt_llm/cpp/include/tensorrt_llm/common/cudaUtils.h:262)",
+    # the CHECK macros of CUDA programs: fprintf(stderr, "CUDA error (%s:%d): %s\n", __FILE__, __LINE__, ...),
+    # "CUDA error %d at %s:%d: %s\n" (ggml's CUDA_CHECK before it printed "CUDA error: %s"), "CUDA error in %s at
+    # line %d: %s\n", "CUDA Error at: %s:%d: %s \n"
+    "file_line": "CUDA error (/home/user/project/src/kernels.cu:123): {string}",
+    "number_at": "CUDA error {number} at /home/user/llama.cpp/ggml-cuda.cu:7024: {string}",
+    "in_file_at_line": "CUDA error in /home/user/project/src/main.cu at line 42: {string}",
+    "at_colon": "CUDA Error at: /home/user/project/src/main.cu:42: {string} ",
+    # ggml's ggml_cuda_init (llama.cpp, whisper.cpp, ollama): "%s: failed to initialize " GGML_CUDA_NAME ": %s\n"
+    # https://github.com/ggml-org/llama.cpp/blob/f6d77a1ba0ac794e950bd3abb630b904bdcd8fb8/ggml/src/ggml-cuda/ggml-cuda.cu
+    "ggml_cuda_init": "ggml_cuda_init: failed to initialize CUDA: {string}",
+    # bitsandbytes' checkDeviceStatus: printf("Device API failed with status %d: %s\n", status, ...)
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.50.1/csrc/ops.cuh#L24
+    "bitsandbytes": "Device API failed with status {number}: {string}",
+    # the same in 0.45.0: printf("cuda API failed with status %d: %s\n", status, cudaGetErrorString(status))
+    # https://github.com/bitsandbytes-foundation/bitsandbytes/blob/0.45.0/csrc/ops.cuh#L44
+    "bitsandbytes_0_45": "cuda API failed with status {number}: {string}",
+    # TensorFlow's GPU device factory: errors::Internal("CUDA runtime implicit initialization on GPU:", id,
+    # " failed. Status: ", cudaGetErrorString(err))
+    # https://github.com/tensorflow/tensorflow/blob/637eae5b82bba256600fe421c8dc8c019e18162c/tensorflow/core/common_runtime/gpu/gpu_device.cc
+    "tensorflow": "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime implicit initialization on "
+                  "GPU:0 failed. Status: {string}",
+    # nccl-tests' CUDACHECK: printf("%s: Test CUDA failure %s:%d '%s'\n", hostname, __FILE__, __LINE__, ...)
+    # https://github.com/NVIDIA/nccl-tests/blob/v2.19.6/src/common.h#L34
+    "nccl_tests": "node07: Test CUDA failure common.cu:1038 '{string}'",
+    # Triton's gpuAssert (torch.compile, vLLM, SGLang): prefix "Triton Error [CUDA]: " + cuGetErrorString(code)
+    # https://github.com/triton-lang/triton/blob/7649d87cce6c12361bb9da234b9b227b2880b499/third_party/nvidia/backend/driver.c
+    "triton": "RuntimeError: Triton Error [CUDA]: {string}",
+    # MindSpore's GPU backend (CudaDriver): "cudaGetDeviceCount failed, ret[" << ret << "], " << cudaGetErrorString
+    # https://github.com/mindspore-ai/mindspore/blob/0c84da300188fd2498d058969b6fb3c6a8d16559/mindspore/ccsrc/plugin/device/gpu/hal/device/cuda_driver.cc
+    "mindspore": "[ERROR] DEVICE(4521,7f1c,python):2024-05-01-10:00:00.000.000 [mindspore/ccsrc/plugin/device/gpu/hal/"
+                 "device/cuda_driver.cc:262] device_count] The cudaGetDeviceCount failed, ret[{number}], {string}",
+}
+STRINGS = sorted({(e["number"], e["string"]) for e in RUNTIME if e.get("string")})
+# Where a printer's own reading of a string is meant to differ (driver.toml says why): Triton assembles its kernels
+# with the ptxas it bundles, so a driver that cannot load them ("device kernel image is invalid") is too old.
+PRINTER_READS_OTHERWISE = {("triton", "device kernel image is invalid"): "driver_too_old"}
+# A string no cause is known for, in a printer's line that has a reading of its own: nccl-tests' "CUDA failure ...
+# '<string>'" is NCCL's generic "Cuda failure" (sources.toml, weight 0.5).
+PRINTER_OWN_READING = {"nccl_tests": "nccl_comm_failure"}
+
+
+@pytest.mark.parametrize("printer", sorted(STRING_PRINTERS))
+def test_a_cuda_error_string_reads_the_same_behind_every_printer(printer):
+    """What torch's "CUDA error: <string>" reads, every printer's line reads (the vocabulary knows the strings; a
+    printer's prefix, call or file:line in between must not lose them)."""
+    differ = {}
+    for number, string in STRINGS:
+        reference = PRINTER_READS_OTHERWISE.get((printer, string)) or top("RuntimeError: CUDA error: %s" % string)
+        reference = reference or PRINTER_OWN_READING.get(printer)
+        line = STRING_PRINTERS[printer].format(string=string, number=number)
+        if top(line) != reference:
+            differ[string] = (reference, top(line))
+    assert not differ, differ
+
+
+def test_a_printer_prefix_alone_or_a_string_far_from_it_reads_nothing():
+    assert top("CUDA failed with error") is None
+    assert top("CUDA error (/src/a.cu:12): see the log above\nthe run stopped: invalid argument") is None
+    assert top("[TensorRT-LLM][ERROR] CUDA runtime error in cudaMalloc(&p, n): x" + " y" * 200 + " invalid argument") \
+        is None
+    # a prefix that is any program's words says nothing of CUDA
+    assert top("mkdir /data/cache failed. Status: operation not permitted") is None
+    assert top("upload failed. Status: unknown error") is None
+    # TensorFlow's own, naming the CUDA call (gpu_device.cc)
+    assert top("InternalError: cudaGetDevice() failed. Status: CUDA driver version is insufficient for CUDA runtime "
+               "version") == "driver_too_old"
+
+
 @pytest.mark.parametrize("number,cause", [(98, "arch_not_in_build"), (209, "arch_not_in_build"),
                                           (35, "driver_too_old"), (100, "no_driver"), (2, "insufficient_vram"),
                                           (803, "nvml_driver_mismatch"), (46, "virtualization_limit")])
@@ -152,6 +231,8 @@ def test_numbers_alone_in_the_shapes_their_printers_write(number, cause):
         % number,  # onnxruntime cuda_call.cc
         "cudaGetDeviceCount returned %d\n-> (text cut off)" % number,  # cuda-samples deviceQuery
         "ExternalError: CUDA error(%d)" % number,
+        "cudaSetDevice 0 failed, ret[%d], (text cut off)" % number,  # MindSpore's CudaDriver
+        "Device API failed with status %d: (text cut off)" % number,  # bitsandbytes' checkDeviceStatus
     ]:
         assert top(log) == cause, log
 
@@ -166,6 +247,7 @@ def test_a_driver_api_error_name_has_the_cause_of_the_runtime_error_with_its_num
     "error (98)",  # any library has an error 98
     "CUDA error 7 at ggml-cuda.cu:12",  # profiler numbers are never read alone
     "Epoch 98: CUDA error rate 0.3%",
+    "BLAS Lt API failed with status 98",  # bitsandbytes' cuBLASLt status, not a CUDA error
     "CUDA error (98.5)",
 ])
 def test_a_number_that_is_no_cuda_error_or_has_no_cuda_prefix_reads_nothing(log):
@@ -443,3 +525,103 @@ def test_jax_reading_of_its_own_start_up_failure_as_memory_taken_is_ranked():
            "https://docs.jax.dev/en/latest/gpu_memory_allocation.html for more details and potential workarounds.(Set "
            "TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)")
     assert "insufficient_vram" in [d.code for d in diagnose_text(log)][:3]
+
+
+# XLA's libdevice search and link (JAX, TensorFlow), as LOG(WARNING) and xla::Internal print them:
+# https://github.com/tensorflow/tensorflow/blob/f5b7cff704fb3287aa98ba750cd72410951d884a/third_party/xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc
+XLA_CANT_FIND_LIBDEVICE = (
+    "2024-03-09 23:57:08.297381: W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:102] Can't "
+    "find libdevice directory ${CUDA_DIR}/nvvm/libdevice. This may result in compilation or runtime failures, if the "
+    "program we try to run uses routines from libdevice.\nSearched for CUDA in the following directories:\n  "
+    "./cuda_sdk_lib\n  /usr/local/cuda\n  .\nYou can choose the search directory by setting xla_gpu_cuda_data_dir in "
+    "HloModule's DebugOptions.  For most apps, setting the environment variable "
+    "XLA_FLAGS=--xla_gpu_cuda_data_dir=/path/to/cuda will work.\n")
+XLA_LIBDEVICE_NOT_FOUND = (
+    "2024-03-09 23:57:08.301002: W external/local_xla/xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:489] "
+    "libdevice is required by this HLO module but was not found at ./libdevice.10.bc\n"
+    "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: libdevice not found at ./libdevice.10.bc\n")
+
+
+def test_xla_without_libdevice_is_a_missing_part_of_the_cuda_toolkit():
+    assert top(XLA_CANT_FIND_LIBDEVICE + XLA_LIBDEVICE_NOT_FOUND) == "cuda_library_missing"
+    found = diagnose_text(XLA_LIBDEVICE_NOT_FOUND)
+    assert found[0].code == "cuda_library_missing" and found[0].confidence >= 0.85
+    warning_only = diagnose_text(XLA_CANT_FIND_LIBDEVICE)  # a warning: the kernels may not need libdevice
+    assert warning_only[0].code == "cuda_library_missing" and warning_only[0].confidence < found[0].confidence
+
+
+def test_xla_linking_libdevice_it_found_reads_nothing():
+    assert top("I xla/service/gpu/llvm_gpu_backend/gpu_backend_lib.cc:120] Linking with libdevice from: "
+               "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc") is None
+
+
+# XLA's WarnIfBadPtxasVersion, as LOG(WARNING) / LOG(ERROR) print it:
+# https://github.com/tensorflow/tensorflow/blob/94fc848da96e1e8009cee8843a6766435d82f463/tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc
+@pytest.mark.parametrize("log", [
+    "2023-01-17 17:27:08.511631: W tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:115] *** WARNING *** "
+    "You are using ptxas 10.1.243, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code, leading "
+    "to incorrect results or invalid-address errors.\n\nYou may not need to update to CUDA 11.1; cherry-picking the "
+    "ptxas binary is often sufficient.",
+    # the TF 2.4 wording of the same check (tensorflow/stream_executor/gpu/asm_compiler.cc)
+    "W tensorflow/stream_executor/gpu/asm_compiler.cc:116] *** WARNING *** You are using ptxas 9.1.108, which is older "
+    "than 9.2.88. ptxas 9.x before 9.2.88 is known to miscompile XLA code, leading to incorrect results or "
+    "invalid-address errors.",
+    "E tensorflow/compiler/xla/stream_executor/gpu/asm_compiler.cc:99] You are using ptxas 8.x, but TF requires ptxas "
+    "9.x (and strongly prefers >= 11.1).  Compilation of XLA kernels below will likely fail.",
+])
+def test_xla_warning_of_an_old_ptxas_is_a_toolkit_mismatch(log):
+    found = diagnose_text(log)
+    assert found[0].code == "toolkit_mismatch" and found[0].confidence < 0.8  # a warning: weaker than a failure
+
+
+# nvidia-container-cli's configure_command: warnx("<stage> error: %s", ...) for each stage that fails, as docker
+# shows it after the hook's stderr:
+# https://github.com/NVIDIA/libnvidia-container/blob/e27a4a75805021ffdfa9b56403921f50eb3b83d2/src/cli/configure.c
+HOOK = ("docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+        "runtime create failed: runc create failed: unable to start container process: error during container init: "
+        "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'\n")
+
+
+@pytest.mark.parametrize("stage", [
+    "ldcache error: open failed: /sbin/ldconfig.real: no such file or directory",
+    "container error: cgroup subsystem devices not found",
+    "permission error: capability change failed: operation not permitted",
+    "mig-config error: invalid MIG config device: 3",
+])
+def test_a_failed_stage_of_the_nvidia_runtime_hook_leaves_the_container_without_its_gpu(stage):
+    assert top("nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
+    assert top(HOOK + "nvidia-container-cli: %s: unknown." % stage) == "container_gpu_not_exposed"
+
+
+def test_extract_new_selectors_reads_only_what_the_extract_lacks(tmp_path):
+    """`extract --new-selectors` keeps every message the extract holds (no mirror or wheel is opened for it) and reads
+    a selector it lacks from its source: here a mirror that does not exist, so asking for it fails loudly."""
+    tool = _tool_module()
+    import json
+
+    held = json.loads((ROOT / "tools" / "messages" / "extract.json").read_text(encoding="utf-8"))["messages"]
+    nowhere = tmp_path / "nowhere"
+    assert tool.extract_messages(tool.SELECTORS, nowhere, nowhere, held) == held  # nothing opened: nothing exists
+    assert [tool.selector_key(r) for r in held] == [tool.selector_key(s) for s in tool.SELECTORS]
+    with pytest.raises((OSError, StopIteration, subprocess.CalledProcessError)):
+        tool.extract_messages(tool.SELECTORS, nowhere, nowhere, held[1:])
+
+
+def test_a_jaxlib_too_old_to_say_its_version_is_a_package_conflict():
+    # jax/_src/lib/__init__.py at jax-v0.11.0: raise ImportError(f'This version of jax requires jaxlib version >= ...')
+    log = ("Traceback (most recent call last):\n  File \"train.py\", line 1, in <module>\n    import jax\n"
+           "ImportError: This version of jax requires jaxlib version >= 0.11.0.")
+    assert top(log) == "package_conflict"
+
+
+def test_vllm_finding_no_quantized_kernel_for_an_old_gpu_names_the_gpu_as_too_old():
+    # vllm/model_executor/kernels/linear/__init__.py at v0.33.0: each kernel's floor in the ValueError's reasons
+    log = ("ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons: \n"
+           "CutlassW4A8LinearKernel requires capability 90, current compute  capability is 75\n"
+           " MacheteLinearKernel requires capability 90, current compute  capability is 75\n")
+    found = diagnose_text(log)
+    assert found[0].code == "feature_arch_unsupported"
+    # a kernel that cannot take this layer's shape is not the GPU's age
+    assert top("ValueError: Failed to find a kernel that can implement the WNA16 linear layer. Reasons: \n"
+               " MarlinLinearKernel cannot implement due to: Weight output_size_per_partition = 1000 is not "
+               "divisible by min_thread_n = 64.\n") != "feature_arch_unsupported"

@@ -343,3 +343,30 @@ def test_listings_under_a_shell_prompt_and_freeze_pins_ocr_garbled():
     versions = {p["name"]: p["version"] for p in frozen["packages"]["value"]}
     assert versions["torch"] == "2.13.0+cpu" and versions["markdown-it-py"] == "4.3.0"
     assert versions["asyncssh"] == "2.24.1" and versions["filelock"] == "4.3.1"
+
+
+def test_what_the_xterm_corpus_showed_ocr_doing_to_a_table():
+    # as read from chat JPEGs of the xterm corpus: SMI read as SHI, the border glued to the persistence mode as "1"
+    # and to the bus id's " Off" as "1", an M read as N and the "/" between the amounts dropped
+    snapshot = snapshot_from_lines(lines(
+        " [NVIDIA-SHI550.S4.14        Driver Version:550.54.14 CUDA version:12.4",
+        "   0NVIDIA H100 NVL            On    00000000:AD:00.00ff               0",
+        " N/A  32C   PO          61W/310W         ONiB/95830MiB      %     Default|",
+        "   1NVIDIA H100 NVL            0n1   00000000:AE:00.0off1              01",
+        " N/A   31C  PO          62W/310W|       0MiB   95830MiB|      0%    Default|"), "nvl.jpg", KB)
+    assert value(snapshot, "driver", "version")[0] == "550.54.14"
+    assert [(g["index"], g["name"], g["memory_total_mib"]) for g in snapshot["gpus"]["value"]] == [
+        (0, "NVIDIA H100 NVL", 95830), (1, "NVIDIA H100 NVL", 95830)]
+
+
+def test_an_index_glued_into_the_name_box_is_not_measured_as_name():
+    from gpuvet.ingest.screenshot import name_cells
+
+    # the RTX 5090 row of a chat JPEG (Noto Sans Mono CJK 18 px): the box holds "0" and the two blanks after it
+    glued = [Box(40, 20, 281, 45, "0NVIDIA GeForce RTX 5090", 0.9, 0), Box(346, 20, 377, 45, "On", 0.9, 21),
+             Box(422, 20, 611, 45, "00000000:02:00.00ff", 0.9, 19)]
+    assert 22.5 <= name_cells(glued) <= 23 + 1.3  # the 23 characters of the whole name, not 26
+    cut = snapshot_from_lines([Line("NVIDIA-SMI 570.124.06   Driver Version: 570.124.06   CUDA Version: 12.8", 0.9),
+                               Line("   0NVIDIA GeForce RTX 5090     On   00000000:02:00.00ff", 0.9, tuple(glued)),
+                               Line(" 0%  30C  P8   20W / 575W |  2MiB / 32607MiB |  0%  Default", 0.9)], "t.jpg", KB)
+    assert cut["gpus"]["value"][0]["name"] == "NVIDIA GeForce RTX 5090"

@@ -198,8 +198,9 @@ def _boxes(name: str, result: Any) -> List[Box]:
     return boxes
 
 
-def read_lines(data: bytes, name: str) -> List[Line]:
-    """The text lines of the screenshot ``data``."""
+def _read(data: bytes, name: str) -> Tuple[List[Line], Any]:
+    """The text lines of the screenshot ``data`` and a function that reads a rectangle of it again with the
+    recognizer alone (:func:`recognizer`)."""
     pixels = decode(data, name)
     try:
         engine_name, engine = _engine()
@@ -209,11 +210,40 @@ def read_lines(data: bytes, name: str) -> List[Line]:
     screen = pixels[top:bottom, left:right]
     # Screens are upright: the angle classifier is skipped (a tenth of the time, and it flips short words)
     boxes = _boxes(engine_name, engine(screen, use_cls=False))
-    return lines_from_boxes([box._replace(ink_after=ink_after(screen, box)) for box in boxes])
+    lines = lines_from_boxes([box._replace(ink_after=ink_after(screen, box)) for box in boxes])
+    return lines, recognizer(engine_name, engine, screen)
+
+
+def recognizer(engine_name: str, engine: Any, screen: Any) -> Any:
+    """``recognize(left, top, right, bottom)``: the text the engine's recognizer alone (no detector: the rectangle is
+    taken as one line of text) reads in that rectangle of ``screen``, "" where it reads nothing; None where the
+    rectangle is not inside the picture or the engine cannot be asked."""
+    import numpy
+
+    def recognize(left: float, top: float, right: float, bottom: float) -> Optional[str]:
+        x0, y0 = max(int(left), 0), max(int(top), 0)
+        x1, y1 = min(int(right + 0.999), screen.shape[1]), min(int(bottom + 0.999), screen.shape[0])
+        if x1 - x0 < 2 or y1 - y0 < 2 or x0 != int(left) or x1 != int(right + 0.999):
+            return None  # cut by the picture's edge: what is beyond it is not known
+        crop = numpy.ascontiguousarray(screen[y0:y1, x0:x1])
+        try:
+            if engine_name == "rapidocr":  # RapidOCR 3: the call without the detector answers with ``txts``
+                texts = getattr(engine(crop, use_det=False, use_cls=False, use_rec=True), "txts", None)
+                return str(texts[0]) if texts else ""
+            return str(engine.text_rec([crop])[0][0][0])  # RapidOCR 1.4: [(text, score)], seconds
+        except (AttributeError, IndexError, TypeError, ValueError):
+            return None  # an engine laid out otherwise: no second look
+    return recognize
+
+
+def read_lines(data: bytes, name: str) -> List[Line]:
+    """The text lines of the screenshot ``data``."""
+    return _read(data, name)[0]
 
 
 def read_snapshot(data: bytes, name: str) -> dict:
     from gpuvet import kb
     from gpuvet.ingest.screenshot import snapshot_from_lines
 
-    return snapshot_from_lines(read_lines(data, name), name, kb.load())
+    lines, recognize = _read(data, name)
+    return snapshot_from_lines(lines, name, kb.load(), recognize)

@@ -11,7 +11,7 @@ unknown, never guessed. Pure functions; the knowledge base is passed in.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence
 
 from gpuvet.kb import gpumatch
 from gpuvet.kb.records import GpuModel
@@ -95,13 +95,20 @@ def _name_key(name: str) -> str:
     return text.translate(_NAME_FOLD)
 
 
-# nvidia-smi's table cuts a name that does not fit its cell to the first 15 (before R535's wider table) or 24
-# characters and appends "..." ("Tesla V100-SXM2...", "NVIDIA GeForce RTX 2080 ..." in tests/fixtures/nvidia-smi).
+name_key = _name_key
+
+
+# nvidia-smi's table cuts a name that does not fit its field to the field's width less 3 and appends "..." (18 cells
+# before 535.104's wider table, 27 after: kb/data/smi_table.toml); where the driver, so the field, is unknown, both.
 _TABLE_CUTS = ((18, 15), (27, 24))  # (longest name shown whole, characters kept when cut)
 
 
-def _cut_forms(name: str) -> List[str]:
-    return [name[:kept].rstrip() for whole, kept in _TABLE_CUTS if len(name) > whole]
+def _table_cuts(name_width: Optional[int]) -> Sequence[tuple]:
+    return _TABLE_CUTS if name_width is None else ((name_width, name_width - 3),)
+
+
+def _cut_forms(name: str, name_width: Optional[int] = None) -> List[str]:
+    return [name[:kept].rstrip() for whole, kept in _table_cuts(name_width) if len(name) > whole]
 
 
 # A name shown whole spans its own length in cells on the screen (the detector's box is measured in cells against
@@ -112,11 +119,17 @@ _CUT_MARK_CELLS = 2.5
 
 
 def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool = False,
-                    memory_mib: Optional[int] = None, cells: Optional[float] = None) -> Optional[str]:
+                    memory_mib: Optional[int] = None, cells: Optional[float] = None,
+                    name_width: Optional[int] = None, after: Optional[Callable[[], Optional[str]]] = None,
+                    _undoubled: bool = False) -> Optional[str]:
     """The knowledge base's name of the one GPU model ``raw`` can be, or None. The name as nvidia-smi printed it
     wins when it matches as is; else the read text and every model name and alias are compared without blanks and
     with confusable letters folded, and exactly one model must match (a name nvidia-smi cut with "..." must
-    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known."""
+    continue into one model only). ``cells``: how many terminal cells the name spans in the picture, where known;
+    ``name_width``: the table's name field in cells, where the driver's layout is known (a name longer than it is
+    never shown whole, one that fits never cut); ``after``: asked only where a table's name may be whole or cut
+    with the "..." dropped, says whether the picture shows the dots after the name ("cut" or None:
+    :func:`gpuvet.ingest.screenshot.after_name`); only the box's width and a blank screen after it make it whole."""
     if not raw or not raw.strip():
         return None
     # a table border or a colon read as a lone "1", "l" or "|" before the name ("GPU0:1 TeslaP100-PCIE-16GB")
@@ -133,20 +146,43 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
         fits = any(k.startswith(key) and len(k) > len(key) for k in keys) if truncated else key in keys
         if fits and not any(model is seen for seen in matches):
             matches.append(model)
+    doubled = re.match(r"^(NVIDIA)\s*A\s*(?=[A-Z0-9])", text)
+    if not matches and doubled and not _undoubled:
+        # the detector cut the line after "NVIDIA" and both boxes took its last A ("NVIDIA" + "AA10", "AL40S",
+        # "AA80080G..." in the xterm corpus, bench/RESULTS.md); no model's name has a letter A after "NVIDIA " that
+        # is followed by another name: the A once, and still exactly one model must match
+        return repair_gpu_name("NVIDIA " + text[doubled.end():], models, table=table, memory_mib=memory_mib,
+                               cells=None, name_width=name_width, after=after, _undoubled=True)
+    if not matches and table and not truncated and after is not None and after() == "cut":
+        # the name's box left nvidia-smi's "..." out and the second look read it: the name as printed, cut
+        return repair_gpu_name(text + "...", models, table=True, memory_mib=memory_mib, name_width=name_width)
     if len(matches) == 1:
         if table and not truncated:
             # "NVIDIA GeForce RTX 2080" is a model, and also what is left of "NVIDIA GeForce RTX 2080 SUPER" cut by
             # the table when OCR drops the "...": only the memory beside it can tell them apart
+            shown = min((form for form in (matches[0].name,) + tuple(matches[0].aliases) if _name_key(form) == key),
+                        key=len, default=matches[0].name)
+            if name_width is not None and len(shown) > name_width:
+                return None  # a name longer than the field is never shown whole: a cut whose "..." OCR dropped
             cut_from = [model for model in models if model is not matches[0]
-                        and any(_name_key(cut) == key for cut in _cut_forms(model.name))]
+                        and any(_name_key(cut) == key for cut in _cut_forms(model.name, name_width))]
             if cut_from:
                 # a model whose memory the knowledge base does not know cannot be ruled out
                 # OCR drops the "..." but the detector's box still spans it: a box no longer than the whole name
                 # shows the whole name, one that reaches three cells past it shows the cut (as a paste gives it)
                 width = len(matches[0].name)
-                if cells is not None and cells >= width + _CUT_MARK_CELLS:
-                    return _as_cut(stem + " ...", models)
-                if cells is not None and cells <= width + _WHOLE_NAME_SLACK:
+                measured = ("cut" if cells is not None and cells >= width + _CUT_MARK_CELLS
+                            else "whole" if cells is not None and cells <= width + _WHOLE_NAME_SLACK else None)
+                seen = after() if after is not None else None  # the picture after the box, read again: "cut" or None
+                if measured == "whole" and seen == "cut":
+                    return None  # the two looks disagree: not guessed
+                decided = seen or measured
+                if decided == "cut":
+                    printed = {model.name[:kept] + "..." for model in cut_from
+                               for whole, kept in _table_cuts(name_width) if len(model.name) > whole
+                               and _name_key(model.name[:kept]) == key}
+                    return _as_cut(printed.pop(), models) if len(printed) == 1 else None
+                if decided == "whole":
                     cut_from = []
                 possible = [m for m in [matches[0]] + cut_from if memory_fits(memory_mib, m) is not False]
                 return possible[0].name if len(possible) == 1 else None
@@ -155,7 +191,7 @@ def repair_gpu_name(raw: Optional[str], models: Sequence[GpuModel], table: bool 
         # the cut as nvidia-smi printed it (the name of its era: a model's name or an alias) for the models the read
         # text can begin ("GeForce GTX108.." is what OCR left of "GeForce GTX 108..."): one printed form only
         printed = {shown[:kept] + "..." for model in matches for shown in (model.name,) + tuple(model.aliases)
-                   for whole, kept in _TABLE_CUTS if len(shown) > whole and _name_key(shown[:kept]) == key}
+                   for whole, kept in _table_cuts(name_width) if len(shown) > whole and _name_key(shown[:kept]) == key}
         if len(printed) == 1:
             return _as_cut(printed.pop(), models)
         return _as_cut(stem + (" ..." if text[len(stem):].startswith(" ") else "..."), models)  # the mark as read

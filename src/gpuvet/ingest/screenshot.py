@@ -12,9 +12,10 @@ report can set them beside each other.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
@@ -27,18 +28,20 @@ if TYPE_CHECKING:
 
 SOURCE_PREFIX = "image:"
 
-_BANNER = re.compile(
-    r"NVIDIA\s*-?\s*SMI\s*(?P<smi>[0-9OolIS.,]+?)\s*(?:Driver|KMD)\s*Version\s*[:;.]?\s*(?P<driver>[0-9OolISB.,]+)"
+_BANNER = re.compile(  # OCR reads the M of "SMI" as H or N at times ("NVIDIA-SHI"), as in "MiB"
+    r"NVIDIA\s*-?\s*S[MHN]I\s*(?P<smi>[0-9OolIS.,]+?)\s*(?:Driver|KMD)\s*Version\s*[:;.]?\s*(?P<driver>[0-9OolISB.,]+)"
     r"(?:.*?CUDA\s*(?:UMD\s*)?Version\s*[:;.]?\s*(?P<cuda>[0-9OolIS.,]+|N/A))?",
     re.IGNORECASE,
 )
 _BUS_ID = re.compile(r"[0-9A-Fa-fO]{4,8}\s*:\s*[0-9A-Fa-fO]{2}\s*:\s*[0-9A-Fa-fO]{2}\s*\.\s*[0-9A-Fa-f]")
-_ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)\s*$", re.IGNORECASE)
+# the persistence mode or driver model cell; OCR may glue the cell's border to it, read as 1, l or I ("0n1")
+_ROW_TAIL = re.compile(r"\s+(?:On|Off|0n|0ff|WDDM|TCC|N/A)[1lI|]?\s*$", re.IGNORECASE)
 # the index, sometimes glued to the name by OCR ("0NVIDIAA10", "0A100-SXM4-40GB": every name nvidia-smi prints
 # starts with a capital letter, none with O or I); the Chinese recogniser reads a slashed 0 as θ
 _ROW_INDEX = re.compile(r"^\s*(?P<index>[0-9OolIθΘ]{1,2})(?:\s+(?=\S)|(?=[A-HJ-NP-Z]))")
-# "0MiB / 40537MiB"; OCR reads a small M as H ("40537HiB"), B as 8 ("0Mi8")
-_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MH][i1lI]?[B8]\s*/\s*(?P<total>[0-9OolISB]+)\s*[MH][i1lI]?[B8]",
+# "0MiB / 40537MiB"; OCR reads an M as H or N ("40537HiB", "0NiB"), B as 8 ("0Mi8"), and drops the thin "/" at
+# times ("211MiB   8192MiB"): two amounts side by side are the memory cell all the same (a process line has one)
+_MEMORY = re.compile(r"(?P<used>[0-9OolISB]+)\s*[MHN][i1lI]?[B8](?:\s*/\s*|\s+)(?P<total>[0-9OolISB]+)\s*[MHN][i1lI]?[B8]",
                      re.IGNORECASE)
 _LIST_LINE = re.compile(r"^\W{0,3}GPU\s*(?P<index>[0-9OolI]{1,2})\s*[:：;]\s*(?P<rest>.*)$", re.IGNORECASE)
 # the name ends where "(UUID:" begins; OCR drops the parenthesis at times
@@ -63,8 +66,15 @@ _CONSOLE_GPU = re.compile(
 _CONSOLE_IMAGE = re.compile(r"^\s*(?:镜像|Image)\s*[:：]?\s+(?P<value>.+)$", re.IGNORECASE)
 
 
-def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> Dict[str, Any]:
-    """The snapshot the lines of one screenshot make; InputError (exit 2) when they show nothing gpuvet reads."""
+# What the engine's recognizer alone reads in a rectangle (left, top, right, bottom) of the picture the boxes were
+# found in; None where it cannot be read (outside the picture, no engine)
+Recognize = Callable[[float, float, float, float], Optional[str]]
+
+
+def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase,
+                        recognize: Optional[Recognize] = None) -> Dict[str, Any]:
+    """The snapshot the lines of one screenshot make; InputError (exit 2) when they show nothing gpuvet reads.
+    ``recognize``: a second look at a part of the picture (:func:`after_name`), where the picture is at hand."""
     # NFKC: the Chinese recogniser writes full-width punctuation ("（UUID：" for "(UUID:"), which NFKC makes ASCII
     texts = [unicodedata.normalize("NFKC", line.text) for line in lines]
     if not any(text.strip() for text in texts):
@@ -75,7 +85,7 @@ def snapshot_from_lines(lines: Sequence[Line], name: str, kb: KnowledgeBase) -> 
     if reading is None:
         raise input_error("ingest.image_undetected", "ingest.hint_image", name=name)
     kind, raw = reading
-    snapshot, taken = _checked_snapshot(kind, raw, texts, name, kb)
+    snapshot, taken = _checked_snapshot(kind, raw, texts, name, kb, recognize)
     snapshot.setdefault("origin", {})["images"] = [{"file": name, "kind": kind, "lines": texts, "facts": taken}]
     return snapshot
 
@@ -123,7 +133,8 @@ def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[
                 break
         raw["gpus"].append({"index": ocr_repair.digits(index.group("index")) if index else None,
                             "name": (gpu_name.strip(), texts[j]), "memory": memory, "table": True,
-                            "cells": name_cells(boxes[j]) if j < len(boxes) else None})
+                            "cells": name_cells(boxes[j]) if j < len(boxes) else None,
+                            "boxes": boxes[j] if j < len(boxes) else ()})
     # every GPU of the table has one memory cell ("0MiB / 81559MiB") before the processes or MIG devices
     section = []
     for text in texts[i + 1:]:
@@ -134,13 +145,34 @@ def _read_smi_table(texts: List[str], boxes: List[Tuple[Box, ...]]) -> Optional[
     return "nvidia-smi", raw
 
 
+# a box may hold the cell's border after its text ("00000000:0C:00.0 0ff|", "off|"): the detector joins a "|" one
+# blank away, and that blank and bar are two more cells of the bus id box's width
 _BUS_BOX = re.compile(r"^\s*(?P<bus>[0-9A-Fa-fO]{4,8}:[0-9A-Fa-fO]{2}:[0-9A-Fa-fO]{2}\.[0-9A-Fa-f])"
-                      r"\s*(?P<display>On|Off|0n|0ff)?\s*$", re.IGNORECASE)
+                      r"\s*(?P<display>On|Off|0n|0ff)?\s*(?P<border>[|｜丨]|(?<=[nf])[1lI])?\s*$", re.IGNORECASE)
 _INDEX_BOX = re.compile(r"^\s*[0-9OolI]{1,2}\s*$")
-_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*$", re.IGNORECASE)
+_PERSISTENCE_BOX = re.compile(r"^\s*(?:On|Off|0n|0ff|WDDM|TCC)\s*(?:[|｜丨]|(?<=[nfMC])[1lI])?\s*$", re.IGNORECASE)
 # The detector's box reaches past the ink by about 0.6 of its height in all (PP-OCR's unclip, measured on the corpus
 # of bench/RESULTS.md): taken off both boxes before their widths are compared
 _BOX_PADDING = 0.6
+
+
+def _ruler(row: Sequence[Box]) -> Optional[Tuple[Box, float, List[Box]]]:
+    """(the bus id box, the width of one cell in pixels, the name's boxes) of a table row; None without a bus id."""
+    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
+    if bus is None:
+        return None
+    found = _BUS_BOX.match(unicodedata.normalize("NFKC", bus.text))
+    assert found is not None
+    bus_cells = len(re.sub(r"\s+", "", found.group("bus"))) + (1 + len(found.group("display"))
+                                                                  if found.group("display") else 0)
+    if found.group("border"):
+        bus_cells += 2
+    name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
+            and not _PERSISTENCE_BOX.match(box.text)]
+    cell = (bus.right - bus.left - _BOX_PADDING * (bus.bottom - bus.top)) / bus_cells
+    if not name or cell <= 0:
+        return None
+    return bus, cell, name
 
 
 def name_cells(row: Sequence[Box]) -> Optional[float]:
@@ -150,23 +182,86 @@ def name_cells(row: Sequence[Box]) -> Optional[float]:
     bus id, the persistence mode excepted; the screen right after the last of them must be blank (measured by the
     engine, :func:`gpuvet.ingest.ocr_engine.ink_after`), else the box may have left out a "..." it ends in. Ink there
     only ever makes the name unknown, never a cut one: a whole name's box in a 1080-pixel JPEG has some too (ringing,
-    bench/RESULTS.md)."""
-    bus = next((box for box in row if _BUS_BOX.match(unicodedata.normalize("NFKC", box.text))), None)
-    if bus is None:
+    bench/RESULTS.md); :func:`after_name` reads what it is."""
+    ruler = _ruler(row)
+    if ruler is None:
         return None
-    found = _BUS_BOX.match(unicodedata.normalize("NFKC", bus.text))
-    assert found is not None
-    bus_cells = len(re.sub(r"\s+", "", found.group("bus"))) + (1 + len(found.group("display"))
-                                                                  if found.group("display") else 0)
-    name = [box for box in row if box.right <= bus.left and not _INDEX_BOX.match(box.text)
-            and not _PERSISTENCE_BOX.match(box.text)]
-    if not name or max(name, key=lambda box: box.right).ink_after != 0:
+    bus, cell, name = ruler
+    if max(name, key=lambda box: box.right).ink_after != 0:
         return None  # the screen is not blank after the name's box: a "..." the box left out may be there
     padding = _BOX_PADDING * (bus.bottom - bus.top)
-    cell = (bus.right - bus.left - padding) / bus_cells
-    if cell <= 0:
+    first = min(name, key=lambda box: box.left)
+    # the index glued into the name's box ("0NVIDIA GeForce RTX 5090"): the box begins at the index, which nvidia-smi
+    # prints two blanks before the name
+    glued = re.match(r"^\s*([0-9OolI]{1,2})(?:\s+|(?=[A-HJ-NP-Z]))", unicodedata.normalize("NFKC", first.text))
+    skipped = len(glued.group(1)) + 2 if glued else 0
+    return (max(box.right for box in name) - first.left - padding) / cell - skipped
+
+
+class NameField(NamedTuple):
+    """nvidia-smi's name field in one driver era's table (kb/data/smi_table.toml)."""
+
+    width: int  # cells; a longer name is printed as its first (width - 3) characters and "..."
+    to_bus: int  # cells from the name's first character to the bus id's
+
+
+def name_field(driver: Optional[str]) -> Optional[NameField]:
+    """The name field of the table ``driver`` prints, or None for a driver of no known layout."""
+    from gpuvet.kb.loader import data_path, raw
+
+    if not driver or not re.match(r"^\d+(\.\d+)+$", driver):
         return None
-    return (max(box.right for box in name) - min(box.left for box in name) - padding) / cell
+    version = tuple(int(part) for part in driver.split("."))
+    for layout in raw(data_path("smi_table.toml")).get("layout", ()):
+        first = tuple(int(part) for part in layout["first"].split("."))
+        last = tuple(int(part) for part in layout["last"].split(".")) if layout.get("last") else None
+        if first <= version and (last is None or version <= last):
+            return NameField(int(layout["name_width"]), int(layout["name_to_bus"]))
+    return None
+
+
+# dots right after a letter or digit at the end of a reading: nvidia-smi's "..." (the recognizer reads the dots,
+# which sit on the baseline, against the name before them; alone it misses them: bench/RESULTS.md)
+_DOTS = re.compile(r"[0-9A-Za-z](?:[.\u3002\u00b7]{2,}|[.\u3002\u00b7]?\u2026[.\u2026]*)$")
+
+
+def after_rectangle(row: Sequence[Box], field: Optional[NameField]) -> Optional[Tuple[Box, Tuple[float, float, float, float]]]:
+    """(the name's last box, the rectangle from its left edge to the end of the name field): where a table row's
+    name is read again. The field's end is located from the bus id box (``field.to_bus`` cells after the name
+    begins, ``field.width`` of them the name's), so an index glued to the name does not move it. None where the row
+    has no ruler, the layout is unknown, or the box already reaches the field's end."""
+    ruler = _ruler(row)
+    if ruler is None or field is None:
+        return None
+    bus, cell, name = ruler
+    last = max(name, key=lambda box: box.right)
+    field_end = bus.left + _BOX_PADDING * (bus.bottom - bus.top) / 2 - (field.to_bus - field.width) * cell
+    if field_end <= last.right:
+        return None  # nothing after the box to read
+    return last, (last.left, last.top, field_end + 0.3 * cell, last.bottom)
+
+
+def read_after(text: Optional[str], shown: str) -> Optional[str]:
+    """"cut" where what the recognizer alone read over the name's last box and on to the field's end (``text``;
+    ``shown``: the box's own text) ends in dots ("...", "..", "…") right after a letter or digit; None for anything
+    else. A reading without dots says nothing: the recognizer given the dots has also dropped them ("GeForceRTX2080"
+    for "GeForce RTX2080 ..." in a JPEG of the tmux corpus, bench/RESULTS.md), so it never makes a name whole."""
+    if text is None:
+        return None
+    read = re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+    return "cut" if _DOTS.search(read) and re.search(r"[0-9A-Za-z]", shown) else None
+
+
+def after_name(row: Sequence[Box], field: Optional[NameField], recognize: Optional[Recognize]) -> Optional[str]:
+    """"cut" or None: the recognizer alone reads the name's last box again, on to the end of the name field
+    (:func:`after_rectangle`, :func:`read_after`). The detector leaves nvidia-smi's "..." out of a name's box at
+    times, and in a chat JPEG ringing after a whole name shows as ink as well as the dots do, so ink alone decides
+    nothing; the recognizer given the name with what follows it reads the dots where they are (bench/RESULTS.md)."""
+    found = after_rectangle(row, field)
+    if found is None or recognize is None:
+        return None
+    last, rectangle = found
+    return read_after(recognize(*rectangle), last.text)
 
 
 def _count_agrees(gpus: List[Dict[str, Any]], second_count: Optional[int]) -> bool:
@@ -287,7 +382,8 @@ def _line_naming(texts: List[str], package: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ checked facts
-def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: KnowledgeBase) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
+def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: KnowledgeBase,
+                      recognize: Optional[Recognize] = None) -> Tuple[Dict[str, Any], List[Dict[str, Any]]]:
     source = SOURCE_PREFIX + kind
     snapshot = shell(source, name)
     taken: List[Dict[str, Any]] = []
@@ -299,7 +395,9 @@ def _checked_snapshot(kind: str, raw: Raw, texts: List[str], name: str, kb: Know
         _driver_facts(snapshot, raw, source, kb, take)
     if raw.get("gpus"):
         if _count_agrees(raw["gpus"], raw.get("memory_cells")):
-            _gpu_facts(snapshot, raw["gpus"], source, kb, take)
+            driver = ((snapshot.get("driver") or {}).get("version") or {})
+            field = name_field(driver.get("value") if driver.get("status") == "found" else None)
+            _gpu_facts(snapshot, raw["gpus"], source, kb, take, field, recognize)
         else:
             reason = ("the image shows {} GPU rows numbered {} and {} memory cells: a row was lost or misread, so "
                       "the GPUs are not trusted".format(len(raw["gpus"]), [g.get("index") for g in raw["gpus"]],
@@ -375,15 +473,21 @@ def _as_read(value: str, read: str) -> Dict[str, str]:
     return {} if value == read.strip() else {"read_as": read.strip()}
 
 
-def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source: str, kb: KnowledgeBase, take: Any) -> None:
+def _gpu_facts(snapshot: Dict[str, Any], raw_gpus: List[Dict[str, Any]], source: str, kb: KnowledgeBase, take: Any,
+               field: Optional[NameField] = None, recognize: Optional[Recognize] = None) -> None:
     models = kb.gpu_models()
     gpus = []
     for position, entry in enumerate(raw_gpus):
         name_read, line = entry["name"]
         memory_read, memory_line = entry.get("memory") or (None, "")
         total = ocr_repair.repair_mib(memory_read)
-        gpu_name = ocr_repair.repair_gpu_name(name_read, models, table=entry.get("table", False), memory_mib=total,
-                                              cells=entry.get("cells"))
+        row: Tuple[Box, ...] = tuple(entry.get("boxes") or ())
+        second_look: Optional[Callable[[], Optional[str]]] = None
+        if row and recognize is not None:
+            second_look = functools.partial(after_name, row, field, recognize)
+        gpu_name = ocr_repair.repair_gpu_name(
+            name_read, models, table=entry.get("table", False), memory_mib=total, cells=entry.get("cells"),
+            name_width=field.width if field else None, after=second_look)
         index = entry.get("index")
         gpu = new_gpu(int(index) if index and index.isdigit() else position, gpu_name)
         if gpu_name is None:
