@@ -159,3 +159,43 @@ def test_hub_timeouts_in_the_users_words():
         "network_unreachable"
     # a timeout elsewhere is not the Hub
     assert "network_unreachable" not in codes("The NCCL watchdog hit a timeout after 1800 seconds\n")
+
+
+def test_sglang_refuses_gpus_below_turing():
+    # python/sglang/srt/model_executor/model_runner.py
+    assert top(NOISE + "RuntimeError: SGLang only supports sm75 and above.\n") == "arch_not_in_build"
+
+
+def test_vgpu_on_a_geforce_card_is_the_virtualization():
+    failed = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+              "NVIDIA driver is installed and running.\n")
+    assert top(failed + "Host: ESXi 7.0U3, vGPU profile on a GeForce RTX 3090\n") == "virtualization_limit"
+    # the same failure on a bare machine is the driver
+    assert top(failed + "Host: Ubuntu 22.04, GeForce RTX 3090\n") == "no_driver"
+
+
+def test_a_machine_without_a_gpu_is_no_driver_even_under_docker():
+    docker = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    assert top(docker + "The VM has no GPU, how do I run it on the CPU?\n") == "no_driver"
+    assert top(docker + "这台服务器上没有显卡，怎么只用CPU\n") == "no_driver"
+
+
+def test_windows_error_127_loading_a_cuda_dll_is_a_conflict():
+    # Python's ctypes / os.add_dll_directory loader error as Windows words it (FormatMessage of error 127)
+    log = ('OSError: [WinError 127] The specified procedure could not be found. Error loading "C:\\env\\Lib\\'
+           'site-packages\\torch\\lib\\cublasLt64_12.dll" or one of its dependencies.\n')
+    assert top(log) == "package_conflict"
+    # 126 (the DLL not found) is not this reading
+    missing = log.replace("127] The specified procedure", "126] The specified module")
+    assert top(missing) != "package_conflict"
+
+
+def test_a_dependency_pin_missing_from_the_index_is_not_the_python_version():
+    # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py) for a pin another package declares
+    pinned = ("ERROR: Could not find a version that satisfies the requirement nvidia-cublas-cu12==12.4.5.8 (from "
+              "torch) (from versions: none)\nERROR: No matching distribution found for nvidia-cublas-cu12==12.4.5.8\n")
+    assert top(pinned) == "pin_unavailable"
+    # a top-level requirement with no version at all keeps the Python reading
+    top_level = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+                 "ERROR: No matching distribution found for torch\n")
+    assert top(top_level) == "python_unsupported"
