@@ -176,8 +176,10 @@ def test_vgpu_on_a_geforce_card_is_the_virtualization():
 
 def test_a_machine_without_a_gpu_is_no_driver_even_under_docker():
     docker = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
-    assert top(docker + "The VM has no GPU, how do I run it on the CPU?\n") == "no_driver"
     assert top(docker + "这台服务器上没有显卡，怎么只用CPU\n") == "no_driver"
+    assert top(docker + "云主机无GPU，只能跑CPU版吗\n") == "no_driver"
+    # "no GPU" said of something other than the machine is not this reading
+    assert top(docker + "容器里没有GPU\n") != "no_driver"
 
 
 def test_windows_error_127_loading_a_cuda_dll_is_a_conflict():
