@@ -201,3 +201,21 @@ def test_a_dependency_pin_missing_from_the_index_is_not_the_python_version():
     top_level = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
                  "ERROR: No matching distribution found for torch\n")
     assert top(top_level) == "python_unsupported"
+
+
+def test_onnxruntime_before_118_with_cudnn_9_is_the_cudnn_major():
+    # onnxruntime's provider bridge on Windows: "LoadLibrary failed with error 126 ... when trying to load
+    # ...onnxruntime_providers_cuda.dll", with the versions the reporter states
+    error = ('[E:onnxruntime:Default, provider_bridge_ort.cc:1548 onnxruntime::TryGetProviderInfo_CUDA] '
+             'D:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1209 '
+             'onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" '
+             'when trying to load "C:\\app\\onnxruntime_providers_cuda.dll"\n')
+    assert top(error + "versions: onnxruntime-gpu 1.16.3, CUDA 12.2, cuDNN 9.1\n") == "cudnn_mismatch"
+    # the same failure with a release built for cuDNN 9 keeps the missing-library reading
+    assert top(error + "versions: onnxruntime-gpu 1.19.2, CUDA 12.2, cuDNN 9.1\n") == "cuda_library_missing"
+
+
+def test_gpu_without_flash_attention_or_the_arch_list_in_users_words():
+    assert top("我的显卡不支持FlashAttention2，加载模型就报错\n") == "feature_arch_unsupported"
+    assert top("python -m xformers.info shows TORCH_CUDA_ARCH_LIST does not include 12.0 on my 5090\n") == \
+        "arch_not_in_build"
