@@ -219,3 +219,14 @@ def test_gpu_without_flash_attention_or_the_arch_list_in_users_words():
     assert top("我的显卡不支持FlashAttention2，加载模型就报错\n") == "feature_arch_unsupported"
     assert top("python -m xformers.info shows TORCH_CUDA_ARCH_LIST does not include 12.0 on my 5090\n") == \
         "arch_not_in_build"
+
+
+def test_a_jit_extension_build_failure_alone_points_at_the_toolkit_weakly():
+    # torch/utils/cpp_extension.py, _run_ninja_build: raise RuntimeError(message) with "Error building extension '%s'"
+    log = NOISE + "RuntimeError: Error building extension 'fused_adam'\n"
+    found = diagnose_text(log)
+    assert found[0].code == "toolkit_mismatch" and found[0].confidence < 0.7
+    # the compiler's own line above it decides
+    specific = ("nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
+                "RuntimeError: Error building extension 'fused_adam'\n")
+    assert diagnose_text(specific)[0].confidence > found[0].confidence
