@@ -230,3 +230,11 @@ def test_a_jit_extension_build_failure_alone_points_at_the_toolkit_weakly():
     specific = ("nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
                 "RuntimeError: Error building extension 'fused_adam'\n")
     assert diagnose_text(specific)[0].confidence > found[0].confidence
+
+
+def test_nvml_unknown_error_is_a_container_that_lost_its_gpu_first():
+    # NVML_ERROR_UNKNOWN as nvidia-smi prints it; the Container Toolkit's troubleshooting guide names it
+    found = [d.code for d in diagnose_text("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")]
+    assert found[:2] == ["container_gpu_not_exposed", "no_driver"]
+    # the driver not loaded on a host keeps its own reading
+    assert top("$ nvidia-smi\nFailed to initialize NVML: Driver Not Loaded\n") == "no_driver"
