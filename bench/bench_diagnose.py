@@ -90,6 +90,19 @@ CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
     # OOM, shm, NCCL, containers (issue 31, "fresh-b": collected blind and measured before tuning, 0.628 / 0.651; then
     # tuned on by message family)
     "llm-serving-sm120-floors-extension-abi",
+    # issue 31, "fresh-c" (98 threads collected blind in four parts, measured before any change: 0.500 / 0.541; then
+    # tuned on by message family). bf16 / FlashAttention floors on V100 and Turing (Triton PTX, SageAttention), bundled
+    # custom kernels (RWKV-Runner, xformers), CPU-only torch from the wrong interpreter, containers and the toolkit
+    "bf16-floors-bundled-kernels-cpu-torch-containers",
+    # Paddle wheel architectures (Pascal, Ampere), SageAttention / SGLang / nunchaku floors, NVENC and Ollama driver
+    # floors, NCCL 2.25 on RTX 5090, pip pins the index lacks, glibc floors, ABI after a torch upgrade
+    "paddle-wheel-archs-sageattention-nvenc-pip-pins",
+    # Chinese-language threads: FlashAttention-2 floors (T4, V100, Titan V), Paddle and PyTorch DLLs in one env, vLLM
+    # vs flash-attn, vLLM on native Windows, vGPU on a GeForce card, Docker on a VM without a GPU
+    "chinese-flash-attn-floors-vgpu-windows-vllm",
+    # 2025-2026 threads: RTX 50 / sm_120 against torch and Paddle builds, ggml built for arch 520 only, Isaac Sim's and
+    # a PTX toolchain's driver floors, a nightly index that no longer serves a CUDA variant
+    "sm120-paddle-ggml-isaac-driver-floors",
 ))
 # Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` it.
 # sealed.toml.

@@ -1,0 +1,240 @@
+"""Message families read from the programs that print them (issue 31, tuned by family on the fresh-c corpus): each
+test quotes the line as its program formats it, the variable parts filled as the program would (values of our own,
+not a corpus case's), inside ordinary noise, and checks the cause a user acts on comes first; where a family was
+narrowed, the look-alike keeps its own reading."""
+
+from __future__ import annotations
+
+from gpuvet.diagnose.engine import diagnose_text
+
+NOISE = "Traceback (most recent call last):\n  File \"run.py\", line 12, in <module>\n"
+
+
+def top(log: str) -> str:
+    found = diagnose_text(log)
+    return found[0].code if found else "-"
+
+
+def codes(log: str) -> list:
+    return [d.code for d in diagnose_text(log)]
+
+
+def test_paddle_wheel_without_this_gpus_architecture():
+    # paddle/phi/backends/gpu/gpu_resources.cc: LOG(WARNING) through glog, and Paddle 3.1's error
+    known = ("W0102 10:11:12.345678  4242 gpu_resources.cc:119] The GPU architecture in your current machine is "
+             "Maxwell, which is not compatible with Paddle installation with arch: 60 61 70 75 80 86 , it is "
+             "recommended to install the corresponding wheel package according to the installation information on "
+             "the official Paddle website.\n")
+    unknown = ("W0102 10:11:12.345678  4242 gpu_resources.cc:119] The GPU compute capability in your current machine "
+               "is 100, which is not supported by Paddle, it is recommended to install the corresponding wheel package "
+               "according to the installation information on the official Paddle website.\n")
+    mismatched = ("E0102 10:11:12.345678  4242 gpu_resources.cc:98] Mismatched GPU Architecture: The installed "
+                  "PaddlePaddle package was compiled for 61 70 75 80 86 90 ,but your current GPU is 100 Solution: "
+                  "Install the correct wheel package built for your GPU from the official PaddlePaddle website: "
+                  "https://www.paddlepaddle.org.cn/\n")
+    for line in (known, unknown, mismatched):
+        assert top(">>> import paddle\n" + line) == "arch_not_in_build", line
+
+
+def test_ggml_kernel_without_device_code_for_this_arch():
+    # ggml/src/ggml-cuda/common.cuh, ggml_cuda_no_device_code: "%s:%d: ERROR: CUDA kernel %s has no device code
+    # compatible with CUDA arch %d. ggml-cuda.cu was compiled for: %s"
+    line = ("/build/llama.cpp/ggml/src/ggml-cuda/mmq.cuh:3024: ERROR: CUDA kernel mul_mat_q has no device code "
+            "compatible with CUDA arch 610. ggml-cuda.cu was compiled for: 750,800,860\n")
+    assert top(line) == "arch_not_in_build"
+
+
+def test_sageattention_arch_dispatch_by_age_of_the_gpu():
+    # sageattention/core.py: raise ValueError(f"Unsupported CUDA architecture: {arch}")
+    assert top(NOISE + "ValueError: Unsupported CUDA architecture: sm70\n") == "feature_arch_unsupported"
+    # a GPU newer than the release's table: a build without it
+    assert top(NOISE + "ValueError: Unsupported CUDA architecture: sm100\n") == "arch_not_in_build"
+
+
+def test_yolov12_and_memory_efficient_attention_need_a_newer_gpu():
+    # ultralytics/nn/modules/block.py (YOLOv12): logger.warning(...) on a GPU below compute capability 8
+    assert top("FlashAttention is not available on this device. Using scaled_dot_product_attention instead.\n") == \
+        "feature_arch_unsupported"
+    # aten/src/ATen/native/transformers/cuda/attention.cu: TORCH_CHECK(kernel_launched, "cutlassF: no kernel found ...")
+    assert top(NOISE + "RuntimeError: cutlassF: no kernel found to launch!\n") == "feature_arch_unsupported"
+
+
+def test_ptxas_instruction_needing_a_newer_target_is_the_gpu_not_the_toolkit():
+    # ptxas: "Feature '<instruction>' requires .target sm_NN or higher", then its fatal line
+    log = ("ptxas /tmp/tmpk3j2/kernel.ptx, line 88; error   : Feature 'cvt.e4m3x2.f32' requires .target sm_89 or "
+           "higher\nptxas fatal   : Ptx assembly aborted due to errors\n")
+    assert top(log) == "feature_arch_unsupported"
+    # an older ptxas than the PTX version stays a toolkit/driver reading, not this one
+    assert top("ptxas fatal   : Unsupported .version 8.7; current version is '8.4'\n") != "feature_arch_unsupported"
+
+
+def test_driver_older_than_the_program_needs():
+    # Omniverse Kit's driver check (Isaac Sim)
+    omniverse = ("[Error] [gpu.foundation.plugin] The currently installed NVIDIA graphics driver is unsupported or has "
+                 "known issues.\nReason for failure: The minimum Omniverse RTX requirement on Windows\n"
+                 "Installed driver: 531.79\nThe unsupported driver range: [0.0, 537.58)\n")
+    assert top(omniverse) == "driver_too_old"
+    # libavcodec/nvenc.c
+    nvenc = ("[hevc_nvenc @ 0x55d0c0] Driver does not support the required nvenc API version. Required: 13.0 Found: "
+             "12.1\n[hevc_nvenc @ 0x55d0c0] The minimum required Nvidia driver for nvenc is 570.0 or newer\n")
+    assert top(nvenc) == "driver_too_old"
+    # ollama gpu/gpu_info_cudart.c and gpu_info_nvcuda.c, through its slog lines
+    ollama = ('time=2024-08-01T10:00:00.000Z level=INFO source=gpu.go:568 msg="unable to load cuda driver library" '
+              'library=/usr/lib/x86_64-linux-gnu/libcuda.so.470.42.01 error="symbol lookup for cuDeviceGetUuid_v2 '
+              'failed: undefined symbol"\ntime=2024-08-01T10:00:00.100Z level=DEBUG source=gpu.go:537 msg="Unable to '
+              'load cudart" library=/usr/lib/ollama/libcudart.so.12 error="your nvidia driver is too old or missing.  '
+              'If you have a CUDA GPU please upgrade to run ollama"\n')
+    assert top(ollama) == "driver_too_old"
+
+
+def test_apt_without_nvidia_repository_is_the_container_toolkit_missing():
+    # apt-private/private-cacheset.cc ("Unable to locate package %s"), beside Docker's --gpus error
+    docker = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    for apt in ("E: Unable to locate package nvidia-container-toolkit\n",
+                "E: 无法定位软件包 nvidia-container-toolkit\n"):
+        assert top(docker + "$ sudo apt-get install -y nvidia-container-toolkit\n" + apt) == \
+            "container_runtime_missing"
+    # Docker's error alone keeps the reading it had
+    assert top(docker) == "container_gpu_not_exposed"
+
+
+def test_nccl_shared_memory_above_the_gpus_limit():
+    # src/enqueue.cc: WARN("cudaArch %d ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu", ...)
+    line = ("node1:2201:2230 [0] enqueue.cc:122 NCCL WARN cudaArch 1200 ncclMaxSharedMem 82240 exceeds device/fn "
+            "maxSharedMem 79872\n")
+    assert top(line) == "nccl_mismatch"
+
+
+def test_xformers_flash_attention_version_range():
+    # xformers/ops/fmha/flash.py: ImportError(f"Requires Flash-Attention version >={min},<={last} but got {ver}.")
+    assert top(NOISE + "ImportError: Requires Flash-Attention version >=2.6.3,<=2.7.2 but got 2.7.4.post1.\n") == \
+        "package_conflict"
+
+
+def test_flash_attn_build_with_an_old_nvcc_is_the_toolkit():
+    # flash-attention setup.py, inside pip's build output
+    log = ("      RuntimeError: FlashAttention is only supported on CUDA 11.7 and above.  Note: make sure nvcc has a "
+           "supported version by running nvcc -V.\n")
+    assert top(log) == "toolkit_mismatch"
+    # FlashAttention's own GPU floor keeps its reading
+    assert top(NOISE + "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n") == \
+        "feature_arch_unsupported"
+
+
+def test_uvloop_missing_on_native_windows_is_the_platform():
+    windows = ('  File "C:\\Users\\me\\miniconda3\\envs\\srv\\Lib\\site-packages\\vllm\\entrypoints\\openai\\'
+               'api_server.py", line 30, in <module>\n    import uvloop\n'
+               "ModuleNotFoundError: No module named 'uvloop'\n")
+    assert top(windows) == "platform_unsupported"
+    # on Linux the module is simply not installed
+    linux = ('  File "/opt/venv/lib/python3.11/site-packages/vllm/entrypoints/openai/api_server.py", line 30, in '
+             "<module>\n    import uvloop\nModuleNotFoundError: No module named 'uvloop'\n")
+    assert top(linux) != "platform_unsupported"
+
+
+def test_torch_save_short_write_is_the_disk():
+    # caffe2/serialize/inline_container.cc through torch.save
+    line = ("RuntimeError: [enforce fail at inline_container.cc:595] . PytorchStreamWriter failed writing file "
+            "data/17: file write failed\n")
+    assert top(NOISE + line) == "disk_full"
+
+
+def test_cpu_torch_named_by_an_app_or_in_chinese():
+    # RWKV-Runner's message (frontend/src/_locales/zh-hans/main.json) in English and Chinese
+    assert top("Failed to enable custom CUDA kernel, ninja is required to load C++ extensions. You may be using the "
+               "CPU version of PyTorch, please reinstall PyTorch with CUDA.\n") == "cpu_only_build"
+    assert top("自定义CUDA算子开启失败。你可能正在使用CPU版本的PyTorch，请重新安装CUDA版本的PyTorch\n") == "cpu_only_build"
+    assert top("python -c 'import torch' 显示的是 2.5.1 的cpu版本\n") == "cpu_only_build"
+    # a CUDA version is not a CPU build
+    assert top("我装的是 2.5.1 的cuda版本\n") != "cpu_only_build"
+
+
+def test_gpu_memory_short_inside_chinese_text():
+    assert top("训练到第三轮就报CUDA out of memory了\n") == "insufficient_vram"
+    assert top("推理时提示显卡1内存不够\n") == "insufficient_vram"
+
+
+def test_hub_timeouts_in_the_users_words():
+    assert top("Downloading the tokenizer from huggingface.co always ends in a connection timeout\n") == \
+        "network_unreachable"
+    # a timeout elsewhere is not the Hub
+    assert "network_unreachable" not in codes("The NCCL watchdog hit a timeout after 1800 seconds\n")
+
+
+def test_sglang_refuses_gpus_below_turing():
+    # python/sglang/srt/model_executor/model_runner.py
+    assert top(NOISE + "RuntimeError: SGLang only supports sm75 and above.\n") == "arch_not_in_build"
+
+
+def test_vgpu_on_a_geforce_card_is_the_virtualization():
+    failed = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest "
+              "NVIDIA driver is installed and running.\n")
+    assert top(failed + "Host: ESXi 7.0U3, vGPU profile on a GeForce RTX 3090\n") == "virtualization_limit"
+    # the same failure on a bare machine is the driver
+    assert top(failed + "Host: Ubuntu 22.04, GeForce RTX 3090\n") == "no_driver"
+
+
+def test_a_machine_without_a_gpu_is_no_driver_even_under_docker():
+    docker = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    assert top(docker + "这台服务器上没有显卡，怎么只用CPU\n") == "no_driver"
+    assert top(docker + "云主机无GPU，只能跑CPU版吗\n") == "no_driver"
+    # "no GPU" said of something other than the machine is not this reading
+    assert top(docker + "容器里没有GPU\n") != "no_driver"
+
+
+def test_windows_error_127_loading_a_cuda_dll_is_a_conflict():
+    # Python's ctypes / os.add_dll_directory loader error as Windows words it (FormatMessage of error 127)
+    log = ('OSError: [WinError 127] The specified procedure could not be found. Error loading "C:\\env\\Lib\\'
+           'site-packages\\torch\\lib\\cublasLt64_12.dll" or one of its dependencies.\n')
+    assert top(log) == "package_conflict"
+    # 126 (the DLL not found) is not this reading
+    missing = log.replace("127] The specified procedure", "126] The specified module")
+    assert top(missing) != "package_conflict"
+
+
+def test_a_dependency_pin_missing_from_the_index_is_not_the_python_version():
+    # pip's resolver (src/pip/_internal/resolution/resolvelib/factory.py) for a pin another package declares
+    pinned = ("ERROR: Could not find a version that satisfies the requirement nvidia-cublas-cu12==12.4.5.8 (from "
+              "torch) (from versions: none)\nERROR: No matching distribution found for nvidia-cublas-cu12==12.4.5.8\n")
+    assert top(pinned) == "pin_unavailable"
+    # a top-level requirement with no version at all keeps the Python reading
+    top_level = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+                 "ERROR: No matching distribution found for torch\n")
+    assert top(top_level) == "python_unsupported"
+
+
+def test_onnxruntime_before_118_with_cudnn_9_is_the_cudnn_major():
+    # onnxruntime's provider bridge on Windows: "LoadLibrary failed with error 126 ... when trying to load
+    # ...onnxruntime_providers_cuda.dll", with the versions the reporter states
+    error = ('[E:onnxruntime:Default, provider_bridge_ort.cc:1548 onnxruntime::TryGetProviderInfo_CUDA] '
+             'D:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1209 '
+             'onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 "" '
+             'when trying to load "C:\\app\\onnxruntime_providers_cuda.dll"\n')
+    assert top(error + "versions: onnxruntime-gpu 1.16.3, CUDA 12.2, cuDNN 9.1\n") == "cudnn_mismatch"
+    # the same failure with a release built for cuDNN 9 keeps the missing-library reading
+    assert top(error + "versions: onnxruntime-gpu 1.19.2, CUDA 12.2, cuDNN 9.1\n") == "cuda_library_missing"
+
+
+def test_gpu_without_flash_attention_or_the_arch_list_in_users_words():
+    assert top("我的显卡不支持FlashAttention2，加载模型就报错\n") == "feature_arch_unsupported"
+    assert top("python -m xformers.info shows TORCH_CUDA_ARCH_LIST does not include 12.0 on my 5090\n") == \
+        "arch_not_in_build"
+
+
+def test_a_jit_extension_build_failure_alone_points_at_the_toolkit_weakly():
+    # torch/utils/cpp_extension.py, _run_ninja_build: raise RuntimeError(message) with "Error building extension '%s'"
+    log = NOISE + "RuntimeError: Error building extension 'fused_adam'\n"
+    found = diagnose_text(log)
+    assert found[0].code == "toolkit_mismatch" and found[0].confidence < 0.7
+    # the compiler's own line above it decides
+    specific = ("nvcc fatal   : Unsupported gpu architecture 'compute_89'\n"
+                "RuntimeError: Error building extension 'fused_adam'\n")
+    assert diagnose_text(specific)[0].confidence > found[0].confidence
+
+
+def test_nvml_unknown_error_is_a_container_that_lost_its_gpu_first():
+    # NVML_ERROR_UNKNOWN as nvidia-smi prints it; the Container Toolkit's troubleshooting guide names it
+    found = [d.code for d in diagnose_text("$ nvidia-smi\nFailed to initialize NVML: Unknown Error\n")]
+    assert found[:2] == ["container_gpu_not_exposed", "no_driver"]
+    # the driver not loaded on a host keeps its own reading
+    assert top("$ nvidia-smi\nFailed to initialize NVML: Driver Not Loaded\n") == "no_driver"
