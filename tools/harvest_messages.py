@@ -309,10 +309,11 @@ SELECTORS: Tuple[Selector, ...] = (
              "Nunchaku SVDQuant is currently only supported on Ampere", "feature_arch_unsupported", 0.8,
              "Nunchaku SVDQuant kernels exist for sm8x and sm12x only", wheel="sglang==0.5.10.post1",
              wheel_path="sglang/multimodal_gen/configs/quantization/nunchaku.py"),
-    # SGLang's floor (model_runner.py) and the TensorRT-LLM attention backends it checks at start-up (server_args.py).
+    # SGLang's floor (model_runner.py: no GPU below Turing runs it at all, so its kernels are not there for it) and the
+    # TensorRT-LLM attention backends it checks at start-up (server_args.py).
     Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1",
              "python/sglang/srt/model_executor/model_runner.py", "SGLang only supports sm75 and above.",
-             "feature_arch_unsupported", 0.9, "SGLang runs on compute capability 7.5 (Turing) or newer",
+             "arch_not_in_build", 0.9, "SGLang runs on compute capability 7.5 (Turing) or newer",
              wheel="sglang==0.5.10.post1", wheel_path="sglang/srt/model_executor/model_runner.py"),
     Selector("gpu_requirements", "SGLang", "sgl-project/sglang", "v0.5.10.post1", "python/sglang/srt/server_args.py",
              "TRTLLM MLA backend is only supported on Blackwell GPUs", "feature_arch_unsupported", 0.85,
