@@ -380,7 +380,8 @@ CONDA_ROWS_READ = ["cuda-cudart            11.8.89                    0    nvidi
 
 @pytest.mark.parametrize("header", ["#Name                  Version                 Build Channel",
                                     "Nane                 version               Buitd Channel",
-                                    "#Name                 Version                Bui Ld Channel"])
+                                    "#Name                 Version                Bui Ld Channel",
+                                    "Name                 version               BuildChannel"])  # tmux + Chromium
 @pytest.mark.parametrize("row", ["pytorch                2.0.1         py3.9_cuda11.8c cudnn8.7.0_0 pytorch",
                                  "pytorch               2.0.1        py3.9_cuda11.8_cudnn8.7.0_0 pytorch"])
 def test_conda_list_as_ocr_read_it_in_the_xterm_corpus(header, row):

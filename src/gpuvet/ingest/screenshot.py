@@ -349,9 +349,9 @@ def _read_console(texts: List[str]) -> Optional[Tuple[str, Raw]]:
 # the shell prompt above and below a command's output in a screenshot ("root@gpu-node-07:~# pip list"); OCR reads
 # the @ as "e" at times
 _SHELL_PROMPT = re.compile(r"^\s*[\w.-]+[@e][\w.-]+:[~\-/\w.]*\s*[#$]")
-# conda list's column header: Name, Version, Build, Channel, with the letters OCR confuses (m/n, l/t/i) and a
-# blank OCR puts inside a word; the four columns and "Channel" last tell it from any other line
-_CONDA_HEADER_READ = re.compile(r"^\s*#?\s*N\w{2,3}\s+V\w{5,6}\s+B\w{1,3}\s?\w{1,3}\s+Channel\s*$", re.IGNORECASE)
+# conda list's column header: Name, Version, Build, Channel, with the letters OCR confuses (m/n, l/t/i), a blank
+# OCR puts inside a word or drops between two ("BuildChannel"); the four columns and "Channel" last tell it
+_CONDA_HEADER_READ = re.compile(r"^\s*#?\s*N\w{2,3}\s+V\w{5,6}\s+B\w{1,3}\s?\w{1,3}\s*Channel\s*$", re.IGNORECASE)
 _CONDA_CUT_BUILD = re.compile(r"^(?P<head>\s*[A-Za-z0-9_][\w.-]*[A-Za-z0-9]\s+[0-9OolIS][\w.+!]*[0-9A-Za-z]\s+\S+)\s+"
                               r"(?P<tail>\S+\s+[A-Za-z][\w.-]*\s*)$")
 _FREEZE_PIN = re.compile(r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]|-(?![-=]))*?)\s*(?:=-|-=|--|=)\s*"
