@@ -1,8 +1,8 @@
 """Field accuracy and time per image of ``--from SCREENSHOT`` over a rendered corpus (tools/render_screenshots.py).
 
-Every field the manifest states (driver, CUDA, each GPU's name and memory, the GPU count, the nvcc toolkit, torch)
-is counted as right, unknown (gpuvet said it could not read it) or wrong (gpuvet reported another value as read:
-the number that must stay 0). Time is wall and CPU seconds per image in one process (the engine loaded once); CPU
+Every field the manifest states (driver, CUDA, each GPU's name and memory, the GPU count, the nvcc toolkit, torch
+and the CUDA torch was built with) is counted as right, unknown (gpuvet said it could not read it) or wrong (gpuvet
+reported another value as read: the number that must stay 0). Time is wall and CPU seconds per image in one process (the engine loaded once); CPU
 time is ``resource.getrusage`` of the process, every onnxruntime thread included, so it does not depend on how many
 other jobs share the cores. A last table gives the CPU time by kind of image (what it shows, and whether it is a
 1920 x 1080 screen, a window or what a chat app sent on).
@@ -38,6 +38,9 @@ def observed(snapshot: Dict[str, Any]) -> Dict[str, Any]:
         "gpus": [g.get("name") for g in gpus], "memory_mib": [g.get("memory_total_mib") for g in gpus],
         "toolkit": toolkits[0]["version"] if toolkits else None,
         "torch": (frameworks.get("torch") or {}).get("version"),
+        # the CUDA torch was built with; "none": read as a build without CUDA; None: not read
+        "torch_cuda": ((frameworks["torch"]["cuda"] or "none") if "cuda" in (frameworks.get("torch") or {})
+                       else None),
     }
 
 
@@ -49,7 +52,7 @@ def score(expected: Dict[str, Any], got: Dict[str, Any]) -> List[Tuple[str, str,
         verdict = "right" if have == want else "unknown" if have is None else "wrong"
         rows.append((field, verdict, want, have))
 
-    for field in ("driver", "cuda", "toolkit", "torch"):
+    for field in ("driver", "cuda", "toolkit", "torch", "torch_cuda"):
         if field in expected:
             one(field, expected[field], got.get(field))
     if "gpus" in expected:

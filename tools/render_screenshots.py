@@ -26,7 +26,11 @@ is copied).
 Each image comes with the facts it must yield (``manifest.json``): taken from the capture's text by gpuvet's own
 text parsers, so the OCR path is judged against what a paste of the same text gives.
 
-    python tools/render_screenshots.py OUT_DIR [--small] [--renderer xterm|terminal|pillow]
+    python tools/render_screenshots.py OUT_DIR [--small] [--renderer xterm|terminal|pillow] [--only PART ...]
+        [--every-treatment]
+
+``--only conda-list/ --only torch-version/`` renders just those captures (no console page); ``--every-treatment``
+sends each style on in every chat treatment instead of one in rotation.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -55,7 +59,8 @@ SANS_CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 THEMES = {"dark": ((12, 12, 12), (204, 204, 204)), "light": ((255, 255, 255), (30, 30, 30)),
           "solarized": ((0, 43, 54), (147, 161, 161))}
 
-# (fixture, what it shows): nvidia-smi tables of every era the fixtures hold, -L, nvcc, pip.
+# (fixture, what it shows): nvidia-smi tables of every era the fixtures hold, -L, nvcc, pip, conda list and the
+# version torch prints (issue 35's layouts).
 CAPTURES = [
     "nvidia-smi/grid-k520-1gpu_drv346.46.txt",
     "nvidia-smi/gtx-1080ti+titan-xp-4gpu_drv418.39.txt",
@@ -75,6 +80,8 @@ CAPTURES = [
     "nvcc-version/cuda-11.5_V11.5.119_ubuntu-apt.txt",
     "pip-list/torch2.13.0-cpu_local-venv.txt",
     "pip-freeze/torch2.13.0-cpu_local-venv.txt",
+    "conda-list/torch2.0.1_pytorch-cuda11.8_py3.9_linux_excerpt.txt",
+    "torch-version/torch2.13.0-cpu_local-venv.txt",
 ]
 
 # Console pages: (language, lines, the facts they state). Driver/CUDA pairs are NVIDIA's (R535 reports CUDA 12.2,
@@ -92,13 +99,27 @@ CONSOLES = [
 ]
 
 
-def expected_facts(text: str) -> Dict[str, Any]:
-    """What gpuvet's text parsers take from the capture: the facts the screenshot of it must yield."""
+# what ``print(torch.__version__, torch.version.cuda)`` writes: the two values and one space ("2.13.0+cpu None")
+_PRINTED = re.compile(r"^(?P<version>\S+) (?P<cuda>\S+)$")
+
+
+def expected_facts(text: str, relative: str = "") -> Dict[str, Any]:
+    """What gpuvet's text parsers take from the capture: the facts the screenshot of it must yield. ``torch_cuda``:
+    the CUDA torch was built with, "none" for a build without CUDA, where the capture states it. The output of
+    ``python -c "import torch; print(torch.__version__, torch.version.cuda)"`` (``torch-version/``) is no paste kind:
+    its two values are read as print() writes them."""
     from gpuvet import kb
     from gpuvet.ingest import detect_kind, parse
 
-    snapshot = parse(detect_kind(text) or "", text, "capture")
     facts: Dict[str, Any] = {}
+    if relative.startswith("torch-version/"):
+        printed = _PRINTED.match(text.strip())
+        if printed is None:
+            raise SystemExit("{} is not what print(torch.__version__, torch.version.cuda) writes".format(relative))
+        facts["torch"] = printed.group("version")
+        facts["torch_cuda"] = "none" if printed.group("cuda") == "None" else printed.group("cuda")
+        return facts
+    snapshot = parse(detect_kind(text) or "", text, "capture")
     driver = snapshot.get("driver") or {}
     if (driver.get("version") or {}).get("status") == "found":
         facts["driver"] = driver["version"]["value"]
@@ -118,6 +139,8 @@ def expected_facts(text: str) -> Dict[str, Any]:
     frameworks = (snapshot.get("frameworks") or {}).get("value") or {}
     if "torch" in frameworks:
         facts["torch"] = frameworks["torch"]["version"]
+        if "cuda" in frameworks["torch"]:
+            facts["torch_cuda"] = frameworks["torch"]["cuda"] or "none"
     return facts
 
 
@@ -179,7 +202,10 @@ def chat(image: Any, quality: int, crop: bool) -> Tuple[Any, str]:
 # (command a capture shows, prompt): the shell prompt a renter's screenshot has above the output, Ubuntu's coloured
 # PS1 ("\[\033[01;32m\]\u@\h\[\033[00m\]:\[\033[01;34m\]\w\[\033[00m\]\$ ")
 COMMANDS = {"nvidia-smi": "nvidia-smi", "nvidia-smi-L": "nvidia-smi -L", "nvcc-version": "nvcc --version",
-            "pip-list": "pip list", "pip-freeze": "pip freeze"}
+            "pip-list": "pip list", "pip-freeze": "pip freeze", "conda-list": "conda list",
+            "torch-version": 'python -c "import torch; print(torch.__version__, torch.version.cuda)"'}
+# what the prompt line shows before the command: a terminal fitted to the text is as wide as this line too
+PROMPT_SHOWN = "root@gpu-node-07:~# "
 PROMPT = "\\033[01;32mroot@gpu-node-07\\033[00m:\\033[01;34m~\\033[00m# "
 # (background, foreground, the 16 ANSI colours) of each theme; dark is xterm's palette, light a light profile's,
 # solarized Ethan Schoonover's
@@ -324,7 +350,7 @@ def terminal_screen(capture: Path, command: str, font: str, size: int, theme: st
     text = capture.read_text(encoding="utf-8").rstrip("\n")
     advance = ADVANCE[font] * size
     line_height = round(size * 1.2)
-    needed_columns = max(len(line) for line in text.split("\n")) + 2
+    needed_columns = max(max(len(line) for line in text.split("\n")), len(PROMPT_SHOWN + command)) + 2
     needed_rows = text.count("\n") + 3  # the prompt and command, the output, the next prompt
     if screen:
         columns = max(int((screen[0] - 2 * PADDING) // advance), needed_columns)
@@ -469,7 +495,7 @@ def xterm_screen(server: XServer, capture: Path, command: str, font: str, size: 
 
     text = capture.read_text(encoding="utf-8").rstrip("\n")
     cell_w, cell_h = xterm_cell(server, font, size)
-    needed_columns = max(len(line) for line in text.split("\n")) + 2
+    needed_columns = max(max(len(line) for line in text.split("\n")), len(PROMPT_SHOWN + command)) + 2
     needed_rows = text.count("\n") + 3  # the prompt and command, the output, the next prompt
     if screen:
         columns = max((screen[0] - 2 * XTERM_BORDER) // cell_w, needed_columns)
@@ -545,10 +571,12 @@ TERMINAL_STYLES = [("dark", "DejaVu Sans Mono", 16, (1920, 1080)), ("light", "De
 PILLOW_STYLES = [("dark", MONO, 16, (1920, 1080)), ("light", MONO, 14, None), ("solarized", MONO_CJK, 18, None)]
 
 
-def corpus(small: bool, renderer: str = "terminal",
-           server: Optional[XServer] = None) -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
+def corpus(small: bool, renderer: str = "terminal", server: Optional[XServer] = None,
+           only: Sequence[str] = (), every_treatment: bool = False,
+           ) -> List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]]:
     """(file name, image, format, save options, expected facts) for every image of the corpus; ``server``: the
-    Xvfb the xterm renderer draws on."""
+    Xvfb the xterm renderer draws on. ``only``: just the captures whose path holds one of these strings, in every
+    style (with ``small``: both styles of the kept set), and no console page; ``every_treatment``: each style sent on in every chat treatment, not one of them in rotation."""
     styles: List[Tuple[str, str, int, Optional[Tuple[int, int]]]] = list(
         PILLOW_STYLES if renderer == "pillow" else TERMINAL_STYLES)
     chats = [(None, False), (75, False), (60, True), (80, True)]
@@ -556,13 +584,15 @@ def corpus(small: bool, renderer: str = "terminal",
         styles, chats = styles[:2], [(None, False), (70, True)]
     images: List[Tuple[str, Any, str, Dict[str, Any], Dict[str, Any]]] = []
     for number, relative in enumerate(CAPTURES):
+        if only and not any(part in relative for part in only):
+            continue
         capture = FIXTURES / relative
         text = capture.read_text(encoding="utf-8")
-        facts = expected_facts(text)
+        facts = expected_facts(text, relative)
         stem = relative.replace("/", "__").rsplit(".", 1)[0]
         for style_number, (theme, font, size, canvas) in enumerate(styles):
-            if small and (number + style_number) % 3:
-                continue  # the kept set: a third of the captures per style, every era still shown
+            if small and not only and (number + style_number) % 3:
+                continue  # the kept set: a third of the captures per style, every era still shown (--only: all)
             if renderer == "xterm":
                 assert server is not None
                 screen = xterm_screen(server, capture, COMMANDS[relative.split("/")[0]], font, size, theme, canvas)
@@ -575,7 +605,7 @@ def corpus(small: bool, renderer: str = "terminal",
                 look = "{}{}".format(theme, size)
             # the full corpus rotates the chat treatments over styles: every capture as sent, recompressed, cropped
             # and recompressed (an OCR run over the corpus stays short on a shared machine)
-            for quality, crop in chats if small else [chats[(number + style_number) % len(chats)]]:
+            for quality, crop in chats if small or every_treatment else [chats[(number + style_number) % len(chats)]]:
                 if quality is None:
                     name = f"{stem}__{look}.png"
                     images.append((name, screen, "png", {"optimize": True}, facts))
@@ -583,7 +613,7 @@ def corpus(small: bool, renderer: str = "terminal",
                     sent, fmt = chat(screen, quality, crop)
                     name = f"{stem}__{look}__chat{'-crop' if crop else ''}-q{quality}.jpg"
                     images.append((name, sent, fmt, {"quality": quality}, facts))
-    for number, (lang, lines, facts) in enumerate(CONSOLES):
+    for number, (lang, lines, facts) in enumerate(CONSOLES if not only else ()):
         for theme in ("light", "dark") if not small else ("light",):
             page = draw_console(lines, theme) if renderer == "pillow" else console_page(lines, theme)
             images.append((f"console-{lang}-{number}__{theme}.png", page, "png", {"optimize": True}, facts))
@@ -600,13 +630,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--renderer", choices=("xterm", "terminal", "pillow"), default=default_renderer(),
                         help="xterm under Xvfb (the default where both are installed), tmux + headless Chromium "
                              "(the default otherwise), or Pillow drawing the cell grid")
+    parser.add_argument("--only", action="append", default=[], metavar="PART",
+                        help="only the captures whose path holds PART (repeatable; e.g. conda-list/), no console page")
+    parser.add_argument("--every-treatment", action="store_true",
+                        help="every style sent on in every chat treatment (the full corpus rotates them)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = {}
     with contextlib.ExitStack() as stack:
         server = stack.enter_context(XServer()) if args.renderer == "xterm" else None
-        for name, image, fmt, options, facts in corpus(args.small, args.renderer, server):
+        for name, image, fmt, options, facts in corpus(args.small, args.renderer, server, args.only,
+                                                       args.every_treatment):
             image.save(args.out / name, format=fmt.upper(), **options)
             manifest[name] = facts
     (args.out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n",

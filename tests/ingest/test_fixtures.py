@@ -23,6 +23,7 @@ DIRECTORY_KIND = {
     "ds_report": "ds-report",
     "pip-freeze": "pip-freeze",
     "pip-list": "pip-list",
+    "conda-list": "conda-list",
 }
 # Real outputs that are not what their directory's tool prints when it works: an error message.
 NOT_OUTPUT = {"nvidia-smi-topo-m/rtx-2080-super-1gpu_drv591.86_windows.txt"}  # "ERROR: Option -m is missing its value"

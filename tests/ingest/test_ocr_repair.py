@@ -89,6 +89,8 @@ def test_mib(read, expected):
 @pytest.mark.parametrize("read, expected", [
     ("2.1.0", "2.1.0"), ("2.l.0+cu121", "2.1.0+cu121"), ("2.1.O", "2.1.0"), ("1.0.post1", "1.0.post1"),
     ("2.1.0rc1", "2.1.0rc1"), ("2..1", None), ("latest", None), ("", None),
+    # PEP 440 writes a local label in lower case: OCR's capital is that letter ("+Cpu", read in the xterm corpus)
+    ("2.13.0+Cpu", "2.13.0+cpu"), ("2.2.0a0+81EA7A4", "2.2.0a0+81ea7a4"),
 ])
 def test_release(read, expected):
     assert ocr_repair.repair_release(read) == expected

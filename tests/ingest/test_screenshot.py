@@ -345,6 +345,63 @@ def test_listings_under_a_shell_prompt_and_freeze_pins_ocr_garbled():
     assert versions["asyncssh"] == "2.24.1" and versions["filelock"] == "4.3.1"
 
 
+# issue 35's two layouts as RapidOCR read xterm screenshots of tests/fixtures/torch-version and conda-list
+TORCH_COMMAND_READ = [
+    'root@gpu-node-07:~#python-c"importtorch;print（torch.  version   torch.version.cuda)"',  # underscores as blanks
+    'root@gpu-node-o7:~# python -c"import torch;print(torch.__version_-,torch.version.cuda)',  # a dash for one
+    'root@gpu-node-07:#python-c“import torch;print（torch._version_,torch.version.cuda)',
+]
+
+
+@pytest.mark.parametrize("command", TORCH_COMMAND_READ)
+@pytest.mark.parametrize("printed", ["2.13.0+CpuNone", "2.13.0+cpuNone", "2.13.0+cpu None"])
+def test_torch_print_as_ocr_read_it_in_the_xterm_corpus(command, printed):
+    snapshot = snapshot_from_lines(lines(command, printed, "root@gpu-node-07:~#"), "t.jpg", KB)
+    torch = snapshot["frameworks"]["value"]["torch"]
+    # the blank before None dropped, the label's c read as C: still torch 2.13.0+cpu, a build without CUDA
+    assert (torch["version"], torch["cuda"]) == ("2.13.0+cpu", None)
+    assert snapshot["frameworks"]["source"] == "image:torch-version"
+
+
+@pytest.mark.parametrize("printed", ["2.1.0+cu12112.1", "2.1.012.1", "2.13.0+cpu"])
+def test_a_torch_print_that_cannot_be_split_is_not_read(printed):
+    # a CUDA version glued to the version or label: nothing tells where it begins; a line without the CUDA is not
+    # the print either
+    with pytest.raises(InputError, match="none of the outputs gpuvet reads"):
+        snapshot_from_lines(lines(TORCH_COMMAND_READ[0], printed), "t.jpg", KB)
+
+
+CONDA_ROWS_READ = ["cuda-cudart            11.8.89                    0    nvidia",
+                   "cuda-cupti             11.8.87                        nvidia",
+                   "pytorch-cuda           11.8               h7e8668a_5  pytorch",
+                   "pytorch-mutex          1.0                     cuda   pytorch",
+                   "torchvision          0.15.2            py39_cu118 pytorch"]
+
+
+@pytest.mark.parametrize("header", ["#Name                  Version                 Build Channel",
+                                    "Nane                 version               Buitd Channel",
+                                    "#Name                 Version                Bui Ld Channel",
+                                    "Name                 version               BuildChannel"])  # tmux + Chromium
+@pytest.mark.parametrize("row", ["pytorch                2.0.1         py3.9_cuda11.8c cudnn8.7.0_0 pytorch",
+                                 "pytorch               2.0.1        py3.9_cuda11.8_cudnn8.7.0_0 pytorch"])
+def test_conda_list_as_ocr_read_it_in_the_xterm_corpus(header, row):
+    snapshot = snapshot_from_lines(lines("root@gpu-node-07:~# condalist", header, CONDA_ROWS_READ[0], CONDA_ROWS_READ[1],
+                                         row, *CONDA_ROWS_READ[2:], "root@gpu-node-07:~#"), "c.png", KB)
+    torch = snapshot["frameworks"]["value"]["torch"]
+    assert (torch["version"], torch["cuda"]) == ("2.0.1", "11.8")
+    assert snapshot["frameworks"]["source"] == "image:conda-list"
+
+
+def test_a_conda_row_cut_inside_its_version_is_not_read():
+    # "2.0. 1": a cut that is not in the build string gives no torch version (neither "2.0." nor "2.0.1" guessed)
+    snapshot = snapshot_from_lines(lines("# Name                    Version                   Build  Channel",
+                                         "pytorch  2.0. 1  py3.9_cuda11.8_cudnn8.7.0_0  pytorch", *CONDA_ROWS_READ),
+                                   "c.png", KB)
+    assert "torch" not in (snapshot.get("frameworks") or {}).get("value", {})
+    assert "pytorch" not in {p.get("conda_name") for p in snapshot["packages"]["value"]}
+    assert {p["name"] for p in snapshot["packages"]["value"]} >= {"pytorch-cuda", "torchvision"}
+
+
 def test_what_the_xterm_corpus_showed_ocr_doing_to_a_table():
     # as read from chat JPEGs of the xterm corpus: SMI read as SHI, the border glued to the persistence mode as "1"
     # and to the bus id's " Off" as "1", an M read as N and the "/" between the amounts dropped

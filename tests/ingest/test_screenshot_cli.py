@@ -85,6 +85,19 @@ def test_check_and_recommend_take_a_screenshot(command):
 
 
 @needs_ocr
+@pytest.mark.parametrize("name", sorted(n for n in MANIFEST if n.startswith(("conda-list__", "torch-version__"))))
+def test_issue_35_layouts_read_from_a_real_terminal(name):
+    """conda list and what torch prints, shot in xterm: torch and the CUDA it was built with, as the capture says."""
+    expected = MANIFEST[name]
+    result = gpuvet("check", "--from", str(SHOTS / name), "--format", "json", "--no-network")
+    assert result.returncode in (0, 1, 3), result.stderr
+    torch = json.loads(result.stdout)["snapshot"]["frameworks"]["value"]["torch"]
+    assert torch["version"] == expected["torch"]
+    assert (torch["cuda"] or "none") == expected["torch_cuda"]
+    assert torch["source"].startswith("image:")
+
+
+@needs_ocr
 @pytest.mark.parametrize("command", ["diagnose", "replay"])
 def test_a_screenshot_says_what_the_pasted_text_says(command, tmp_path):
     if command == "diagnose":

@@ -222,7 +222,9 @@ def repair_mib(raw: Optional[str]) -> Optional[int]:
 
 def repair_release(raw: Optional[str]) -> Optional[str]:
     """A package version's release part with OCR's letters for digits folded ("2.l.0+cu121" -> "2.1.0+cu121");
-    None when the result is not a version (the local label and pre-release tags are left as read)."""
+    None when the result is not a version (the local label and pre-release tags are left as read, but for the
+    label's case: PEP 440 normalises a local version label to lower case, so OCR's "+Cpu" is "+cpu"; see
+    https://packaging.python.org/en/latest/specifications/version-specifiers/#local-version-identifiers)."""
     if not raw:
         return None
     from gpuvet.kb.versions import parse
@@ -233,5 +235,8 @@ def repair_release(raw: Optional[str]) -> Optional[str]:
     release = digits(match.group(1))
     if not re.match(r"^\d+(\.\d+)*$", release):
         return None
-    version = release + match.group(2)
+    rest = match.group(2)
+    if "+" in rest:
+        rest = rest[: rest.index("+")] + rest[rest.index("+"):].lower()
+    version = release + rest
     return version if parse(version) is not None else None

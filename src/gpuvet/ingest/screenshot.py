@@ -21,7 +21,7 @@ from gpuvet.errors import InputError
 from gpuvet.ingest import ocr_repair
 from gpuvet.ingest.common import input_error, new_gpu, set_fact, set_missing, shell
 from gpuvet.ingest.image import Box, Line
-from gpuvet.ingest.packages import PIP_LIST_HEADER, PIP_LIST_RULE
+from gpuvet.ingest.packages import CONDA_HEADER, PIP_LIST_HEADER, PIP_LIST_RULE
 
 if TYPE_CHECKING:
     from gpuvet.kb import KnowledgeBase
@@ -50,10 +50,15 @@ _LIST_NAME = re.compile(r"^(?P<name>.+?)\s*(?:\(\s*UUID|UUID\s*[:;])", re.IGNORE
 # read on its own, the release only checks it
 _NVCC = re.compile(r"(?:release|tools).*?\bV\s*(?P<version>[0-9OolIS]+\.[0-9OolIS]+\.[0-9OolIS]+)", re.IGNORECASE)
 _NVCC_RELEASE = re.compile(r"release\s*(?P<release>[0-9OolIS]{1,2}\s*\.\s*[0-9OolIS])\s*[,.]", re.IGNORECASE)
-_TORCH_COMMAND = re.compile(r"torch\s*\.\s*_+\s*version\s*_+", re.IGNORECASE)
-# what print(torch.__version__, torch.version.cuda[, torch.cuda.is_available()]) writes: "2.1.0+cu121 12.1 True"
-_TORCH_PRINTED = re.compile(r"^\s*(?P<version>[0-9OolIS]+(?:\.[0-9OolIS]+){1,2}(?:\+[0-9A-Za-z.]+)?)\s+"
-                            r"(?P<cuda>[0-9OolIS]+\.[0-9OolIS]+|None)(?:\s+(?:True|False))?\s*$")
+# the command: torch.__version__ or torch.version.cuda; OCR reads the underscores as blanks at times
+# ("print(torch.  version   torch.version.cuda)") or as a dash ("torch.__version_-")
+_TORCH_COMMAND = re.compile(r"torch\s*\.\s*[_\s-]*version(?![A-Za-z])", re.IGNORECASE)
+# what print(torch.__version__, torch.version.cuda[, torch.cuda.is_available()]) writes: "2.1.0+cu121 12.1 True".
+# OCR drops the blank before "None" at times ("2.13.0+cpuNone"): a word, so no digit of the version or label is
+# taken for it; a CUDA version glued to the label ("cu12112.1") is not split, as nothing tells where it begins
+_TORCH_PRINTED = re.compile(r"^\s*(?P<version>[0-9OolIS]+(?:\.[0-9OolIS]+){1,2}(?:\+[0-9A-Za-z.]+?)?)"
+                            r"(?:\s+(?P<cuda>[0-9OolIS]+\.[0-9OolIS]+|None)|\s*(?P<glued>None))"
+                            r"(?:\s*(?:True|False))?\s*$")
 _CONSOLE_DRIVER = re.compile(r"(?:驱动版本|驱动|Driver\s*Version|Driver)\s*[:：]?\s*(?P<value>[0-9OolISB.]{5,})",
                              re.IGNORECASE)
 _CONSOLE_CUDA = re.compile(r"^\s*CUDA\s*(?:版本|Version)?\s*[:：]?\s*(?P<value>[0-9OolIS.]{2,5})\s*$", re.IGNORECASE)
@@ -311,7 +316,8 @@ def _read_torch_print(texts: List[str]) -> Optional[Tuple[str, Raw]]:
         for printed in texts[i + 1 : i + 3]:
             found = _TORCH_PRINTED.match(printed)
             if found:
-                return "torch-version", {"torch": ((found.group("version"), found.group("cuda")), printed)}
+                cuda = found.group("cuda") or found.group("glued")
+                return "torch-version", {"torch": ((found.group("version"), cuda), printed)}
     return None
 
 
@@ -343,6 +349,11 @@ def _read_console(texts: List[str]) -> Optional[Tuple[str, Raw]]:
 # the shell prompt above and below a command's output in a screenshot ("root@gpu-node-07:~# pip list"); OCR reads
 # the @ as "e" at times
 _SHELL_PROMPT = re.compile(r"^\s*[\w.-]+[@e][\w.-]+:[~\-/\w.]*\s*[#$]")
+# conda list's column header: Name, Version, Build, Channel, with the letters OCR confuses (m/n, l/t/i), a blank
+# OCR puts inside a word or drops between two ("BuildChannel"); the four columns and "Channel" last tell it
+_CONDA_HEADER_READ = re.compile(r"^\s*#?\s*N\w{2,3}\s+V\w{5,6}\s+B\w{1,3}\s?\w{1,3}\s*Channel\s*$", re.IGNORECASE)
+_CONDA_CUT_BUILD = re.compile(r"^(?P<head>\s*[A-Za-z0-9_][\w.-]*[A-Za-z0-9]\s+[0-9OolIS][\w.+!]*[0-9A-Za-z]\s+\S+)\s+"
+                              r"(?P<tail>\S+\s+[A-Za-z][\w.-]*\s*)$")
 _FREEZE_PIN = re.compile(r"^\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._]|-(?![-=]))*?)\s*(?:=-|-=|--|=)\s*"
                          r"(?P<version>\d[\w.+!]*)\s*$")
 
@@ -356,6 +367,18 @@ def _read_through_paste_kinds(texts: List[str], name: str) -> Optional[Tuple[str
     if sum("==" in text for text in written) >= 3:
         # a pip freeze listing: OCR reads some "==" as "=", "--", "=-" ("torch=2.13.0+cpu")
         written = [_FREEZE_PIN.sub(r"\g<name>==\g<version>", text) for text in written]
+    if not any(CONDA_HEADER.match(text.strip()) for text in written[:4]):
+        for i, text in enumerate(written[:4]):
+            if _CONDA_HEADER_READ.match(text):
+                # conda list's header as OCR reads it ("Nane  version  Buitd Channel", "#Name Version Bui Ld
+                # Channel"), and conda list's detector looks for it: the header holds no value, it names the listing
+                written[i] = "# Name                    Version                   Build  Channel"
+                break
+    if any(CONDA_HEADER.match(text.strip()) for text in written[:4]):
+        # a conda row is name, version, build and channel, none with a blank in it: five words are a build string
+        # OCR cut in two ("py3.9_cuda11.8c cudnn8.7.0_0"), joined again as read; a cut name or version is left
+        # as it is (its row is then no package that exists, or no version, and is dropped)
+        written = [_CONDA_CUT_BUILD.sub(r"\g<head>\g<tail>", text) for text in written]
     if len(written) >= 2 and PIP_LIST_HEADER.match(written[0].strip()) and not PIP_LIST_RULE.match(written[1].strip()):
         # OCR does not read the rule of dashes under pip list's header, and pip list's detector looks for it
         written.insert(1, "------- -------")
