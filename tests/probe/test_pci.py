@@ -106,7 +106,7 @@ def _lspci_dump(devices):
     return "\n".join(lines)
 
 
-@pytest.mark.skipif(shutil.which("lspci") is None, reason="pciutils is not installed (run .ci/install-pciutils.sh)")
+@pytest.mark.skipif(shutil.which("lspci") is None, reason="pciutils is not installed (.ci/run installs it: .ci/apt-install.sh)")
 def test_the_probe_reads_what_lspci_reads(tmp_path):
     dump = tmp_path / "dump.txt"
     dump.write_text(_lspci_dump(DEVICES))

@@ -1,6 +1,6 @@
 """The HTML reports in a real browser (Debian's chromium, headless): screenshot size and the DOM's text.
 
-Skipped with a reason when chromium is absent; ``.ci/install-chromium.sh`` installs it.
+Skipped with a reason when chromium is absent; ``.ci/run`` installs it (``.ci/apt-install.sh``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from gpuvet.report.html import render
 from .inputs import CHECK_ARGS, HOSTILE_GPU, run_cli
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (run .ci/install-chromium.sh)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (.ci/run installs it: .ci/apt-install.sh)")
 WIDTH, HEIGHT = 1200, 2000
 
 
