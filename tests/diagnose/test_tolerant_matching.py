@@ -3,10 +3,12 @@ FlashAttention or the other way round. The tolerance is worked out once, when th
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpuvet.diagnose.engine import diagnose_text
-from gpuvet.diagnose.signatures import tolerant
+from gpuvet.diagnose.signatures import _one_line, tolerant
 
 
 def top(log: str) -> str:
@@ -41,3 +43,15 @@ def test_the_tolerance_is_structural():
 
 def test_a_line_anchored_pattern_does_not_reach_into_the_next_line():
     assert top("(hang here)\nsomething else") == "nccl_comm_failure"
+
+
+@pytest.mark.parametrize("pattern, line, matches", [
+    # "[]" opens a class holding a literal "]": the blank after it is inside the class, so it stays a blank
+    (r"GPU[] ]memory is full", "GPU]memory is full", True),
+    (r"GPU[] ]memory is full", "GPU memory is full", True),
+    (r"GPU[] ]memory is full", "GPU memory is\nfull", False),   # the user's words never cross a line break
+    (r"GPU memory\sis full", "GPU memory\tis full", True),
+    (r"GPU memory\sis full", "GPU memory\nis full", False),
+])
+def test_the_users_words_keep_to_their_line_whatever_the_class(pattern, line, matches):
+    assert bool(re.search(_one_line(pattern), line)) is matches

@@ -146,37 +146,54 @@ def _check_regex(pattern: str, where: str) -> None:
 _FLASH = re.compile(r"(flash\S{0,8}?)attn(?!\(ention\))|FlashAttention", re.IGNORECASE)
 
 
+def _tokens(pattern: str) -> List[Tuple[str, bool]]:
+    """A regex's text as its tokens, each with whether it stands inside a character class: an escape is one token
+    ("\\s"), so is "[]" that opens a class with a literal "]"; every other character is its own. What rewrites a
+    pattern (wrap tolerance, keeping the user's words to one line) rewrites tokens outside classes only."""
+    tokens: List[Tuple[str, bool]] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            tokens.append((pattern[index:index + 2], in_class))
+            index += 2
+            continue
+        if in_class:
+            tokens.append((char, True))
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1:index + 2] == "]":
+                tokens.append(("[]", False))
+                index += 2
+                continue
+            tokens.append((char, False))
+        else:
+            tokens.append((char, False))
+        index += 1
+    return tokens
+
+
 def tolerant(pattern: str) -> str:
     """The pattern as users paste its message: a space between words also matches a line break or several spaces
     (a wrapped terminal, an issue form), a final ``!`` may be missing, and flash-attn and FlashAttention are one
     name. Done on the pattern's text outside character classes and escapes."""
     # A pattern anchored to its line (^ or $) stays on its line: its spaces are left as written.
     anchored = pattern.startswith("^") or re.search(r"(?<!\\)\$", pattern) is not None
+    tokens = _tokens(pattern)
     out: List[str] = []
-    index, in_class = 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            out.append(pattern[index:index + 2])
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if pattern[index + 1:index + 2] == "]":  # "[]...]": a literal ] first in the class
-                out.append("[]")
-                index += 2
-                continue
-        elif char == " " and not anchored:
+    index = 0
+    while index < len(tokens):
+        token, in_class = tokens[index]
+        if token == " " and not in_class and not anchored:
             end = index
-            while end < len(pattern) and pattern[end] == " ":
+            while end < len(tokens) and tokens[end] == (" ", False):
                 end += 1
-            quantified = end < len(pattern) and pattern[end] in "?*+{"
+            quantified = end < len(tokens) and tokens[end][0][:1] in ("?", "*", "+", "{")
             out.append(("\\s+" if end - index > 1 else "") + "\\s" if quantified else "\\s+")
             index = end
             continue
-        out.append(char)
+        out.append(token)
         index += 1
     text = "".join(out)
     if text.endswith("!") and not text.endswith("\\!"):
@@ -296,22 +313,12 @@ def _one_line(pattern: str) -> str:
     """The pattern kept to one line: a space (a space, then any blanks) or ``\\s`` (one blank) never matches a line
     break."""
     out: List[str] = []
-    index, in_class = 0, False
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            pair = pattern[index:index + 2]
-            out.append((" \\t" if in_class else "[ \\t]") if pair == "\\s" else pair)
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == " ":
-            char = " [ \\t]*"  # a literal blank first: "my GPU" keeps "my " as a literal to find it by
-        out.append(char)
-        index += 1
+    for token, in_class in _tokens(pattern):
+        if token == "\\s":
+            token = " \\t" if in_class else "[ \\t]"
+        elif token == " " and not in_class:
+            token = " [ \\t]*"  # a literal blank first: "my GPU" keeps "my " as a literal to find it by
+        out.append(token)
     return "".join(out)
 
 
