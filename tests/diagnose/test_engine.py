@@ -45,8 +45,11 @@ MESSAGES = {
                             "available on your machine.",
     "insufficient_vram": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total "
                          "capacity of 23.65 GiB of which 1.05 GiB is free.",
-    "container_gpu_not_exposed": 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].',
-    "container_runtime_missing": "docker: Error response from daemon: unknown or invalid runtime name: nvidia.",
+    "container_gpu_not_exposed": "Warning  FailedScheduling  default-scheduler  0/4 nodes are available: 4 Insufficient "
+                                 "nvidia.com/gpu.",
+    # dockerd prints it when no device driver for --gpus is registered: the NVIDIA Container Toolkit is missing
+    "container_runtime_missing": 'docker: Error response from daemon: could not select device driver "" with '
+                                 'capabilities: [[gpu]].',
     "virtualization_limit": "RuntimeError: CUDA error: all CUDA-capable devices are busy or unavailable",
     "interconnect_slow": "NCCL INFO P2P is disabled between connected GPUs 0 and 1",
     "health_problem": "NVRM: Xid (PCI:0000:3b:00): 48, pid=21402, name=python, An uncorrectable double bit error",

@@ -94,8 +94,9 @@ def test_apt_without_nvidia_repository_is_the_container_toolkit_missing():
                 "E: 无法定位软件包 nvidia-container-toolkit\n"):
         assert top(docker + "$ sudo apt-get install -y nvidia-container-toolkit\n" + apt) == \
             "container_runtime_missing"
-    # Docker's error alone keeps the reading it had
-    assert top(docker) == "container_gpu_not_exposed"
+    # Docker's error alone says the same (daemon/nvidia_linux.go registers the --gpus driver only beside the toolkit's
+    # hook), never "started without --gpus": the request for the GPU is the line itself
+    assert top(docker) == "container_runtime_missing"
 
 
 def test_nccl_shared_memory_above_the_gpus_limit():
