@@ -246,3 +246,49 @@ def test_nvml_unknown_error_is_a_container_that_lost_its_gpu_first():
     assert found[:2] == ["container_gpu_not_exposed", "no_driver"]
     # the driver not loaded on a host keeps its own reading
     assert top("$ nvidia-smi\nFailed to initialize NVML: Driver Not Loaded\n") == "no_driver"
+
+
+def test_an_architecture_retyped_with_a_space_or_underscore_is_the_same_message():
+    # sglang/srt/model_executor/model_runner.py prints "sm75"; users retype it "sm 75" or "sm_75"
+    for written in ("SGLang only supports sm75 and above.", "SGlang only supports sm 75 and  above",
+                    "sglang only supports SM_75 and above"):
+        assert top(NOISE + "RuntimeError: " + written + "\n") == "arch_not_in_build", written
+    # ...but never a word that merely ends in "sm" before a number
+    assert top("the prism 75 lens only supports and above\n") != "arch_not_in_build"
+
+
+def test_a_dependency_pin_on_a_system_older_than_glibc_2_28_is_the_platform():
+    # pip's resolvelib factory: the pinning package was found, the pinned one has no wheel for this platform;
+    # nvidia-cudnn-cu12 9.5.1.17 ships manylinux_2_28 wheels only (PyPI), Ubuntu 18.04 has glibc 2.27
+    pin = ('ERROR: Could not find a version that satisfies the requirement nvidia-cudnn-cu12==9.5.1.17; '
+           'platform_system == "Linux" and platform_machine == "x86_64" (from paddlepaddle-gpu) (from versions: none)\n'
+           'ERROR: No matching distribution found for nvidia-cudnn-cu12==9.5.1.17\n')
+    for system in ("Ubuntu 18.04.6 LTS\n", "OS: CentOS Linux release 7.9.2009 (Core)\n", "ldd (GNU libc) 2.27\n"):
+        assert top(system + pin) == "platform_unsupported", system
+    # on a system with glibc 2.28 or newer the index lacking the pin stays the reading
+    for system in ("", "Ubuntu 22.04.4 LTS\n", "Debian GNU/Linux 12 (bookworm)\n"):
+        assert top(system + pin) == "pin_unavailable", system
+    # a package not found at all on CentOS 7 is still read by Python first (no pin: the Python may be the reason)
+    direct = ("centos7 python3.8.3\nERROR: Could not find a version that satisfies the requirement "
+              "paddlepaddle-gpu==1.8.3.post107 (from versions: none)\n")
+    assert top(direct) == "python_unsupported"
+
+
+def test_nothing_found_on_an_index_for_one_cuda_variant_names_the_variant_beside_the_python():
+    # PyTorch's per-variant indexes (RELEASE.md's compatibility matrix): an index for a variant a release does not
+    # serve is empty for every Python
+    none = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+            "ERROR: No matching distribution found for torch\n")
+    for command in ("pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu129\n",
+                    "Looking in indexes: https://download.pytorch.org/whl/cu118\n"):
+        assert codes(command + none)[:2] == ["pin_unavailable", "python_unsupported"], command
+    # without such an index the Python reading leads and the variant is not guessed
+    assert "pin_unavailable" not in codes("pip install torch\n" + none)
+
+
+def test_vllm_start_up_memory_check_names_the_other_processes_second():
+    # vllm/v1/worker/utils.py: the free memory at start is below what --gpu-memory-utilization asks
+    line = ("ValueError: Free memory on device (12.5/79.19 GiB) on startup is less than desired GPU memory "
+            "utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
+            "processes.\n")
+    assert codes(NOISE + line)[:2] == ["insufficient_vram", "not_a_stack_problem"]

@@ -48,6 +48,9 @@ CHINESE = [
     ("docker 容器里看不到显卡", "container_gpu_not_exposed"),
     ("升级驱动后没重启", "nvml_driver_mismatch"),
     ("huggingface 一直连不上", "network_unreachable"),
+    ("RTX5090显卡支持？", "arch_not_in_build"),
+    ("以前用 3070 可以，换了显卡就用不了了", "arch_not_in_build"),
+    ("推理几次以后显存一直上涨", "not_a_stack_problem"),
 ]
 ENGLISH = [
     ("my driver is too old", "driver_too_old"),
@@ -66,6 +69,7 @@ ENGLISH = [
     ("the disk is full again", "disk_full"),
     ("training hangs on multi-node all-reduce", "nccl_comm_failure"),
     ("I updated the NVIDIA driver without a reboot", "nvml_driver_mismatch"),
+    ("GPU memory keeps growing after every request", "not_a_stack_problem"),
 ]
 
 
@@ -96,6 +100,18 @@ def test_the_users_words_never_contradict_a_cause_a_message_names():
     # ...and no stack cause stands beside "the stack looks fine"
     bug = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (64x512 and 256x10)\nmy driver is too old?\n"
     assert [d.code for d in read_text(bug).diagnoses] == ["not_a_stack_problem"]
+
+
+def test_memory_said_to_grow_is_named_after_an_out_of_memory_never_beside_a_link_of_the_stack():
+    # PyTorch's FAQ on "out of memory": memory kept across iterations is the program's; the OOM stays first
+    oom = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.95 GiB. GPU 0 has a total capacity of "
+           "39.56 GiB of which 1.78 GiB is free.\n")
+    found = read_text(oom + "显存从最开始的30G一直上涨\n").diagnoses
+    assert [(d.code, d.basis) for d in found[:2]] == [("insufficient_vram", "message"), ("not_a_stack_problem", "words")]
+    assert "not_a_stack_problem" not in [d.code for d in read_text(oom).diagnoses]
+    # "the stack is fine" never beside a failed link of the stack, whatever the words say
+    arch = "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+    assert "not_a_stack_problem" not in [d.code for d in read_text(arch + "memory keeps growing\n").diagnoses]
 
 
 def test_a_passing_state_names_no_cause_from_words():

@@ -759,8 +759,10 @@ def _stands_beside(code: str, present: List[Diagnosis], base: SignatureBase) -> 
     """Whether a cause offered from the user's words or as a neighbour may be named beside ``present``: not one of
     them already, not excluded by one (codes.toml ``excludes``), and no link of the stack beside "the stack is fine"."""
     codes = [d.code for d in present]
-    if code in codes or code == USER_CODE or base.contradicts(code, codes):
+    if code in codes or base.contradicts(code, codes):
         return False
+    if code == USER_CODE:  # "the stack is fine" only beside run-time conditions (an OOM), never beside a link
+        return all(base.codes[c].rank >= CHAIN_END_RANK for c in codes)
     return not (USER_CODE in codes and base.codes[code].rank < CHAIN_END_RANK)
 
 

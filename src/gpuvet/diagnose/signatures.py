@@ -195,15 +195,29 @@ def tolerant(pattern: str) -> str:
             continue
         out.append(token)
         index += 1
-    text = "".join(out)
-    if text.endswith("!") and not text.endswith("\\!"):
-        text += "?"
-    return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
+    return _spellings("".join(out))
 
 
 def _without_wrap_tolerance(pattern: str) -> str:
-    """The tolerance that keeps a pattern's phrases: the final "!" and the FlashAttention spellings, not the spaces."""
-    text = pattern + "?" if pattern.endswith("!") and not pattern.endswith("\\!") else pattern
+    """The tolerance that keeps a pattern's phrases: the final "!" and the spellings of names, not the spaces."""
+    return _spellings(pattern)
+
+
+def _spellings(pattern: str) -> str:
+    """The ways users write what a message spells one way: a final ``!`` left out, flash-attn and FlashAttention as
+    one name, and an architecture written "sm75", "sm_75" or "sm 75" (a message's "sm75" is retyped with a space or
+    an underscore as often as it is pasted)."""
+    out: List[str] = []
+    tokens = _tokens(pattern)
+    for index, (token, in_class) in enumerate(tokens):
+        out.append(token)
+        if (token in ("m", "M") and not in_class and index >= 1 and tokens[index - 1][0] in ("s", "S")
+                and index + 1 < len(tokens) and tokens[index + 1][0].isdigit() and not tokens[index + 1][1]
+                and (index < 2 or not tokens[index - 2][0].isalnum() or tokens[index - 2][0].startswith("\\"))):
+            out.append("[\\s_]?")
+    text = "".join(out)
+    if text.endswith("!") and not text.endswith("\\!"):
+        text += "?"
     return _FLASH.sub(lambda m: (m.group(1) + "att(?:ention|n)") if m.group(1) else "flash[-_ ]?att(?:ention|n)", text)
 
 
