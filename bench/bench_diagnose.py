@@ -103,6 +103,15 @@ CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
     # 2025-2026 threads: RTX 50 / sm_120 against torch and Paddle builds, ggml built for arch 520 only, Isaac Sim's and
     # a PTX toolchain's driver floors, a nightly index that no longer serves a CUDA variant
     "sm120-paddle-ggml-isaac-driver-floors",
+    # issue 31, "fresh-d" (53 threads collected blind in three parts, measured before any change: 0.623 / 0.642; the
+    # same after the families tuned on fresh-c; then tuned on by message family). CPU-only torch on Windows, AVX,
+    # a Jetson container without the NVIDIA runtime, bf16 and FlashAttention-2 on V100
+    "cpu-only-torch-avx-jetson-runtime",
+    # TTS / OCR / image generation stacks: Nunchaku's 4-bit kernels on Pascal and Turing, V100 and CUDA 13, containerd
+    # without the NVIDIA runtime, Ollama, TensorRT engines
+    "tts-ocr-nunchaku-containerd-runtime",
+    # video generation out of memory, disk full during installs, driver floors of container images, CPU-only torch
+    "video-memory-disk-full-driver-floors",
 ))
 # Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` it.
 # sealed.toml.

@@ -292,3 +292,22 @@ def test_vllm_start_up_memory_check_names_the_other_processes_second():
             "utilization (0.9, 71.27 GiB). Decrease GPU memory utilization or reduce GPU memory used by other "
             "processes.\n")
     assert codes(NOISE + line)[:2] == ["insufficient_vram", "not_a_stack_problem"]
+
+
+def test_torchs_version_printed_alone_with_the_cpu_label_is_the_cpu_build():
+    # the local version label PyTorch's CPU index gives its builds, as a UI's system panel prints torch.__version__
+    assert top('System Info: "2.0.0+cpu Autocast half", GPU: none\n') == "cpu_only_build"
+    # a requirement the user writes is not a report of what is installed
+    assert top("pip install torch==2.0.0+cpu\n") != "cpu_only_build"
+
+
+def test_no_kernel_image_inside_nunchakus_own_kernels_is_its_4bit_floor():
+    # SGLang's nunchaku.py: SVDQuant kernels run on SM8x and SM12x only; a Pascal or Hopper card has no build of them
+    for path in ("C:\\Users\\dev\\nunchaku-dev\\src\\kernels\\misc_kernels.cu:266",
+                 "/nunchaku/src/kernels/awq/gemv_awq.cu:318"):
+        line = "RuntimeError: CUDA error: no kernel image is available for execution on the device (at %s)\n" % path
+        assert top(NOISE + line) == "feature_arch_unsupported", path
+    # any other project's kernel keeps the build's arch reading
+    other = ("RuntimeError: CUDA error: no kernel image is available for execution on the device (at "
+             "/src/csrc/kernels/gemm.cu:12)\n")
+    assert top(NOISE + other) == "arch_not_in_build"

@@ -51,6 +51,7 @@ CHINESE = [
     ("RTX5090显卡支持？", "arch_not_in_build"),
     ("以前用 3070 可以，换了显卡就用不了了", "arch_not_in_build"),
     ("推理几次以后显存一直上涨", "not_a_stack_problem"),
+    ("我有一张V100，但是不支持CUDA13", "gpu_unsupported_by_cuda"),
 ]
 ENGLISH = [
     ("my driver is too old", "driver_too_old"),
@@ -70,6 +71,7 @@ ENGLISH = [
     ("training hangs on multi-node all-reduce", "nccl_comm_failure"),
     ("I updated the NVIDIA driver without a reboot", "nvml_driver_mismatch"),
     ("GPU memory keeps growing after every request", "not_a_stack_problem"),
+    ("my P40 is not supported by CUDA 13", "gpu_unsupported_by_cuda"),
 ]
 
 
