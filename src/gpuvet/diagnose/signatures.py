@@ -198,15 +198,11 @@ def tolerant(pattern: str) -> str:
     return _spellings("".join(out))
 
 
-def _without_wrap_tolerance(pattern: str) -> str:
-    """The tolerance that keeps a pattern's phrases: the final "!" and the spellings of names, not the spaces."""
-    return _spellings(pattern)
-
-
 def _spellings(pattern: str) -> str:
     """The ways users write what a message spells one way: a final ``!`` left out, flash-attn and FlashAttention as
     one name, and an architecture written "sm75", "sm_75" or "sm 75" (a message's "sm75" is retyped with a space or
-    an underscore as often as it is pasted)."""
+    an underscore as often as it is pasted). Alone, it is the tolerance that keeps a pattern's phrases (not its
+    spaces)."""
     out: List[str] = []
     tokens = _tokens(pattern)
     for index, (token, in_class) in enumerate(tokens):
@@ -226,12 +222,12 @@ def prepare_pattern(pattern: str, wrap: bool = True) -> Dict[str, Any]:
     space also matches a line break (a program's message wrapped by a terminal); without it the pattern keeps to
     its line (the user's words: a noun and its predicate are said in one line)."""
     written = _NAMED_GROUP.sub("(?:", pattern)
-    plain = tolerant(written) if wrap else _without_wrap_tolerance(written)
+    plain = tolerant(written) if wrap else _spellings(written)
     found = anchors(plain)
     # Wrap tolerance splits a phrase into words; where that leaves an everyday word ("error") as the only anchor,
     # the scan would try the regex on most lines of a training log: the pattern keeps its phrases (and its spaces).
     if plain != written and (not found or any(is_common(a) for a in found)) and anchors(written):
-        plain = _without_wrap_tolerance(written)
+        plain = _spellings(written)
         found = anchors(plain)
     # The other literal sets a match needs: tested with `in` on a candidate line before the regex runs, so an
     # anchor that happens to be frequent in a log ("slower than expected") costs a substring test, not a regex.
