@@ -334,6 +334,11 @@ SELECTORS: Tuple[Selector, ...] = (
     Selector("framework_loaders", "JAX", "jax-ml/jax", "jax-v0.11.0", "jax/_src/xla_bridge.py",
              '"This may be due to JAX pre-allocating too much device "', "insufficient_vram", 0.6,
              "JAX (or another process) took the GPU's memory before the CUDA libraries could initialize"),
+    # Nunchaku: a kernel variant compiled for an arch without its instructions (bf16 below sm_80) traps, after this
+    # line, instead of computing (src/kernels/utils.cuh trap_unsupported_arch).
+    Selector("gpu_requirements", "Nunchaku", "nunchaku-tech/nunchaku", "v1.1.0", "src/kernels/utils.cuh",
+             "This kernel is not supported on your GPU", "feature_arch_unsupported", 0.85,
+             "a Nunchaku kernel variant (bf16 below Ampere) that this GPU's architecture cannot run"),
     # PyTorch (read from its wheel): the arch checks of torch.cuda, autocast and inductor, the CPU-only assert.
     Selector("gpu_requirements", "PyTorch", "pytorch/pytorch", "v2.15.0", "torch/cuda/__init__.py",
              "with CUDA capability sm_{} is not compatible with the current PyTorch", "arch_not_in_build", 0.9,

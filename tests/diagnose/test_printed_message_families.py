@@ -5,6 +5,7 @@ narrowed, the look-alike keeps its own reading."""
 
 from __future__ import annotations
 
+from gpuvet.diagnose import diagnose as diagnose_with_facts
 from gpuvet.diagnose.engine import diagnose_text
 
 NOISE = "Traceback (most recent call last):\n  File \"run.py\", line 12, in <module>\n"
@@ -301,13 +302,31 @@ def test_torchs_version_printed_alone_with_the_cpu_label_is_the_cpu_build():
     assert top("pip install torch==2.0.0+cpu\n") != "cpu_only_build"
 
 
-def test_no_kernel_image_inside_nunchakus_own_kernels_is_its_4bit_floor():
-    # SGLang's nunchaku.py: SVDQuant kernels run on SM8x and SM12x only; a Pascal or Hopper card has no build of them
-    for path in ("C:\\Users\\dev\\nunchaku-dev\\src\\kernels\\misc_kernels.cu:266",
-                 "/nunchaku/src/kernels/awq/gemv_awq.cu:318"):
-        line = "RuntimeError: CUDA error: no kernel image is available for execution on the device (at %s)\n" % path
-        assert top(NOISE + line) == "feature_arch_unsupported", path
+def test_no_kernel_image_inside_nunchakus_own_kernels_is_read_by_the_gpu_it_ran_on():
+    # nunchaku's setup.py builds sm_75 (from v0.2.0), sm_80, sm_86, sm_89, sm_120a, sm_121a and asserts nothing else
+    def line(path: str) -> str:
+        return "RuntimeError: CUDA error: no kernel image is available for execution on the device (at %s)\n" % path
+
+    windows, linux = ("C:\\Users\\dev\\nunchaku-dev\\src\\kernels\\misc_kernels.cu:266",
+                      "/nunchaku/src/kernels/awq/gemv_awq.cu:318")
+    # no GPU named, or one outside the list (Pascal, Hopper): no nunchaku build runs there
+    for path in (windows, linux):
+        assert top(NOISE + line(path)) == "feature_arch_unsupported", path
+    for device in ("NVIDIA GeForce GTX 1080 Ti", "NVIDIA H100 80GB HBM3"):
+        log = "Device: cuda:0 %s : cudaMallocAsync\n" % device + line(linux)
+        assert [d.code for d in diagnose_with_facts(log)][:1] == ["feature_arch_unsupported"], device
+    # a Turing card (ComfyUI's device line, read as the log's GPU): a nunchaku older than 0.2.0, without sm_75
+    turing = [d.code for d in diagnose_with_facts("Device: cuda:0 NVIDIA GeForce RTX 2080 Ti : cudaMallocAsync\n"
+                                                  + line(windows))]
+    assert turing[:1] == ["arch_not_in_build"] and "feature_arch_unsupported" not in turing
     # any other project's kernel keeps the build's arch reading
     other = ("RuntimeError: CUDA error: no kernel image is available for execution on the device (at "
              "/src/csrc/kernels/gemm.cu:12)\n")
     assert top(NOISE + other) == "arch_not_in_build"
+
+
+def test_nunchakus_trap_for_a_kernel_this_gpu_cannot_run():
+    # src/kernels/utils.cuh trap_unsupported_arch: printf("This kernel is not supported on your GPU\n") then __trap()
+    log = ("This kernel is not supported on your GPU\nterminate called after throwing an instance of 'CUDAError'\n"
+           "  what():  CUDA error: unspecified launch failure (at /nunchaku/src/Tensor.h:97)\n")
+    assert top(log) == "feature_arch_unsupported"

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from gpuvet.diagnose.anchors import anchors
-from gpuvet.diagnose.signatures import DATA_DIR, load_signatures
+from gpuvet.diagnose.signatures import DATA_DIR, gpu_cc_holds, load_signatures
 from gpuvet.errors import KnowledgeBaseError
 from gpuvet.i18n import catalog
 from gpuvet.models import FINDING_CODES
@@ -101,3 +101,15 @@ def test_a_context_rule_that_supersedes_an_unknown_signature_is_refused(tmp_path
         'source = "https://example.org/"\n')
     with pytest.raises(KnowledgeBaseError, match="supersedes needs a context"):
         load_signatures(str(tmp_path) + "//")
+
+
+def test_a_gpu_cc_condition_must_be_a_specifier_and_holds_only_for_a_known_gpu(tmp_path):
+    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
+    (tmp_path / "rules.toml").write_text(
+        '[[signature]]\nid = "x"\ncode = "arch_not_in_build"\nweight = 0.9\n'
+        "patterns = ['no kernel image']\ngpu_cc = 'Turing'\n"
+        'source = "https://example.org/"\n')
+    with pytest.raises(KnowledgeBaseError, match="gpu_cc must be a version specifier"):
+        load_signatures(str(tmp_path))
+    assert gpu_cc_holds("", None) and gpu_cc_holds("==7.5", "7.5") and gpu_cc_holds(">=8.0,!=9.0", "12.0")
+    assert not gpu_cc_holds("==7.5", None) and not gpu_cc_holds(">=8.0,!=9.0", "9.0")

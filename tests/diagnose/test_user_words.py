@@ -247,3 +247,19 @@ def test_a_term_is_a_whole_word_never_part_of_a_cpu_flag():
                                   "--no-build-isolation flash-attn-fails-to-build.log"])
 def test_a_name_joined_by_dashes_or_underscores_is_not_the_users_words(name):
     assert [d for d in read_text(name + "\n").diagnoses if d.basis == "words"] == []
+
+
+@pytest.mark.parametrize("log", [
+    "win11, still running on CPU\nWARNING:app.utils.gpu_utils:No GPU found, use CPU instead\n",
+    "WIN10, RTX 2080\nllm device: cpu\nembedding device: cpu\n",
+    "C:\\Users\\me\\app> python demo.py\n显示运行在CPU模式\n",
+])
+def test_a_gpu_unused_on_windows_is_first_the_cpu_build_pypi_serves_there(log):
+    # PyPI's torch for Windows is the CPU build; the display driver is there on a Windows desktop with the card
+    found = read_text(log).diagnoses
+    assert found[0].code == "cpu_only_build" and found[0].basis == "words"
+
+
+def test_a_gpu_unused_elsewhere_keeps_the_driver_reading():
+    found = read_text("ubuntu 22.04 server\nWARNING:app.utils.gpu_utils:No GPU found, use CPU instead\n").diagnoses
+    assert [d.code for d in found][:1] == ["no_driver"]

@@ -271,6 +271,13 @@ def _gpu_cc(view: SnapshotView) -> Optional[Tuple[str, Tuple[int, int]]]:
     return None
 
 
+def gpu_capability(view: SnapshotView) -> Optional[str]:
+    """The compute capability ("7.5") of the first GPU whose capability the view states or the knowledge base knows
+    by its name: what a signature's ``gpu_cc`` condition is judged against."""
+    gpu = _gpu_cc(view)
+    return "%d.%d" % gpu[1] if gpu else None
+
+
 def _arch(view: SnapshotView, params: Mapping[str, Any]) -> List[Check]:
     checks: List[Check] = []
     # The log may carry its own proof: torch's warning names the GPU's sm and the build's arch list.

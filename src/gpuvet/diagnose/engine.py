@@ -30,8 +30,8 @@ from itertools import accumulate
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 from gpuvet.diagnose.anchors import normalise
-from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, judge, snapshot_problems
-from gpuvet.diagnose.signatures import WORDS_MAX, Signature, SignatureBase, compiled, load_signatures
+from gpuvet.diagnose.context import CONFIRMS, RULES_OUT, Check, gpu_capability, judge, snapshot_problems
+from gpuvet.diagnose.signatures import WORDS_MAX, Signature, SignatureBase, compiled, gpu_cc_holds, load_signatures
 from gpuvet.i18n import has_message
 from gpuvet.models import Fix, Message, msg
 from gpuvet.snapshot import SnapshotView
@@ -344,12 +344,14 @@ def _hits(state: _ScanState, signatures: Tuple[Signature, ...]) -> List[_Hit]:
     return hits
 
 
-def _apply_context(hits: List[_Hit], text: str) -> List[_Hit]:
-    """Drop contextual signatures whose context is absent, then the matches their firing supersedes.
+def _apply_context(hits: List[_Hit], text: str, compute_capability: Optional[str] = None) -> List[_Hit]:
+    """Drop contextual signatures whose context is absent (a regex, or the GPU's compute capability), then the
+    matches their firing supersedes.
 
     The context regexes run on the whole text, but only for signatures that already matched a line, so a big log
     without such a line pays nothing."""
-    kept = [h for h in hits if not h.signature.context or any(compiled(r).search(text) for r in h.signature.context)]
+    kept = [h for h in hits if gpu_cc_holds(h.signature.gpu_cc, compute_capability)
+            and (not h.signature.context or any(compiled(r).search(text) for r in h.signature.context))]
     superseded = {other for h in kept for other in h.signature.supersedes}
     # A harvested signature that only restates a superseded one (same code, no line of its own) goes with it.
     dropped: Dict[str, Set[int]] = {}
@@ -636,7 +638,7 @@ def read_scan(
     error with no known cause its lines and the nearest classes."""
     base = base or load_signatures()
     every = _hits(state, base.signatures)
-    hits = _apply_context(every, context)
+    hits = _apply_context(every, context, gpu_capability(SnapshotView(snapshot)) if snapshot else None)
     harmless = [h for h in hits if h.signature.harmless]
     diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
                                base)

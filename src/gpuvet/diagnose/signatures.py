@@ -7,7 +7,11 @@ compiles everything once and refuses a broken file with a KnowledgeBaseError nam
 Context rules, also data: a signature with ``context = [regex, ...]`` counts only when one of those regexes also
 occurs anywhere in the log (the same "libcuda.so.1: cannot open" means "GPU not passed into the container" when the
 log is a Kubernetes/docker one), and ``supersedes = [signature id, ...]`` drops the named signatures' matches when it
-fires, so the contextual reading replaces the context-free one instead of competing with it.
+fires, so the contextual reading replaces the context-free one instead of competing with it. ``gpu_cc = "<spec>"``
+(a version specifier over the compute capability, ``"==7.5"``, ``">=8.0,!=9.0"``) is a context too: the signature
+counts only when the GPU the log names (or the snapshot judged) has such a compute capability, and never when no GPU
+is known. One message can mean two things by the GPU it ran on (nunchaku's "no kernel image" on Turing is a build
+without sm_75; on Pascal no build has kernels at all).
 
 Files are organised by topic (driver, arch, containers, collectives, ...); no file name means anything to the engine.
 A record harvested from the program that prints the message says ``harvested = true`` or carries that ``message``.
@@ -83,6 +87,7 @@ class Signature:
     file: str
     context: Tuple[str, ...] = ()  # regexes: at least one must occur somewhere in the log, or the signature is void
     supersedes: Tuple[str, ...] = ()  # signature ids whose matches this one replaces when it fires
+    gpu_cc: str = ""  # a version specifier the GPU's compute capability must meet, or the signature is void
     # The catalog sentence that explains a match: diagnose.sig.<id> unless the record names a shared one (the
     # vocabulary harvested from the sources explains by cause: diagnose.source.<code>, with the project as {origin}).
     explain: str = ""
@@ -243,6 +248,27 @@ def prepare_pattern(pattern: str, wrap: bool = True) -> Dict[str, Any]:
             "bare": plain.startswith("^"), "lead": normalise(lead) if lead else None}
 
 
+def _specifier_ok(text: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+def gpu_cc_holds(spec: str, compute_capability: Optional[str]) -> bool:
+    """Whether a signature's ``gpu_cc`` condition holds for the GPU's compute capability ("7.5"; None: unknown)."""
+    if not spec:
+        return True
+    if compute_capability is None:
+        return False
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(spec).contains(compute_capability, prereleases=True)
+
+
 def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[str, Any]:
     """A record validated and prepared (JSON-ready): every regex compiles, every field has its type."""
     where = f"{file} record {index + 1} ({record.get('id', '?')})"
@@ -263,8 +289,11 @@ def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[st
     supersedes = record.get("supersedes", [])
     _require(isinstance(supersedes, list) and all(isinstance(i, str) and i for i in supersedes), where,
              "supersedes must be a list of signature ids")
-    _require(not supersedes or context, where, "supersedes needs a context (an unconditional signature would "
-             "simply replace the other one: edit that one instead)")
+    gpu_cc: Any = record.get("gpu_cc", "")
+    _require(isinstance(gpu_cc, str) and (not gpu_cc or _specifier_ok(gpu_cc)), where,
+             "gpu_cc must be a version specifier over the compute capability (\"==7.5\", \">=8.0,!=9.0\")")
+    _require(not supersedes or context or gpu_cc, where, "supersedes needs a context (an unconditional signature "
+             "would simply replace the other one: edit that one instead)")
     return {
         "id": record["id"],
         "code": record["code"],
@@ -276,6 +305,7 @@ def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[st
         "file": file,
         "context": context,
         "supersedes": supersedes,
+        "gpu_cc": gpu_cc,
         "explain": str(record.get("explain") or "diagnose.sig." + record["id"]),
         "origin": str(record.get("origin", "")),
         "harvested": bool(record.get("harvested")) or "message" in record,
@@ -384,6 +414,7 @@ def _words_signatures(folder: Path) -> Tuple[List[Dict[str, Any]], Dict[str, Lis
         counts[code] = counts.get(code, 0) + 1
         signature = _prepare_signature({"id": "words_%s_%d" % (code, counts[code]), "code": code, "weight": weight,
                                         "patterns": patterns, "source": record.get("source"),
+                                        "context": record.get("context", []),
                                         "explain": "diagnose.from_words", "words": True}, WORDS_FILE, index)
         signature["words"] = True
         prepared.append(signature)
