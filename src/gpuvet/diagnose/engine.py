@@ -869,7 +869,8 @@ def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: Sign
     """Fill the places left (up to three) with the neighbours of the causes found (codes.toml ``neighbours``, the
     likeliest cause's first) for which the log carries evidence: one of their terms (user_words.toml ``terms``, in
     the head and tail of a long log). ``near``: the near misses that would be named after the causes; a neighbour
-    among them becomes a cause, one known only by its terms takes only a place none of them needs. Each below the
+    among them becomes a cause, as does one whose term is in the parent's own evidence line; one known only by its
+    terms elsewhere takes only a place none of them needs. Each below the
     cause it neighbours, lower again after the first; never one excluded by a cause present, nor one whose reading
     the context rules set aside (``set_aside``)."""
     part = None
@@ -888,8 +889,11 @@ def _with_neighbours(diagnoses: List[Diagnosis], set_aside: Set[str], base: Sign
             term = found.group()
             # The near misses named after the causes (part of a known message's wording) keep their places: a
             # neighbour that is one of them becomes a cause; one known only by its terms takes a place none needs.
+            # A term inside the very message that named the parent ("Unsupported CUDA architecture" beside a feature's
+            # arch floor) is as strong as a near miss: the program itself spoke of it.
+            said_by_parent = any(term in e.text.lower() for e in parent.evidence)
             waiting = [c for c in near if c != code and c not in {d.code for d in diagnoses}]
-            if code not in near and len(diagnoses) + 1 + len(waiting) > MAX_DIAGNOSES:
+            if code not in near and not said_by_parent and len(diagnoses) + 1 + len(waiting) > MAX_DIAGNOSES:
                 continue
             confidence = round(min(NEIGHBOUR_MAX, parent.confidence - NEIGHBOUR_GAP) - NEIGHBOUR_STEP * added, 2)
             if confidence < MIN_CONFIDENCE:
