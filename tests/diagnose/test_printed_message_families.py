@@ -349,3 +349,40 @@ def test_xformers_fa3_on_a_gpu_it_has_no_kernels_for_names_the_bundled_library_s
     log = ("RTX 5090, torch 2.7.1+cu128\nCUDA error (/__w/xformers/xformers/third_party/flash-attention/hopper/"
            "flash_fwd_launch_template.h:188): invalid argument\n")
     assert codes(log)[:2] == ["arch_not_in_build", "feature_no_kernels"]
+
+
+def test_a_native_crash_once_vllm_picked_its_platform_is_likely_a_torch_moved_under_it():
+    log = ("INFO 01-02 10:11:12 [__init__.py:216] Automatically detected platform cuda.\nAborted (core dumped)\n")
+    found = diagnose_text(log)
+    assert found[0].code == "abi_mismatch" and found[0].confidence < 0.7  # a likely reading, never a certain one
+    # the same crash without vLLM names no binary skew
+    assert "abi_mismatch" not in codes("Aborted (core dumped)\n")
+
+
+def test_a_cuda_library_missing_inside_a_jetpack_4_container_is_the_runtime_that_did_not_mount_it():
+    # NVIDIA's l4t-base: before r34.1 the NVIDIA container runtime mounts CUDA from the Jetson into the container
+    missing = "OSError: libcurand.so.10: cannot open shared object file: No such file or directory\n"
+    assert top("Status: Downloaded newer image for dustynv/ros:noetic-pytorch-l4t-r32.5.0\n" + missing) == \
+        "container_gpu_not_exposed"
+    # JetPack 5 containers bring their own CUDA; a bare machine's missing library stays the library
+    assert top("image nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3\n" + missing) == "cuda_library_missing"
+    assert top(missing) == "cuda_library_missing"
+
+
+def test_ggmls_context_pool_is_the_programs_setting_never_the_gpus_memory():
+    # ggml.c ggml_new_object: "%s: not enough space in the context's memory pool (needed %zu, available %zu)\n"
+    log = ("ggml_new_object: not enough space in the context's memory pool (needed 26231472, available 26231136)\n"
+           "Segmentation fault\n")
+    assert top(log) == "not_a_stack_problem"
+    assert "insufficient_vram" not in codes(log)
+
+
+def test_flash_attention_2_asked_for_on_a_gpu_below_ampere_is_the_gpu():
+    # transformers modeling_utils.py: raise ImportError(f"{preface} the package flash_attn seems to be not installed. ...")
+    line = ("ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the "
+            "package flash_attn seems to be not installed. Please refer to the documentation of transformers to "
+            "install Flash Attention 2.\n")
+    volta = "Device: cuda:0 Tesla V100-SXM2-32GB : native\n"
+    assert [d.code for d in diagnose_with_facts(volta + line)][:1] == ["feature_arch_unsupported"]
+    ampere = "Device: cuda:0 NVIDIA A100-SXM4-80GB : native\n"
+    assert "feature_arch_unsupported" not in [d.code for d in diagnose_with_facts(ampere + line)][:1]
