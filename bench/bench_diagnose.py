@@ -112,6 +112,16 @@ CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
     "tts-ocr-nunchaku-containerd-runtime",
     # video generation out of memory, disk full during installs, driver floors of container images, CPU-only torch
     "video-memory-disk-full-driver-floors",
+    # issue 31, "fresh-e" (90 threads collected blind in four parts: GitHub owners a-i, j-r, s-z, and forum threads
+    # outside GitHub; measured before any change, then tuned on by message family). bitsandbytes on old glibc,
+    # lmdeploy, text-embeddings-inference, WSL
+    "bitsandbytes-glibc-lmdeploy-tei-wsl",
+    # cuDNN loaded against the wrong CUDA, CTranslate2's int8 cuBLAS path on RTX 50, Ollama's compiled archs
+    "cudnn-ctranslate2-int8-ollama-archs",
+    # Triton's bundled ptxas and nvcc against new archs, video/subtitle tools on RTX 50, bf16 and FlashAttention on V100
+    "triton-nvcc-archs-video-tools-v100",
+    # forum and blog threads outside GitHub: out of memory, NVML mismatch, uv's first-index strategy
+    "forum-threads-oom-nvml-uv-indexes",
 ))
 # Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` it.
 # sealed.toml.

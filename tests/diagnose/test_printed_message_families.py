@@ -5,6 +5,8 @@ narrowed, the look-alike keeps its own reading."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpuvet.diagnose import diagnose as diagnose_with_facts
 from gpuvet.diagnose.engine import diagnose_text
 
@@ -386,3 +388,56 @@ def test_flash_attention_2_asked_for_on_a_gpu_below_ampere_is_the_gpu():
     assert [d.code for d in diagnose_with_facts(volta + line)][:1] == ["feature_arch_unsupported"]
     ampere = "Device: cuda:0 NVIDIA A100-SXM4-80GB : native\n"
     assert "feature_arch_unsupported" not in [d.code for d in diagnose_with_facts(ampere + line)][:1]
+
+
+def test_tritons_bundled_ptxas_without_the_gpus_arch_is_a_triton_older_than_the_gpu():
+    log = ("RuntimeError: Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal   : Value 'sm_120' is not "
+           "defined for option 'gpu-name'\n\nRepro command: /env/lib/python3.11/site-packages/triton/backends/nvidia/"
+           "bin/ptxas -lineinfo -v --gpu-name=sm_120 /tmp/k.ptx -o /tmp/k.ptx.o\n")
+    assert top(log) == "arch_not_in_build"
+    # a CUDA toolkit's own ptxas (XLA) keeps the toolkit reading
+    assert top("ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'\n") != "arch_not_in_build"
+
+
+def test_tritons_ptxas_failing_below_ampere_is_bf16():
+    log = ("Device: cuda:0 NVIDIA GeForce RTX 2080 Ti : cudaMallocAsync\n"
+           "RuntimeError: `ptxas` failed with error code 4294967295:\n")
+    assert [d.code for d in diagnose_with_facts(log)][:1] == ["feature_arch_unsupported"]
+    ampere = log.replace("GeForce RTX 2080 Ti", "GeForce RTX 3090")
+    assert "feature_arch_unsupported" not in [d.code for d in diagnose_with_facts(ampere)][:1]
+
+
+def test_ctranslate2s_cublas_not_supported_is_its_int8_path():
+    # CTranslate2 src/cuda/utils.h: THROW_RUNTIME_ERROR("cuBLAS failed with status " + cublasGetStatusName(status))
+    assert top("RuntimeError: cuBLAS failed with status CUBLAS_STATUS_NOT_SUPPORTED\n") == "feature_no_kernels"
+    # cuBLAS' own status elsewhere keeps the arch reading
+    assert top("RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling `cublasGemmEx( handle)`\n") != \
+        "feature_no_kernels"
+
+
+def test_ollama_skipping_a_device_outside_its_compiled_archs():
+    log = ('level=INFO msg="skipping CUDA device — compute capability not in compiled architectures" '
+           'device="NVIDIA GeForce GTX 1060 3GB" cc=610 archs="[750 800 860]"\n')
+    assert top(log) == "arch_not_in_build"
+
+
+def test_nvcc_asked_for_an_arch_newer_than_itself_by_a_gpu_older_than_that_arch():
+    line = "nvcc fatal   : Unsupported gpu architecture 'compute_120a'\n"
+    a10 = "Device: cuda:0 NVIDIA A10 : cudaMallocAsync\n"
+    assert [d.code for d in diagnose_with_facts(a10 + line)][:1] == ["toolkit_mismatch"]
+    # no GPU known: most such threads are a new GPU and an old CUDA
+    assert codes(line)[:2] == ["gpu_unsupported_by_cuda", "toolkit_mismatch"]
+
+
+@pytest.mark.parametrize("line, code", [
+    ("RuntimeError: Library cudart is not initialized\n", "cuda_library_missing"),
+    ("CUDA failed with error CUDA version is insufficient for CUDA runtime version\n", "driver_too_old"),
+    ("Caused by:\n    Espace insuffisant sur le disque. (os error 112)\n", "disk_full"),
+    ("OSError: [WinError 112] There is not enough space on the disk\n", "disk_full"),
+    ("ModuleNotFoundError: No module named 'distutils'\n", "python_unsupported"),
+    ("  Building wheel for flash_attn (setup.py) ... -\n", "no_prebuilt_wheel"),
+    ("hint: `numpy` was found on https://download.pytorch.org/whl/cu128, but not at the requested version "
+     "(numpy>=2.4.4).\n", "pin_unavailable"),
+])
+def test_printed_messages_read_from_their_programs(line, code):
+    assert top(line) == code
