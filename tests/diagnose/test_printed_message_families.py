@@ -441,3 +441,24 @@ def test_nvcc_asked_for_an_arch_newer_than_itself_by_a_gpu_older_than_that_arch(
 ])
 def test_printed_messages_read_from_their_programs(line, code):
     assert top(line) == code
+
+
+@pytest.mark.parametrize("log, code", [
+    # text-embeddings-inference backends/candle/src/compute_cap.rs
+    ("Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80\n",
+     "arch_not_in_build"),
+    ("RuntimeError: No such operator xformers::efficient_attention_forward_cutlass\n", "abi_mismatch"),
+    ("1. Bus error: nonexistent physical address\nERROR:torch.distributed.elastic.multiprocessing.api:failed "
+     "(exitcode: -7) local_rank: 0 (pid: 53138) of binary: /usr/bin/python\n", "shm_too_small"),
+])
+def test_more_printed_messages_read_from_their_programs(log, code):
+    assert top(log) == code
+
+
+def test_gpu_containers_under_wsl_on_a_windows_build_before_21h2_are_the_platform():
+    failed = ("nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared "
+              "object file: no such file or directory: unknown\n")
+    assert top(failed + "I'm using WSL2 (latest Docker Desktop).\nWindows 10 Pro, 20H2, 19042.928\n") == \
+        "platform_unsupported"
+    assert top(failed + "I'm using WSL2 (latest Docker Desktop).\nWindows 11 Pro 23H2, 22631.3007\n") != \
+        "platform_unsupported"

@@ -146,7 +146,7 @@ NO_KERNEL = "RuntimeError: CUDA error: no kernel image is available for executio
 
 
 def test_a_neighbour_with_its_terms_in_the_log_is_ranked_after_the_cause():
-    found = read_text(NO_KERNEL + "training in bf16 with flash-attn on a V100\n").diagnoses
+    found = read_text(NO_KERNEL + "training in bf16 with flash-attn on one GPU\n").diagnoses
     assert [(d.code, d.basis) for d in found][:2] == [("arch_not_in_build", "message"),
                                                       ("feature_arch_unsupported", "neighbour")]
     assert found[1].confidence < found[0].confidence and found[1].confidence <= 0.35
@@ -263,3 +263,18 @@ def test_a_gpu_unused_on_windows_is_first_the_cpu_build_pypi_serves_there(log):
 def test_a_gpu_unused_elsewhere_keeps_the_driver_reading():
     found = read_text("ubuntu 22.04 server\nWARNING:app.utils.gpu_utils:No GPU found, use CPU instead\n").diagnoses
     assert [d.code for d in found][:1] == ["no_driver"]
+
+
+@pytest.mark.parametrize("prose, code", [
+    ("I'm training on a V100 and can't use Flash 2 at all", "feature_arch_unsupported"),
+    ("在 T4 上开启 bfloat16 训练就失败", "feature_arch_unsupported"),
+    ("使用 3090 显卡，但还是报错 out of memory", "insufficient_vram"),
+    ("限制显存后 24G跑不起来", "insufficient_vram"),
+])
+def test_more_of_the_users_words(prose, code):
+    (first, *_) = read_text(prose + "\n").diagnoses
+    assert (first.code, first.basis) == (code, "words")
+
+
+def test_an_ampere_card_beside_flash_attention_names_no_arch_floor():
+    assert "feature_arch_unsupported" not in [d.code for d in read_text("A100 with flash-attn 2.8.3 works\n").diagnoses]
