@@ -182,6 +182,10 @@ def test_the_corpora_floored_after_the_parametrized_tests_hold_their_floors(name
 # - fresh-c (98 threads in four parts, 53 Chinese-language, 54 from 2025-2026): 0.500 / 0.541 before. Two of its floors
 #   were lowered after the tuning when its prose readings moved to user_words.toml (the user's words weigh as words:
 #   below a program's message, never above 0.45) and SGLang's sm75 floor got one reading (arch_not_in_build).
+# - fresh-d (53 threads, 23 Chinese-language, 27 from 2025-2026): 0.623 / 0.642 before, 0.774 / 0.792 after.
+# - fresh-e (90 threads in four parts, 45 Chinese-language, 39 dated 2025-2026; 61 whose text was new to the repository,
+#   29 Chinese-language and 33 from 2025-2026): 0.622 / 0.667 before (the 61: 0.574 / 0.607), 0.922 / 0.967 after (the
+#   61: 0.918 / 0.951).
 # The misses left are label disputes, prose without a program's message, and logs that do not state what decided the
 # thread (listed in bench/RESULTS.md).
 BLIND_FLOORS = {  # name: (top-1, top-3, at least this many cases)
@@ -191,9 +195,13 @@ BLIND_FLOORS = {  # name: (top-1, top-3, at least this many cases)
     "paddle-wheel-archs-sageattention-nvenc-pip-pins": (0.82, 0.85, 38),  # fresh-c two
     "chinese-flash-attn-floors-vgpu-windows-vllm": (0.78, 0.98, 15),  # fresh-c three
     "sm120-paddle-ggml-isaac-driver-floors": (0.98, 0.98, 12),  # fresh-c four
-    "cpu-only-torch-avx-jetson-runtime": (0.60, 0.60, 13),  # fresh-d one
-    "tts-ocr-nunchaku-containerd-runtime": (0.66, 0.70, 22),  # fresh-d two
-    "video-memory-disk-full-driver-floors": (0.70, 0.70, 18),  # fresh-d three
+    "cpu-only-torch-avx-jetson-runtime": (0.76, 0.76, 13),  # fresh-d one
+    "tts-ocr-nunchaku-containerd-runtime": (0.68, 0.72, 22),  # fresh-d two
+    "video-memory-disk-full-driver-floors": (0.72, 0.72, 18),  # fresh-d three
+    "bitsandbytes-glibc-lmdeploy-tei-wsl": (0.92, 0.96, 25),  # fresh-e one
+    "cudnn-ctranslate2-int8-ollama-archs": (0.96, 0.96, 25),  # fresh-e two
+    "triton-nvcc-archs-video-tools-v100": (0.78, 0.89, 28),  # fresh-e three
+    "forum-threads-oom-nvml-uv-indexes": (0.81, 0.81, 11),  # fresh-e four
 }
 
 
@@ -204,7 +212,8 @@ def test_the_blind_corpora_hold_their_floors_and_share_no_thread(name):
     floor1, floor3, count = BLIND_FLOORS[name]
     assert top1 >= floor1 and top3 >= floor3 and len(cases) >= count, (top1, top3, len(cases))
     for case in cases:
-        assert case["url"].startswith("https://github.com/") and case["cause"] in FINDING_CODES, case
+        # a public thread: GitHub issues, or (fresh-e four) forum and Q&A pages outside GitHub
+        assert case["url"].startswith("https://") and case["cause"] in FINDING_CODES, case
         assert case["log"].strip() and case.get("note"), case
     urls = {case["url"] for case in cases}
     assert len(urls) == len(cases)

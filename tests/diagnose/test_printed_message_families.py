@@ -462,3 +462,34 @@ def test_gpu_containers_under_wsl_on_a_windows_build_before_21h2_are_the_platfor
         "platform_unsupported"
     assert top(failed + "I'm using WSL2 (latest Docker Desktop).\nWindows 11 Pro 23H2, 22631.3007\n") != \
         "platform_unsupported"
+
+
+def test_the_cuda_runtimes_insufficient_driver_error_is_never_ruled_out_by_another_components_version():
+    # NCCL inside an engine reports the runtime's error while the log names torch 2.0 (CUDA 11.7) and a driver for 11.7
+    log = ("torch 2.0.0\nDriver Version: 515.86.01\nCUDA Version: 11.7\nNCCL INFO cudaDriverVersion 11070\n"
+           "init.cc:1582 NCCL WARN Cuda failure 'CUDA driver version is insufficient for CUDA runtime version'\n")
+    found = diagnose_with_facts(log)
+    assert found[0].code == "driver_too_old" and found[0].confidence >= 0.9
+
+
+@pytest.mark.parametrize("log, code", [
+    ("RuntimeError: sageattention is not new enough version or could not determine CUDA architecture, cannot apply "
+     "MiniMax H3 Memory Efficient Sage Attention Patch.\n", "package_conflict"),
+    ("OSError: [Errno 28] No space left on device\nthe disk is not full, df -h shows 40% used\n", "shm_too_small"),
+    ("faster-whisper transcription on RTX 5080\nCUBLAS_STATUS_NOT_SUPPORTED\n", "feature_no_kernels"),
+    ("  File \"/usr/local/lib/python3.12/dist-packages/pip/_internal/wheel_builder.py\"\n"
+     "ERROR: Failed building wheel for pydegensac\n", "python_unsupported"),
+])
+def test_messages_read_in_their_context(log, code):
+    assert top(log) == code
+
+
+def test_a_disk_full_without_word_of_room_stays_the_disk():
+    assert top("OSError: [Errno 28] No space left on device\n") == "disk_full"
+    assert top("ERROR: Failed building wheel for pydegensac\n") != "python_unsupported"
+
+
+def test_paddles_cudnn_that_cannot_initialise_names_the_local_cuda_second():
+    log = ("(External) CUDNN error(1), CUDNN_STATUS_NOT_INITIALIZED.\n  [Hint: Please search for the error code(1)] "
+           "(at /paddle/paddle/phi/backends/gpu/gpu_resources.cc:227)\n")
+    assert codes(log)[:2] == ["cudnn_mismatch", "toolkit_mismatch"]

@@ -278,3 +278,13 @@ def test_more_of_the_users_words(prose, code):
 
 def test_an_ampere_card_beside_flash_attention_names_no_arch_floor():
     assert "feature_arch_unsupported" not in [d.code for d in read_text("A100 with flash-attn 2.8.3 works\n").diagnoses]
+
+
+@pytest.mark.parametrize("prose, code", [
+    ("RVC1006Nvidia not working with 5090 rtx ?", "arch_not_in_build"),
+    ("由于 GPU 架构过新，xformers 库无法找到对应的预编译二进制文件，导致程序启动失败", "feature_no_kernels"),
+    ("GPU usage stays at 0% while the model runs", "cpu_only_build"),
+])
+def test_still_more_of_the_users_words(prose, code):
+    (first, *_) = read_text(prose + "\n").diagnoses
+    assert (first.code, first.basis) == (code, "words")

@@ -512,13 +512,22 @@ UNDERLYING = ("nvml_driver_mismatch", "no_driver", "driver_too_old", "container_
               "cpu_only_build", "arch_not_in_build", "health_problem")
 
 
+# The slot a signature's pattern fills when its message states the cause outright (signatures.py ``extract``).
+STATED = "stated"
+
+
 def judge(code: str, view: Optional[SnapshotView], params: Mapping[str, Any]) -> List[Check]:
     function = JUDGES.get(code)
     if function is None:
         return []
     if view is None:
         return function(SnapshotView({}), params) if code == "arch_not_in_build" else []
-    return function(view, params)
+    checks = function(view, params)
+    if params.get(STATED):
+        # The message states the cause itself (the CUDA runtime's "driver version is insufficient"): versions read
+        # elsewhere in the log (another component's build) may confirm it, never rule it out.
+        checks = [c for c in checks if c.verdict != RULES_OUT]
+    return checks
 
 
 def snapshot_problems(view: SnapshotView) -> Dict[str, List[Check]]:
