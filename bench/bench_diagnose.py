@@ -122,6 +122,13 @@ CORPORA.update((name, CORPUS / f"{name}.toml") for name in (
     "triton-nvcc-archs-video-tools-v100",
     # forum and blog threads outside GitHub: out of memory, NVML mismatch, uv's first-index strategy
     "forum-threads-oom-nvml-uv-indexes",
+    # issue 31, "fresh-f" (65 threads collected blind in three parts after the fresh-e tuning, measured on the final
+    # code and never tuned on: 0.585 / 0.585). RTX 50 and bf16 floors, out of memory, ComfyUI and LoRA trainers
+    "sm120-bf16-oom-comfyui-lora",
+    # lmdeploy and Qwen memory settings, Python pins, cuDNN and driver floors
+    "lmdeploy-qwen-python-pins-cudnn-driver",
+    # package conflicts (Real-ESRGAN and basicsr), WeClone on Windows, wheels built from source, LXD containers
+    "realesrgan-weclone-wheels-lxd-containers",
 ))
 # Measured, never tuned on, never floored (the honest figures for changes made elsewhere): `--corpus-file` it.
 # sealed.toml.
