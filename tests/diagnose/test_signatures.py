@@ -87,29 +87,24 @@ def test_anchors_are_required_literals():
     assert anchors(r"\d+\.\d+") is None
 
 
+def _one_rule(folder, fields: str) -> str:
+    """A data folder of the shipped codes and one signature of ``fields`` (id, code and weight given), for the loader."""
+    (folder / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
+    (folder / "rules.toml").write_text('[[signature]]\nid = "in_pod"\ncode = "container_gpu_not_exposed"\n'
+                                       'weight = 0.9\nsource = "https://example.org/"\n' + fields)
+    return str(folder)
+
+
 def test_a_context_rule_that_supersedes_an_unknown_signature_is_refused(tmp_path):
-    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
-    (tmp_path / "rules.toml").write_text(
-        '[[signature]]\nid = "in_pod"\ncode = "container_gpu_not_exposed"\nweight = 0.9\n'
-        "patterns = ['libcuda']\ncontext = ['kubernetes']\nsupersedes = ['no_such_signature']\n"
-        'source = "https://example.org/"\n')
     with pytest.raises(KnowledgeBaseError, match="no_such_signature"):
-        load_signatures(str(tmp_path))
-    (tmp_path / "rules.toml").write_text(
-        '[[signature]]\nid = "in_pod"\ncode = "container_gpu_not_exposed"\nweight = 0.9\n'
-        "patterns = ['libcuda']\nsupersedes = ['in_pod']\n"
-        'source = "https://example.org/"\n')
+        load_signatures(_one_rule(tmp_path, "patterns = ['libcuda']\ncontext = ['kubernetes']\n"
+                                            "supersedes = ['no_such_signature']\n"))
     with pytest.raises(KnowledgeBaseError, match="supersedes needs a context"):
-        load_signatures(str(tmp_path) + "//")
+        load_signatures(_one_rule(tmp_path, "patterns = ['libcuda']\nsupersedes = ['in_pod']\n") + "//")
 
 
 def test_a_gpu_cc_condition_must_be_a_specifier_and_holds_only_for_a_known_gpu(tmp_path):
-    (tmp_path / "codes.toml").write_text((DATA_DIR / "codes.toml").read_text())
-    (tmp_path / "rules.toml").write_text(
-        '[[signature]]\nid = "x"\ncode = "arch_not_in_build"\nweight = 0.9\n'
-        "patterns = ['no kernel image']\ngpu_cc = 'Turing'\n"
-        'source = "https://example.org/"\n')
     with pytest.raises(KnowledgeBaseError, match="gpu_cc must be a version specifier"):
-        load_signatures(str(tmp_path))
+        load_signatures(_one_rule(tmp_path, "patterns = ['no kernel image']\ngpu_cc = 'Turing'\n"))
     assert gpu_cc_holds("", None) and gpu_cc_holds("==7.5", "7.5") and gpu_cc_holds(">=8.0,!=9.0", "12.0")
     assert not gpu_cc_holds("==7.5", None) and not gpu_cc_holds(">=8.0,!=9.0", "9.0")

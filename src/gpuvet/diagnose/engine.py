@@ -639,8 +639,9 @@ def read_scan(
     base = base or load_signatures()
     every = _hits(state, base.signatures)
     # the GPU's compute capability only where a signature that matched asks for it (it may load the knowledge base)
-    asked = snapshot is not None and any(h.signature.gpu_cc for h in every)
-    hits = _apply_context(every, context, gpu_capability(SnapshotView(snapshot)) if snapshot and asked else None)
+    compute_capability = (gpu_capability(SnapshotView(snapshot))
+                          if snapshot and any(h.signature.gpu_cc for h in every) else None)
+    hits = _apply_context(every, context, compute_capability)
     harmless = [h for h in hits if h.signature.harmless]
     diagnoses = _diagnose_hits([h for h in hits if not h.signature.harmless], hits, state, snapshot, snapshot_is_live,
                                base)

@@ -248,25 +248,23 @@ def prepare_pattern(pattern: str, wrap: bool = True) -> Dict[str, Any]:
             "bare": plain.startswith("^"), "lead": normalise(lead) if lead else None}
 
 
-def _specifier_ok(text: str) -> bool:
+@lru_cache(maxsize=None)
+def _specifier(text: str) -> Any:
+    """A ``gpu_cc`` condition as a packaging SpecifierSet (imported here: only a log that matched such a signature
+    needs it), or None when it is not one."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
-        SpecifierSet(text)
+        return SpecifierSet(text)
     except InvalidSpecifier:
-        return False
-    return True
+        return None
 
 
 def gpu_cc_holds(spec: str, compute_capability: Optional[str]) -> bool:
     """Whether a signature's ``gpu_cc`` condition holds for the GPU's compute capability ("7.5"; None: unknown)."""
     if not spec:
         return True
-    if compute_capability is None:
-        return False
-    from packaging.specifiers import SpecifierSet
-
-    return SpecifierSet(spec).contains(compute_capability, prereleases=True)
+    return compute_capability is not None and _specifier(spec).contains(compute_capability, prereleases=True)
 
 
 def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[str, Any]:
@@ -290,7 +288,7 @@ def _prepare_signature(record: Dict[str, Any], file: str, index: int) -> Dict[st
     _require(isinstance(supersedes, list) and all(isinstance(i, str) and i for i in supersedes), where,
              "supersedes must be a list of signature ids")
     gpu_cc: Any = record.get("gpu_cc", "")
-    _require(isinstance(gpu_cc, str) and (not gpu_cc or _specifier_ok(gpu_cc)), where,
+    _require(isinstance(gpu_cc, str) and (not gpu_cc or _specifier(gpu_cc) is not None), where,
              "gpu_cc must be a version specifier over the compute capability (\"==7.5\", \">=8.0,!=9.0\")")
     _require(not supersedes or context or gpu_cc, where, "supersedes needs a context (an unconditional signature "
              "would simply replace the other one: edit that one instead)")
